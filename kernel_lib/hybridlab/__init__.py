@@ -1,0 +1,27 @@
+"""hybridlab: MXNet Gluon's hybridization, re-implemented on NumPy (CPU) and CuPy (GPU), made
+visible in JupyterLab. Import it as MXNet: ``import hybridlab as mx``.
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> x = mx.nd.random.normal(shape=(1, 4))
+    >>> x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = mx.nd.relu(x).sum()
+    >>> y.backward()
+    >>> x.grad.shape
+    (1, 4)
+"""
+from .base import MXNetError, HybridlabError  # noqa: F401
+from . import device, context  # noqa: F401
+from .device import Device, cpu, gpu, cpu_pinned, num_gpus, current_device  # noqa: F401
+from .context import Context, current_context  # noqa: F401
+from . import ops  # noqa: F401  (registers every operator)
+from . import autograd  # noqa: F401
+from . import ndarray  # noqa: F401
+from . import ndarray as nd  # noqa: F401
+from . import numpy as np  # noqa: F401
+from . import numpy_extension as npx  # noqa: F401
+from . import random  # noqa: F401
+
+__version__ = "0.1.0"

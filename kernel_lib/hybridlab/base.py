@@ -1,0 +1,68 @@
+"""Errors and dtype helpers shared by every layer.
+
+``MXNetError`` is the one error type the library raises for bad user input, so
+code written for MXNet (``except mx.MXNetError``) keeps working.
+"""
+import numpy as np
+
+__all__ = ["MXNetError", "HybridlabError", "normalize_dtype", "dtype_flag", "dtype_from_flag",
+           "DEFAULT_DTYPE"]
+
+
+class MXNetError(Exception):
+    """Raised for invalid input: the message says what was expected, what was got, and where.
+
+    Example::
+
+        >>> import hybridlab as mx
+        >>> try:
+        ...     mx.nd.FullyConnected(mx.nd.ones((1, 4)), mx.nd.ones((3, 5)), num_hidden=3, no_bias=True)
+        ... except mx.MXNetError as err:
+        ...     print(type(err).__name__)
+        MXNetError
+    """
+
+
+HybridlabError = MXNetError
+
+DEFAULT_DTYPE = np.dtype(np.float32)
+
+# mshadow TypeFlag <-> NumPy dtype (FORMATS.md, section 2). bfloat16 (12) has no NumPy dtype.
+_FLAG_TO_DTYPE = {
+    0: np.dtype(np.float32), 1: np.dtype(np.float64), 2: np.dtype(np.float16),
+    3: np.dtype(np.uint8), 4: np.dtype(np.int32), 5: np.dtype(np.int8), 6: np.dtype(np.int64),
+    7: np.dtype(np.bool_), 8: np.dtype(np.int16), 9: np.dtype(np.uint16), 10: np.dtype(np.uint32),
+    11: np.dtype(np.uint64),
+}
+_DTYPE_TO_FLAG = {dt: flag for flag, dt in _FLAG_TO_DTYPE.items()}
+
+
+def normalize_dtype(dtype, default=DEFAULT_DTYPE):
+    """Return ``np.dtype`` for a dtype given as a name, a NumPy type or ``None`` (-> ``default``)."""
+    if dtype is None:
+        return default
+    if isinstance(dtype, np.dtype):
+        return dtype
+    try:
+        return np.dtype(dtype)
+    except TypeError as err:
+        raise MXNetError(f"unknown dtype {dtype!r}: expected a NumPy dtype name such as 'float32'") from err
+
+
+def dtype_flag(dtype):
+    """mshadow type flag of ``dtype`` (0 for float32, ...), as stored in ``.params`` files."""
+    dt = normalize_dtype(dtype)
+    try:
+        return _DTYPE_TO_FLAG[dt]
+    except KeyError:
+        raise MXNetError(f"dtype {dt.name} cannot be stored in MXNet files: expected one of "
+                         f"{sorted(d.name for d in _DTYPE_TO_FLAG)}") from None
+
+
+def dtype_from_flag(flag):
+    """NumPy dtype of an mshadow type flag; a clear error for flags NumPy cannot hold (bfloat16)."""
+    try:
+        return _FLAG_TO_DTYPE[flag]
+    except KeyError:
+        known = ", ".join(f"{f} ({d.name})" for f, d in _FLAG_TO_DTYPE.items())
+        raise MXNetError(f"unsupported type flag {flag}: expected one of {known}") from None

@@ -1,0 +1,33 @@
+"""``mx.nd``: the NDArray and one function per registered operator (MXNet 1.x names and aliases:
+``FullyConnected``, ``broadcast_add``, ``_mul_scalar``, ...), plus creation helpers, ``waitall``,
+``save``/``load`` and ``mx.nd.random``.
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> x = mx.nd.ones((2, 3))
+    >>> mx.nd.dot(x, x, transpose_b=True).asnumpy().tolist()
+    [[3.0, 3.0], [3.0, 3.0]]
+"""
+import types as _types
+
+from .. import ops as _ops  # noqa: F401  (registers every operator)
+from .ndarray import NDArray, array, from_dlpack, to_dlpack_for_read, to_dlpack_for_write
+from .namespace import populate as _populate
+
+_OP_NAMES = _populate(globals(), "nd")
+
+from .creation import *  # noqa: F401,F403,E402
+from .params_file import save, load  # noqa: E402,F401
+from . import random_api as random  # noqa: E402
+
+_internal = _types.SimpleNamespace(**{n: globals()[n] for n in _OP_NAMES if n.startswith("_")})
+_internal.__doc__ = "Internal operators (MXNet's mx.nd._internal)."
+
+
+def waitall():
+    """Block until every array is computed (GPU streams are synchronised; CPU work is synchronous)."""
+    from ..device import cupy_or_none
+    cp = cupy_or_none()
+    if cp is not None:
+        cp.cuda.Device().synchronize()

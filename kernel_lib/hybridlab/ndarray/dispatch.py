@@ -1,0 +1,85 @@
+"""Imperative op dispatch: parse attributes (cached), check shapes by the op's own inference,
+compute with the device's array module, wrap the outputs, and record a tape node when autograd
+needs one. This is the hot path of every imperative call: keep it lean."""
+from .. import autograd
+from ..base import MXNetError
+from ..device import current_device
+from ..ops.context import op_context
+from ..ops.infer import InferError
+from ..ops.registry import get_op
+from .ndarray import NDArray, _as_array
+
+__all__ = ["invoke", "invoke_name", "shape_error"]
+
+_autograd_state = autograd._state
+
+
+def invoke_name(name, inputs, attrs, out=None, np_style=None):
+    return invoke(get_op(name), inputs, attrs, out, np_style)
+
+
+def invoke(op, inputs, attrs, out=None, np_style=None):
+    """Run ``op`` on ``inputs`` (NDArrays; NumPy arrays, lists and scalars are converted) with
+    keyword ``attrs``; returns the visible output(s)."""
+    a = op.parse_attrs(attrs)
+    device = a[op.device_attr] if op.device_attr else None
+    first = None
+    for x in inputs:
+        if isinstance(x, NDArray):
+            first = x
+            break
+    if device is None:
+        device = first._device if first is not None else current_device()
+    if np_style is None:
+        np_style = first._np if first is not None else False
+    arrays = []
+    for x in inputs:
+        if not isinstance(x, NDArray):
+            if x is None:
+                raise MXNetError(f"{op.name}: an input is None (inputs are {', '.join(op.input_names(a))})")
+            x = _as_array(x, first) if first is not None else NDArray(x, device)
+        elif x._device != device and op.device_attr is None:
+            raise MXNetError(f"{op.name}: all inputs must be on one device: expected {device}, got an "
+                             f"input on {x._device}")
+        arrays.append(x)
+    names = op.input_names(a)
+    if len(arrays) != len(names):
+        raise MXNetError(f"{op.name}: expected {len(names)} inputs ({', '.join(names) or 'none'}), "
+                         f"got {len(arrays)}")
+    datas = [x._data for x in arrays]
+    try:
+        op.infer_shape(a, [d.shape for d in datas])
+    except InferError as err:
+        raise shape_error(op, a, err) from None
+    res = op.compute(op_context(device, _autograd_state.training), a, *datas)
+    if type(res) is not tuple:
+        res = (res,)
+    nvis = op.n_visible(a)
+    outs = [NDArray._wrap(r, device, np_style) for r in res[:nvis]]
+    if op.grad is not None and autograd.needs_record(arrays):
+        node = autograd.TapeNode(op, a, arrays, res, device)
+        for i, o in enumerate(outs):
+            o._node = (node, i)
+    if out is not None:
+        return _write_out(op, outs, out)
+    return outs[0] if nvis == 1 else outs
+
+
+def _write_out(op, outs, out):
+    targets = [out] if isinstance(out, NDArray) else list(out)
+    for t, o in zip(targets, outs):
+        if t.shape != o.shape:
+            raise MXNetError(f"{op.name}: out= expected shape {o.shape}, got {t.shape}")
+        t._device.xp.copyto(t._data, o._data.astype(t.dtype, copy=False))
+        t._node = o._node
+    return out
+
+
+def shape_error(op, a, err):
+    """``MXNetError`` naming the op, the argument and the expected vs the got shape."""
+    names = op.input_names(a)
+    arg = names[err.arg] if isinstance(err.arg, int) and err.arg < len(names) else err.arg
+    msg = f"{op.name}: argument '{arg}' expected shape {err.expected}, got {err.got}"
+    if err.why:
+        msg += f" ({err.why})"
+    return MXNetError(msg)

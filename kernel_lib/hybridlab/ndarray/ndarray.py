@@ -1,0 +1,488 @@
+"""NDArray: the tensor of ``mx.nd`` and ``mx.np``. Its data is a NumPy array on a CPU device and a
+CuPy array on a GPU device; every computation on it goes through the op registry, so autograd
+records it and (later) tracing turns it into a graph node.
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> x = mx.nd.array([[1, 2], [3, 4]])
+    >>> x
+    <BLANKLINE>
+    [[1. 2.]
+     [3. 4.]]
+    <NDArray 2x2 @cpu(0)>
+    >>> (x * 2 + 1).sum().asscalar()
+    np.float32(24.0)
+"""
+import numpy as np
+
+from .. import autograd
+from ..base import MXNetError, normalize_dtype
+from ..device import Device, current_device
+
+__all__ = ["NDArray", "array", "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write"]
+
+
+class NDArray:
+    """An n-dimensional array on a device, with autograd support. Create with ``mx.nd.array``,
+    ``mx.nd.zeros``, ``mx.np.array``, ... rather than the constructor."""
+
+    __slots__ = ("_data", "_device", "_node", "_grad", "_grad_req", "_np", "__weakref__")
+    __array_priority__ = 1000.0   # NumPy defers `np_array + nd_array` to us
+
+    def __init__(self, data, device=None, np_style=False):
+        device = device or current_device()
+        self._data = device.put(data)
+        self._device = device
+        self._node = None
+        self._grad = None
+        self._grad_req = "null"
+        self._np = np_style
+
+    @classmethod
+    def _wrap(cls, data, device, np_style=False):
+        """Wrap an xp array already on ``device`` (no copy, no checks: the dispatcher's fast path)."""
+        out = object.__new__(cls)
+        out._data = data
+        out._device = device
+        out._node = None
+        out._grad = None
+        out._grad_req = "null"
+        out._np = np_style
+        return out
+
+    # ---- properties -------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return self._data.shape
+
+    @property
+    def dtype(self):
+        return self._data.dtype
+
+    @property
+    def size(self):
+        return self._data.size
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    @property
+    def device(self):
+        return self._device
+
+    context = ctx = device
+
+    @property
+    def stype(self):
+        return "default"
+
+    @property
+    def T(self):
+        return _call("transpose", self)
+
+    @property
+    def grad(self):
+        """The gradient buffer attached by ``attach_grad`` (``None`` before)."""
+        return self._grad
+
+    @property
+    def grad_req(self):
+        return self._grad_req
+
+    # ---- conversion -------------------------------------------------------------------------
+    def asnumpy(self):
+        """A NumPy copy of the data (copied from the GPU for GPU arrays)."""
+        _no_values_while_tracing(self, "asnumpy()")
+        data = self._data
+        return data.get() if self._device.is_gpu else np.array(data)
+
+    def asscalar(self):
+        """The value of a one-element array as a NumPy scalar."""
+        if self.size != 1:
+            raise ValueError(f"The current array is not a scalar: expected size 1, got shape {self.shape}")
+        return self.asnumpy().reshape(())[()]
+
+    def item(self):
+        """The value of a one-element array as a Python scalar."""
+        return self.asscalar().item()
+
+    def tolist(self):
+        return self.asnumpy().tolist()
+
+    def __array__(self, dtype=None, copy=None):
+        out = self.asnumpy()
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    def __float__(self):
+        return float(self.asscalar())
+
+    def __int__(self):
+        return int(self.asscalar())
+
+    def __index__(self):
+        if self.size != 1 or self.dtype.kind not in "iub":
+            raise TypeError(f"only integer scalar arrays can be converted to an index, got {self.dtype} "
+                            f"array of shape {self.shape}")
+        return int(self.asscalar())
+
+    def __bool__(self):
+        if self.size == 1:
+            return bool(self.asscalar())
+        if self.size == 0:
+            return False
+        raise ValueError(f"The truth value of an NDArray with more than one element is ambiguous "
+                         f"(shape {self.shape}): use .any() or .all()")
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def astype(self, dtype, copy=True):
+        """This array cast to ``dtype`` (no copy if ``copy=False`` and the dtype already matches)."""
+        dtype = normalize_dtype(dtype)
+        if not copy and dtype == self.dtype:
+            return self
+        return _call("Cast", self, dtype=dtype)
+
+    def copy(self):
+        """A copy on the same device."""
+        return _call("_copy", self)
+
+    def copyto(self, other):
+        """Copy into ``other`` (an NDArray: its buffer is overwritten) or onto a device (a new array)."""
+        if isinstance(other, Device):
+            return self.as_in_context(other) if other != self._device else self.copy()
+        if not isinstance(other, NDArray):
+            raise TypeError(f"copyto expected an NDArray or a Device, got {type(other).__name__}")
+        if other is self:
+            return other
+        if other.shape != self.shape:
+            raise MXNetError(f"copyto: target shape {other.shape} does not match source shape {self.shape}")
+        other._device.xp.copyto(other._data, other._device.put(self._data).astype(other.dtype, copy=False))
+        return other
+
+    def as_in_context(self, device):
+        """This array on ``device`` (itself if it is there already); gradients flow back across."""
+        if device == self._device:
+            return self
+        return _call("_copyto", self, device=device)
+
+    as_in_ctx = to_device = as_in_context
+
+    def as_np_ndarray(self):
+        """The same data viewed with ``mx.np`` semantics (0-d reductions, NumPy-style repr)."""
+        out = self.detach() if self._node is None else self._view()
+        out._np = True
+        return out
+
+    def as_nd_ndarray(self):
+        """The same data viewed with ``mx.nd`` (MXNet 1.x) semantics."""
+        out = self._view()
+        out._np = False
+        return out
+
+    def _view(self):
+        out = NDArray._wrap(self._data, self._device, self._np)
+        out._node, out._grad, out._grad_req = self._node, self._grad, self._grad_req
+        return out
+
+    # ---- autograd ---------------------------------------------------------------------------
+    def attach_grad(self, grad_req="write", stype=None):
+        """Allocate a gradient buffer; the array becomes a variable that ``backward`` writes
+        (``'write'``), accumulates (``'add'``) or skips (``'null'``)."""
+        autograd._check_req(grad_req)
+        self._grad = NDArray._wrap(self._device.xp.zeros_like(self._data), self._device, self._np)
+        self._grad_req = grad_req
+        self._node = None
+
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+        """Back-propagate from this array (``out_grad`` defaults to ones)."""
+        autograd.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+
+    def detach(self):
+        """The same data, cut from the autograd graph."""
+        return NDArray._wrap(self._data, self._device, self._np)
+
+    def zero_grad(self):
+        if self._grad is not None:
+            self._grad._data[...] = 0
+
+    def wait_to_read(self):
+        """Block until the data is computed (GPU work is asynchronous; CPU work is already done)."""
+        if self._device.is_gpu:
+            self._device.xp.cuda.Device(self._device.device_id).synchronize()
+
+    wait_to_write = wait_to_read
+
+    # ---- DLPack -----------------------------------------------------------------------------
+    def __dlpack__(self, stream=None, **kwargs):
+        if stream is None:
+            return self._data.__dlpack__(**kwargs)
+        return self._data.__dlpack__(stream=stream, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()
+
+    def to_dlpack_for_read(self):
+        return to_dlpack_for_read(self)
+
+    def to_dlpack_for_write(self):
+        return to_dlpack_for_write(self)
+
+    # ---- shape ------------------------------------------------------------------------------
+    def reshape(self, *shape, reverse=False, **kwargs):
+        """Reshape with MXNet's special codes: 0 copies a dimension, -1 infers one, -2 copies the
+        rest, -3 merges two, -4 splits one in two; ``reverse=True`` matches from the right.
+
+        >>> import hybridlab as mx
+        >>> mx.nd.zeros((2, 3, 4)).reshape((0, -1)).shape
+        (2, 12)
+        """
+        if "shape" in kwargs:
+            shape = kwargs.pop("shape")
+        elif "newshape" in kwargs:
+            shape = kwargs.pop("newshape")
+        elif len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = shape[0]
+        if kwargs:
+            raise TypeError(f"reshape() got unexpected keyword arguments {sorted(kwargs)}")
+        return _call("Reshape", self, shape=tuple(shape), reverse=reverse)
+
+    # ---- arithmetic -------------------------------------------------------------------------
+    def __add__(self, other):
+        return _binary(self, other, "broadcast_add", "_plus_scalar")
+
+    def __radd__(self, other):
+        return _binary(self, other, "broadcast_add", "_plus_scalar")
+
+    def __sub__(self, other):
+        return _binary(self, other, "broadcast_sub", "_minus_scalar")
+
+    def __rsub__(self, other):
+        return _binary(self, other, "broadcast_sub", "_rminus_scalar", reflected=True)
+
+    def __mul__(self, other):
+        return _binary(self, other, "broadcast_mul", "_mul_scalar")
+
+    def __rmul__(self, other):
+        return _binary(self, other, "broadcast_mul", "_mul_scalar")
+
+    def __truediv__(self, other):
+        return _binary(self, other, "broadcast_div", "_div_scalar")
+
+    def __rtruediv__(self, other):
+        return _binary(self, other, "broadcast_div", "_rdiv_scalar", reflected=True)
+
+    def __floordiv__(self, other):
+        return _call("floor", _binary(self, other, "broadcast_div", "_div_scalar"))
+
+    def __mod__(self, other):
+        return _binary(self, other, "broadcast_mod", "_mod_scalar")
+
+    def __rmod__(self, other):
+        return _binary(self, other, "broadcast_mod", "_rmod_scalar", reflected=True)
+
+    def __pow__(self, other):
+        return _binary(self, other, "broadcast_power", "_power_scalar")
+
+    def __rpow__(self, other):
+        return _binary(self, other, "broadcast_power", "_rpower_scalar", reflected=True)
+
+    def __matmul__(self, other):
+        return _call("_np_matmul", self, _as_array(other, self))
+
+    def __rmatmul__(self, other):
+        return _call("_np_matmul", _as_array(other, self), self)
+
+    def __neg__(self):
+        return _call("negative", self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _call("abs", self)
+
+    def __eq__(self, other):
+        return _binary(self, other, "broadcast_equal", "_equal_scalar")
+
+    def __ne__(self, other):
+        return _binary(self, other, "broadcast_not_equal", "_not_equal_scalar")
+
+    def __gt__(self, other):
+        return _binary(self, other, "broadcast_greater", "_greater_scalar")
+
+    def __ge__(self, other):
+        return _binary(self, other, "broadcast_greater_equal", "_greater_equal_scalar")
+
+    def __lt__(self, other):
+        return _binary(self, other, "broadcast_lesser", "_lesser_scalar")
+
+    def __le__(self, other):
+        return _binary(self, other, "broadcast_lesser_equal", "_lesser_equal_scalar")
+
+    __hash__ = object.__hash__
+
+    def _inplace(self, result):
+        """``x op= y``: write into this buffer (views and holders see it) unless autograd must
+        keep the old value, in which case the name is rebound to the new array."""
+        if autograd.is_recording() and (self._node is not None or result._node is not None):
+            return result
+        if result.shape != self.shape:
+            raise MXNetError(f"in-place operation: result shape {result.shape} does not fit the array's "
+                             f"shape {self.shape}")
+        self._device.xp.copyto(self._data, result._data.astype(self.dtype, copy=False))
+        return self
+
+    def __iadd__(self, other):
+        return self._inplace(self + other)
+
+    def __isub__(self, other):
+        return self._inplace(self - other)
+
+    def __imul__(self, other):
+        return self._inplace(self * other)
+
+    def __itruediv__(self, other):
+        return self._inplace(self / other)
+
+    def __imod__(self, other):
+        return self._inplace(self % other)
+
+    def __ipow__(self, other):
+        return self._inplace(self ** other)
+
+    # ---- indexing ---------------------------------------------------------------------------
+    def __getitem__(self, key):
+        from .indexing import get_item
+        return get_item(self, key)
+
+    def __setitem__(self, key, value):
+        from .indexing import set_item
+        set_item(self, key, value)
+
+    # ---- printing ---------------------------------------------------------------------------
+    def __repr__(self):
+        if _tracing_placeholder(self):
+            return f"<NDArray {self.shape} {self.dtype} (no value while tracing)>"
+        if self._np:
+            text = repr(self.asnumpy())
+            if self._device != current_device() or self._device.is_gpu:
+                text = text[:-1] + f", device={self._device})"
+            return text
+        shape = "x".join(str(d) for d in self.shape)
+        return f"\n{self.asnumpy()}\n<NDArray {shape} @{self._device}>"
+
+    def __str__(self):
+        if self._np:
+            return str(self.asnumpy())
+        return self.__repr__()
+
+    def __format__(self, spec):
+        if spec and self.size == 1:
+            return format(self.item(), spec)
+        return str(self)
+
+    def __reduce__(self):
+        raise TypeError("NDArray is not pickled by hybridlab (no pickle anywhere): use mx.nd.save / "
+                        "mx.nd.load, or .asnumpy()")
+
+
+def _no_values_while_tracing(arr, what):
+    """Hook for deferred compute (tracing has shapes but no values); a no-op in imperative mode."""
+
+
+def _tracing_placeholder(arr):
+    return False
+
+
+def _as_array(value, like):
+    """``value`` as an NDArray on ``like``'s device (NumPy arrays, lists and scalars are converted)."""
+    if isinstance(value, NDArray):
+        return value
+    data = np.asarray(value)
+    if data.dtype == np.float64 and not isinstance(value, np.ndarray):
+        data = data.astype(like.dtype if like.dtype.kind == "f" else np.float32)
+    return NDArray._wrap(like._device.put(data), like._device, like._np)
+
+
+def _binary(lhs, rhs, array_op, scalar_op, reflected=False):
+    if isinstance(rhs, NDArray):
+        return _call(array_op, rhs, lhs) if reflected else _call(array_op, lhs, rhs)
+    if isinstance(rhs, (int, float, bool, np.number)):
+        return _call(scalar_op, lhs, scalar=rhs)
+    if isinstance(rhs, (np.ndarray, list, tuple)):
+        other = _as_array(rhs, lhs)
+        return _call(array_op, other, lhs) if reflected else _call(array_op, lhs, other)
+    return NotImplemented
+
+
+def _call(name, *inputs, **attrs):
+    return dispatch.invoke_name(name, inputs, attrs)
+
+
+def array(source, ctx=None, dtype=None, device=None, np_style=False):
+    """An NDArray from a list, a NumPy/CuPy array or another NDArray. The dtype is ``dtype``, else
+    the source's dtype for arrays, else float32 (MXNet's default).
+
+    >>> import hybridlab as mx
+    >>> mx.nd.array([1, 2, 3]).dtype
+    dtype('float32')
+    """
+    device = device or ctx or current_device()
+    if isinstance(source, NDArray):
+        data = source._data
+        if dtype is None:
+            dtype = source.dtype
+    else:
+        if not isinstance(source, np.ndarray) and hasattr(source, "__cuda_array_interface__"):
+            data = source  # a CuPy array: moved by Device.put
+            dtype = dtype or source.dtype
+        else:
+            data = np.asarray(source)
+            if dtype is None:
+                dtype = data.dtype if isinstance(source, np.ndarray) else np.float32
+    dtype = normalize_dtype(dtype)
+    data = device.put(data).astype(dtype, copy=True)
+    return NDArray._wrap(data, device, np_style)
+
+
+def from_dlpack(obj):
+    """An NDArray sharing memory with a DLPack producer (a torch/JAX/CuPy/NumPy array, or a capsule).
+
+    >>> import numpy as np, hybridlab as mx
+    >>> mx.nd.from_dlpack(np.arange(3.0)).shape
+    (3,)
+    """
+    from ..device import cpu, gpu
+    if hasattr(obj, "__dlpack_device__"):
+        dev_type, dev_id = obj.__dlpack_device__()
+        if int(dev_type) == 2:  # kDLCUDA
+            device = gpu(int(dev_id))
+            return NDArray._wrap(device.xp.from_dlpack(obj), device)
+        return NDArray._wrap(np.from_dlpack(obj), cpu())
+    # a bare capsule (legacy exchange): NumPy cannot read capsules, CuPy can
+    from ..device import cupy_or_none
+    cp = cupy_or_none()
+    if cp is None:
+        raise MXNetError("from_dlpack: got a DLPack capsule; on the CPU pass the producing array itself "
+                         "(it has __dlpack__), capsules need CuPy")
+    data = cp.from_dlpack(obj)
+    return NDArray._wrap(data, gpu(data.device.id))
+
+
+def to_dlpack_for_read(arr):
+    """A DLPack capsule of ``arr``'s data (MXNet 1.x name)."""
+    return arr._data.__dlpack__()
+
+
+to_dlpack_for_write = to_dlpack_for_read
+
+from . import dispatch  # noqa: E402  (the dispatcher needs NDArray defined first)

@@ -1,0 +1,25 @@
+"""``mx.np``: NumPy-style functions generated from the operator registry (each op's ``np`` names),
+returning arrays with NumPy semantics (0-d reductions, NumPy repr).
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> a = mx.np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> float(mx.np.sum(a))
+    10.0
+"""
+import numpy as _onp
+
+from ..ndarray.namespace import populate as _populate
+from ..ndarray.ndarray import NDArray as ndarray, from_dlpack  # noqa: F401
+from .. import ops as _ops  # noqa: F401
+
+_populate(globals(), "np", np_style=True)
+
+from .creation import *  # noqa: F401,F403,E402
+from . import random  # noqa: E402,F401
+
+pi, e, inf, nan, newaxis = _onp.pi, _onp.e, _onp.inf, _onp.nan, None
+float16, float32, float64 = _onp.float16, _onp.float32, _onp.float64
+int8, int32, int64, uint8, bool_ = _onp.int8, _onp.int32, _onp.int64, _onp.uint8, _onp.bool_
+dtype = _onp.dtype

@@ -1,0 +1,165 @@
+"""Operator attributes: typed schema entries that parse MXNet attribute strings and print them back.
+
+MXNet stores every operator keyword as Python ``str(value)`` ("(3, 3)", "True", "None", "1e-05");
+its parameter parser also accepts "true"/"1", "[3, 3]" and a bare "3" for a shape. ``Attr`` turns
+either a Python value or such a string into the Python value ops compute with, and ``format`` gives
+the string MXNet would store.
+
+Example::
+
+    >>> from hybridlab.ops.attrs import Attr
+    >>> Attr("shape").parse("(3, 3)"), Attr("bool", False).parse("true"), Attr("float?", None).parse("None")
+    ((3, 3), True, None)
+    >>> Attr("shape").format((3, 3))
+    '(3, 3)'
+"""
+import re
+
+import numpy as np
+
+from ..base import MXNetError, normalize_dtype
+
+__all__ = ["Attr", "REQUIRED", "format_value"]
+
+REQUIRED = type("Required", (), {"__repr__": lambda self: "REQUIRED"})()
+_INT_RE = re.compile(r"-?\d+")
+_TRUE = {"true": True, "1": True, "false": False, "0": False}
+
+
+def _parse_int(v):
+    if isinstance(v, (bool, np.bool_)):
+        return int(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return int(v)
+    if isinstance(v, str):
+        return int(v.strip())
+    raise ValueError(v)
+
+
+def _parse_float(v):
+    if isinstance(v, str):
+        return float(v.strip())
+    return float(v)
+
+
+def _parse_bool(v):
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, np.integer)) and v in (0, 1):
+        return bool(v)
+    if isinstance(v, str) and v.strip().lower() in _TRUE:
+        return _TRUE[v.strip().lower()]
+    raise ValueError(v)
+
+
+def _parse_shape(v):
+    if isinstance(v, str):
+        text = v.strip()
+        if not re.fullmatch(r"[\(\[]?\s*(-?\d+\s*(,\s*)?)*[\)\]]?", text):
+            raise ValueError(v)
+        return tuple(int(x) for x in _INT_RE.findall(text))
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return (int(v),)
+    if isinstance(v, (tuple, list)):
+        return tuple(_parse_int(x) for x in v)
+    raise ValueError(v)
+
+
+def _parse_float_tuple(v):
+    if isinstance(v, str):
+        text = v.strip().strip("()[]")
+        return tuple(float(x) for x in text.split(",") if x.strip())
+    if isinstance(v, (int, float, np.number)):
+        return (float(v),)
+    return tuple(float(x) for x in v)
+
+
+def _parse_str(v):
+    return str(v)
+
+
+def _parse_dtype(v):
+    return normalize_dtype(v)
+
+
+def _parse_device(v):
+    from ..device import Device
+    return Device.parse(v)
+
+
+_PARSERS = {
+    "int": _parse_int, "float": _parse_float, "bool": _parse_bool, "shape": _parse_shape,
+    "floats": _parse_float_tuple, "str": _parse_str, "enum": _parse_str, "dtype": _parse_dtype,
+    "device": _parse_device,
+}
+_TYPE_DOC = {
+    "int": "int", "float": "float", "bool": "boolean", "shape": "Shape(tuple)", "floats": "tuple of float",
+    "str": "string", "enum": "{...}", "dtype": "dtype", "device": "Device",
+}
+
+
+def format_value(value):
+    """The string MXNet stores for an attribute value (``str(v)``; dtypes by name)."""
+    if isinstance(value, np.dtype):
+        return value.name
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return np.dtype(value).name
+    if isinstance(value, list):
+        value = tuple(value)
+    return str(value)
+
+
+class Attr:
+    """One attribute of an operator schema.
+
+    ``kind`` is one of int, float, bool, shape, floats, str, enum, dtype, device; a trailing ``?``
+    allows ``None`` ("None" in files). ``default`` is the op-level default MXNet registers
+    (``REQUIRED`` when the attribute must be given).
+    """
+
+    __slots__ = ("kind", "default", "choices", "doc", "optional", "_parse")
+
+    def __init__(self, kind, default=REQUIRED, choices=None, doc=""):
+        self.optional = kind.endswith("?")
+        self.kind = kind.rstrip("?")
+        if self.kind not in _PARSERS:
+            raise ValueError(f"unknown attribute kind {kind!r}")
+        self.default = default
+        self.choices = tuple(choices) if choices is not None else None
+        self.doc = doc
+        self._parse = _PARSERS[self.kind]
+
+    @property
+    def required(self):
+        return self.default is REQUIRED
+
+    def parse(self, value, op_name="", attr_name=""):
+        """Python value of ``value`` (a Python value or an MXNet attribute string)."""
+        if value is None or (self.optional and isinstance(value, str) and value.strip() == "None"):
+            if self.optional or value is None and self.default is None:
+                return None
+        try:
+            parsed = self._parse(value)
+        except (ValueError, TypeError, MXNetError):
+            raise MXNetError(f"{op_name}: attribute '{attr_name}' expected {self.describe()}, "
+                             f"got {value!r}") from None
+        if self.choices is not None and parsed not in self.choices:
+            raise MXNetError(f"{op_name}: attribute '{attr_name}' expected one of {list(self.choices)}, "
+                             f"got {value!r}")
+        return parsed
+
+    def format(self, value):
+        return format_value(value)
+
+    def describe(self):
+        text = _TYPE_DOC[self.kind] if self.choices is None else "{" + ", ".join(map(repr, self.choices)) + "}"
+        if self.optional:
+            text += " or None"
+        if self.required:
+            return text + ", required"
+        return f"{text}, optional, default={format_value(self.default)}"
+
+    def __repr__(self):
+        return f"Attr({self.describe()})"

@@ -1,0 +1,61 @@
+"""What an op's compute function gets besides its inputs: the array module, the device, whether
+the call runs in training mode, and the device's random generator (seeded by ``mx.random.seed``)."""
+import numpy as np
+
+__all__ = ["OpContext", "op_context", "seed", "get_rng"]
+
+_rngs = {}          # Device -> generator (numpy.random.Generator or cupy.random.RandomState)
+_seed_state = {"seed": None}
+
+
+def get_rng(device):
+    """The random generator of ``device``, created from the last ``seed`` (or OS entropy)."""
+    rng = _rngs.get(device)
+    if rng is None:
+        s = _seed_state["seed"]
+        if device.is_gpu:
+            rng = device.xp.random.RandomState(s)
+        else:
+            rng = np.random.Generator(np.random.PCG64(s))
+        _rngs[device] = rng
+    return rng
+
+
+def seed(seed_state, device="all"):
+    """Reseed the generators of every device (``device="all"``) or one device."""
+    if device == "all":
+        _seed_state["seed"] = int(seed_state)
+        _rngs.clear()
+    else:
+        _rngs.pop(device, None)
+        saved = _seed_state["seed"]
+        _seed_state["seed"] = int(seed_state)
+        get_rng(device)
+        _seed_state["seed"] = saved
+
+
+class OpContext:
+    """Per-call context handed to ``compute(ctx, a, *arrays)``."""
+
+    __slots__ = ("device", "xp", "is_train")
+
+    def __init__(self, device, is_train):
+        self.device = device
+        self.xp = device.xp
+        self.is_train = is_train
+
+    @property
+    def rng(self):
+        return get_rng(self.device)
+
+
+_contexts = {}
+
+
+def op_context(device, is_train):
+    """A cached ``OpContext`` (one per device and mode: creating one per call would cost time)."""
+    key = (device, is_train)
+    ctx = _contexts.get(key)
+    if ctx is None:
+        ctx = _contexts[key] = OpContext(device, is_train)
+    return ctx

@@ -1,0 +1,1 @@
+"""creation operators (to be filled)."""

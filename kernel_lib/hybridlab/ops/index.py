@@ -1,0 +1,1 @@
+"""index operators (to be filled)."""

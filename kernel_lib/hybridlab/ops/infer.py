@@ -1,0 +1,81 @@
+"""Shape-inference helpers shared by op definitions.
+
+Shapes are tuples; an unknown shape is ``None`` and an unknown dimension is ``0`` (MXNet's legacy
+convention, used by deferred parameter initialisation). Inference functions raise ``InferError``
+naming the offending input; the dispatcher turns it into an ``MXNetError`` with the op's name.
+"""
+
+__all__ = ["InferError", "merge_shape", "same_shape", "broadcast_shape", "known", "unary_shape",
+           "normalize_axis", "prod"]
+
+
+class InferError(Exception):
+    """Input ``arg`` (index or name) has shape ``got`` where ``expected`` was required."""
+
+    def __init__(self, arg, expected, got, why=""):
+        super().__init__(arg, expected, got, why)
+        self.arg, self.expected, self.got, self.why = arg, expected, got, why
+
+
+def known(shape):
+    """True when ``shape`` and all its dimensions are known (no ``None``, no 0 dimension)."""
+    return shape is not None and 0 not in shape
+
+
+def prod(dims):
+    out = 1
+    for d in dims:
+        out *= d
+    return out
+
+
+def merge_shape(in_shapes, i, expected, why=""):
+    """Check input ``i`` against ``expected`` (0 = any dimension) and fill what is unknown."""
+    got = in_shapes[i]
+    if got is None:
+        in_shapes[i] = tuple(expected)
+        return in_shapes[i]
+    if len(got) != len(expected) or any(e and g and e != g for e, g in zip(expected, got)):
+        raise InferError(i, tuple(expected), tuple(got), why)
+    in_shapes[i] = tuple(g or e for e, g in zip(expected, got))
+    return in_shapes[i]
+
+
+def same_shape(a, in_shapes):
+    """All inputs and the one output share a shape (elementwise ops without broadcasting)."""
+    ref = next((s for s in in_shapes if s is not None), None)
+    if ref is None:
+        return [None]
+    for i in range(len(in_shapes)):
+        merge_shape(in_shapes, i, ref, "all inputs must have the same shape")
+    return [in_shapes[0]]
+
+
+def unary_shape(a, in_shapes):
+    return [in_shapes[0]]
+
+
+def broadcast_shape(lhs, rhs, arg=1):
+    """NumPy broadcasting of two shapes; ``InferError`` on input ``arg`` when they do not broadcast."""
+    if lhs is None or rhs is None:
+        return None
+    n = max(len(lhs), len(rhs))
+    a = (1,) * (n - len(lhs)) + tuple(lhs)
+    b = (1,) * (n - len(rhs)) + tuple(rhs)
+    out = []
+    for x, y in zip(a, b):
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
+            raise InferError(arg, f"a shape broadcastable with {tuple(lhs)}", tuple(rhs))
+    return tuple(out)
+
+
+def normalize_axis(axis, ndim, arg=0):
+    """``axis`` in ``[0, ndim)``; negative axes count from the end."""
+    if not -ndim <= axis < max(ndim, 1):
+        raise InferError(arg, f"an input with more than {axis if axis >= 0 else -axis - 1} dimensions "
+                              f"(axis={axis})", f"ndim {ndim}")
+    return axis % ndim if ndim else 0

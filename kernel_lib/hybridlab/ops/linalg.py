@@ -1,0 +1,1 @@
+"""linalg operators (to be filled)."""

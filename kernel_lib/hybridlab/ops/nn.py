@@ -1,0 +1,1 @@
+"""nn operators (to be filled)."""

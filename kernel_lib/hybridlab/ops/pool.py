@@ -1,0 +1,1 @@
+"""pool operators (to be filled)."""

@@ -1,0 +1,1 @@
+"""random operators (to be filled)."""

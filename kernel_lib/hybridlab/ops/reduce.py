@@ -1,0 +1,1 @@
+"""reduce operators (to be filled)."""

@@ -1,0 +1,220 @@
+"""The one operator registry: every op is an ``OpDef`` defined once, from which the ``nd``, ``np``,
+``npx`` (and later ``sym``) namespaces are generated.
+
+An op definition holds
+  * its name, aliases, and the names it has in ``mx.np`` / ``mx.npx`` (``NsName``),
+  * its inputs (names, or variadic with a ``num_args`` attribute) and which of them are auxiliary
+    (mutated) states,
+  * an attribute schema with MXNet's op-level defaults (``Attr``),
+  * ``compute(ctx, a, *arrays)``: xp-generic code (``ctx.xp`` is numpy or cupy) returning one array
+    or a tuple of all outputs (hidden ones included),
+  * ``infer_shape(a, in_shapes)`` and ``infer_type(a, in_dtypes)``: no data needed; they may fill
+    unknown (``None``) input entries in place (parameter shapes) and return the output list,
+  * ``grad(F, a, inputs, outputs, ograds)``: input gradients written with registered ops through
+    the namespace ``F`` (``mx.nd`` now, ``mx.sym`` for graph-level backward), ``None`` for inputs
+    without a gradient. An op without ``grad`` is not differentiable.
+
+Example (the shape of every op file)::
+
+    register(OpDef("negative", family="elemwise", compute=lambda ctx, a, x: -x,
+                   infer_shape=same_shape, grad=lambda F, a, ins, outs, og: [F.negative(og[0])]))
+"""
+from dataclasses import dataclass, field
+
+from ..base import MXNetError
+from .attrs import REQUIRED, Attr
+
+__all__ = ["OpDef", "NsName", "register", "get_op", "find_op", "all_ops", "OPS"]
+
+OPS = {}        # canonical name -> OpDef
+_ALIASES = {}   # every name an op answers to (canonical and aliases) -> OpDef
+
+# Op families (tinygrad-style groups): passes ask "is this op elementwise?", never "is this add?".
+FAMILIES = ("elemwise", "broadcast", "reduce", "shape", "index", "linalg", "nn", "conv", "pool", "norm",
+            "rnn", "random", "creation", "loss", "internal")
+
+
+@dataclass(frozen=True)
+class NsName:
+    """How an op appears in a NumPy-style namespace: its name there, keyword renames
+    (``{"axis": "dim"}`` maps the user's ``axis=`` onto the op's ``dim``), attribute defaults that
+    differ from the op's, and ``packed`` when the inputs are passed as one sequence
+    (``np.concatenate([a, b])``)."""
+    name: str
+    rename: dict = field(default_factory=dict)
+    defaults: dict = field(default_factory=dict)
+    packed: bool = False
+    args: tuple = ()   # attribute names that positional arguments after the inputs fill, in order
+
+
+def _same_dtype(a, dtypes):
+    """Default type inference: all inputs and outputs share the first known dtype."""
+    known = next((d for d in dtypes if d is not None), None)
+    for i, d in enumerate(dtypes):
+        if d is None:
+            dtypes[i] = known
+    return [known]
+
+
+class OpDef:
+    """One operator. See the module docstring for the meaning of each field."""
+
+    def __init__(self, name, *, compute, infer_shape, inputs=("data",), attrs=None, grad=None,
+                 infer_type=None, aliases=(), np=(), npx=(), aux=(), num_outputs=1, num_visible=None,
+                 output_names=None, family="elemwise", doc="", variadic=False, needs_train=False,
+                 needs_rng=False, hidden=False, no_grad_reason="", device_attr=None, dynamic_shape=False,
+                 all_inputs=None, random=(), np_random=()):
+        self.name = name
+        self.inputs = inputs
+        self.variadic = variadic
+        self.attrs = dict(attrs or {})
+        if variadic and "num_args" not in self.attrs:
+            self.attrs["num_args"] = Attr("int")
+        self.compute = compute
+        self.infer_shape = infer_shape
+        self.infer_type = infer_type or _same_dtype
+        self.grad = grad
+        self.aliases = tuple(aliases)
+        self.np_names = tuple(n if isinstance(n, NsName) else NsName(n) for n in _as_tuple(np))
+        self.npx_names = tuple(n if isinstance(n, NsName) else NsName(n) for n in _as_tuple(npx))
+        self.random_names = tuple(n if isinstance(n, NsName) else NsName(n) for n in _as_tuple(random))
+        self.np_random_names = tuple(n if isinstance(n, NsName) else NsName(n) for n in _as_tuple(np_random))
+        # every input an op can take, in order (for keyword inputs when ``inputs`` depends on attrs)
+        self.all_inputs = tuple(all_inputs) if all_inputs is not None else (
+            inputs if not callable(inputs) else None)
+        self.aux = tuple(aux)
+        self.num_outputs = num_outputs
+        self.num_visible = num_visible if num_visible is not None else num_outputs
+        self._output_names = output_names
+        if family not in FAMILIES:
+            raise ValueError(f"{name}: unknown family {family!r}")
+        self.family = family
+        self.doc = doc
+        self.needs_train = needs_train
+        self.needs_rng = needs_rng
+        self.hidden = hidden            # internal helper ops: in the registry, not in nd's public listing
+        self.no_grad_reason = no_grad_reason  # why an op has no gradient (shown by the op checker)
+        self.device_attr = device_attr      # attribute naming the output device (creation ops: "ctx")
+        self.dynamic_shape = dynamic_shape  # output shape depends on values (boolean_mask, unique)
+        self._attr_cache = {}
+
+    # ---- structure -------------------------------------------------------------------------
+    @property
+    def differentiable(self):
+        return self.grad is not None
+
+    def input_names(self, a):
+        """Input names for parsed attributes ``a`` (``arg0..`` for variadic ops)."""
+        if self.variadic:
+            return tuple(f"arg{i}" for i in range(a["num_args"]))
+        return self.inputs(a) if callable(self.inputs) else self.inputs
+
+    def aux_names(self, a):
+        return tuple(n for n in self.input_names(a) if n in self.aux)
+
+    def n_outputs(self, a):
+        return self.num_outputs(a) if callable(self.num_outputs) else self.num_outputs
+
+    def n_visible(self, a):
+        return self.num_visible(a) if callable(self.num_visible) else self.num_visible
+
+    def output_names(self, a):
+        """Names of the visible outputs (``output``, ``output0``.., or op-specific names)."""
+        if self._output_names is not None:
+            return tuple(self._output_names(a) if callable(self._output_names) else self._output_names)
+        n = self.n_visible(a)
+        return ("output",) if n == 1 else tuple(f"output{i}" for i in range(n))
+
+    # ---- attributes ------------------------------------------------------------------------
+    def parse_attrs(self, kwargs):
+        """All attributes as Python values, defaults filled in; a clear error for unknown or missing
+        ones. Results are cached by the (hashable) keyword values, so repeated calls cost a lookup."""
+        try:
+            key = tuple(kwargs.items())
+            cached = self._attr_cache.get(key)
+            if cached is not None:
+                return cached
+        except TypeError:  # an unhashable value (a list): parse without caching
+            key = None
+        parsed = {}
+        schema = self.attrs
+        for k, v in kwargs.items():
+            spec = schema.get(k)
+            if spec is None:
+                if k.startswith("__") and k.endswith("__"):
+                    continue  # hidden MXNet keys (__layout__, __lr_mult__, ...) are not op attributes
+                raise MXNetError(f"{self.name}: unknown attribute '{k}'; valid attributes are: "
+                                 f"{', '.join(schema) or '(none)'}")
+            parsed[k] = spec.parse(v, self.name, k)
+        for k, spec in schema.items():
+            if k not in parsed:
+                if spec.default is REQUIRED:
+                    raise MXNetError(f"{self.name}: required attribute '{k}' ({spec.describe()}) is missing")
+                parsed[k] = spec.default
+        if key is not None and len(self._attr_cache) < 4096:
+            self._attr_cache[key] = parsed
+        return parsed
+
+    def format_attrs(self, kwargs):
+        """MXNet attribute strings for the explicitly given keywords (what a symbol JSON stores)."""
+        return {k: self.attrs[k].format(v) if k in self.attrs else str(v) for k, v in kwargs.items()}
+
+    # ---- inference -------------------------------------------------------------------------
+    def infer(self, a, in_shapes, in_dtypes):
+        """Output shapes and dtypes (all outputs). ``in_shapes``/``in_dtypes`` are lists that unknown
+        parameter entries may be filled into."""
+        return self.infer_shape(a, in_shapes), self.infer_type(a, in_dtypes)
+
+    def signature_doc(self):
+        lines = [f"{self.name}({', '.join(self.inputs if not callable(self.inputs) else ('...',))}"
+                 f"{', ' if self.attrs else ''}{', '.join(self.attrs)})", ""]
+        if self.doc:
+            lines += [self.doc.strip(), ""]
+        if self.attrs:
+            lines.append("Attributes:")
+            lines += [f"    {k}: {spec.describe()}" + (f" -- {spec.doc}" if spec.doc else "")
+                      for k, spec in self.attrs.items()]
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return f"<OpDef {self.name} family={self.family}>"
+
+
+def _as_tuple(v):
+    if isinstance(v, (tuple, list)):
+        return tuple(v)
+    return (v,) if v else ()
+
+
+def register(op):
+    """Add ``op`` to the registry under its name and aliases; a name may be registered once."""
+    for n in (op.name,) + op.aliases:
+        if n in _ALIASES:
+            raise ValueError(f"operator name {n!r} is registered twice ({_ALIASES[n].name} and {op.name})")
+        _ALIASES[n] = op
+    OPS[op.name] = op
+    return op
+
+
+def find_op(name):
+    """The ``OpDef`` answering to ``name`` (canonical or alias), or ``None``."""
+    return _ALIASES.get(name)
+
+
+def get_op(name):
+    """The ``OpDef`` answering to ``name``; ``MXNetError`` naming close matches if there is none."""
+    op = _ALIASES.get(name)
+    if op is None:
+        import difflib
+        close = difflib.get_close_matches(name, list(_ALIASES), n=5)
+        raise MXNetError(f"unknown operator {name!r}" + (f"; did you mean {', '.join(close)}?" if close else ""))
+    return op
+
+
+def all_ops():
+    """Every registered op (canonical names), in registration order."""
+    return list(OPS.values())
+
+
+def all_names():
+    return dict(_ALIASES)

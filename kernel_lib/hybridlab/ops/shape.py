@@ -1,0 +1,1 @@
+"""shape operators (to be filled)."""

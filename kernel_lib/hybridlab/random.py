@@ -1,0 +1,17 @@
+"""``mx.random``: seeding and sampling. ``seed`` makes every random op reproducible.
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> mx.random.seed(42); a = mx.random.uniform(shape=(3,)).asnumpy()
+    >>> mx.random.seed(42); b = mx.random.uniform(shape=(3,)).asnumpy()
+    >>> bool((a == b).all())
+    True
+"""
+from .ops.context import seed as _seed
+from .ndarray.random_api import *  # noqa: F401,F403
+
+
+def seed(seed_state, ctx="all", device=None):
+    """Seed the random generators of all devices (``ctx="all"``) or of one device."""
+    _seed(seed_state, device or ctx)
