@@ -40,6 +40,7 @@ class Case:
     eps: float = 1e-6
     gpu_check: object = None         # random ops on GPU: check(out_numpy, *inputs) instead of ref
     check_outputs: object = None     # which visible outputs to compare (default all)
+    grad_rule: object = None         # loss layers: rule(*inputs, heads, **attrs) -> expected input grads
 
     @property
     def id(self):
@@ -75,7 +76,7 @@ def run_op(case, device, inputs, record=False, grad_vars=()):
         mx.random.seed(case.seed)
     scope = mx.autograd.record(train_mode=case.train) if record else (
         mx.autograd.train_mode() if case.train else mx.autograd.predict_mode())
-    with scope:
+    with scope, device:   # the device context places ops without inputs (creation, random)
         outs = _as_list(invoke(op, arrays, dict(case.attrs)))
     return arrays, outs
 
@@ -132,6 +133,13 @@ def check_gradient(case, device):
     float_outs = [(o, h) for o, h in zip(outs, heads) if h is not None]
     mx.autograd.backward([o for o, _ in float_outs],
                          [mx.nd.array(h, device=device, dtype=o.dtype) for o, h in float_outs])
+    if case.grad_rule is not None:   # the backward of a loss layer is a rule, not d(forward)
+        expected = case.grad_rule(*[x.copy() for x in inputs], heads, **case.attrs)
+        for i in wrt:
+            want = np.zeros_like(inputs[i]) if expected[i] is None else expected[i]
+            np.testing.assert_allclose(arrays[i].grad.asnumpy(), want, rtol=case.grad_rtol,
+                                       atol=case.grad_atol, err_msg=f"{case.id}: gradient rule, input {i}")
+        return
 
     def objective(xs):
         _, o = run_op(case, device, xs)

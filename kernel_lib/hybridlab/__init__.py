@@ -23,5 +23,8 @@ from . import ndarray as nd  # noqa: F401
 from . import numpy as np  # noqa: F401
 from . import numpy_extension as npx  # noqa: F401
 from . import random  # noqa: F401
+from .ndarray.fluent import attach as _attach_fluent
+
+_attach_fluent(nd, np)
 
 __version__ = "0.1.0"

@@ -1,6 +1,8 @@
 """Imperative op dispatch: parse attributes (cached), check shapes by the op's own inference,
 compute with the device's array module, wrap the outputs, and record a tape node when autograd
 needs one. This is the hot path of every imperative call: keep it lean."""
+from numpy import asarray as _asarray, generic as _generic, ndarray as _ndarray
+
 from .. import autograd
 from ..base import MXNetError
 from ..device import current_device
@@ -25,7 +27,7 @@ def invoke(op, inputs, attrs, out=None, np_style=None):
     device = a[op.device_attr] if op.device_attr else None
     first = None
     for x in inputs:
-        if isinstance(x, NDArray):
+        if x.__class__ is NDArray:
             first = x
             break
     if device is None:
@@ -34,16 +36,17 @@ def invoke(op, inputs, attrs, out=None, np_style=None):
         np_style = first._np if first is not None else False
     arrays = []
     for x in inputs:
-        if not isinstance(x, NDArray):
+        if x.__class__ is not NDArray:
             if x is None:
                 raise MXNetError(f"{op.name}: an input is None (inputs are {', '.join(op.input_names(a))})")
             x = _as_array(x, first) if first is not None else NDArray(x, device)
-        elif x._device != device and op.device_attr is None:
+        elif x._device is not device and x._device != device and op.device_attr is None:
             raise MXNetError(f"{op.name}: all inputs must be on one device: expected {device}, got an "
                              f"input on {x._device}")
         arrays.append(x)
-    names = op.input_names(a)
-    if len(arrays) != len(names):
+    n_expected = op.n_inputs if op.n_inputs is not None else len(op.input_names(a))
+    if len(arrays) != n_expected:
+        names = op.input_names(a)
         raise MXNetError(f"{op.name}: expected {len(names)} inputs ({', '.join(names) or 'none'}), "
                          f"got {len(arrays)}")
     datas = [x._data for x in arrays]
@@ -55,7 +58,8 @@ def invoke(op, inputs, attrs, out=None, np_style=None):
     if type(res) is not tuple:
         res = (res,)
     nvis = op.n_visible(a)
-    outs = [NDArray._wrap(r, device, np_style) for r in res[:nvis]]
+    outs = [NDArray._wrap(r if type(r) is _ndarray or not isinstance(r, _generic) else _asarray(r), device, np_style)
+            for r in res[:nvis]]
     if op.grad is not None and autograd.needs_record(arrays):
         node = autograd.TapeNode(op, a, arrays, res, device)
         for i, o in enumerate(outs):

@@ -35,8 +35,6 @@ def make_function(op, ns=None, np_style=False):
     def fn(*args, out=None, name=None, **kwargs):
         if rename:
             kwargs = {rename.get(k, k): v for k, v in kwargs.items()}
-        if defaults:
-            kwargs = {**defaults, **kwargs}
         if variadic:
             if packed:
                 if not args:
@@ -49,17 +47,18 @@ def make_function(op, ns=None, np_style=False):
                 inputs, extra = list(args[:n_in]), args[n_in:]
             kwargs.setdefault("num_args", len(inputs))
         else:
-            n_in = 0
-            while n_in < min(len(args), n_possible) and (n_in == 0 or _is_input_like(args[n_in])):
+            n_in, limit = 0, min(len(args), n_possible)
+            while n_in < limit and (n_in == 0 or _is_input_like(args[n_in])):
                 n_in += 1
             inputs, extra = list(args[:n_in]), args[n_in:]
-            for i, input_name in enumerate(possible):
-                if input_name in kwargs:
-                    value = kwargs.pop(input_name)
-                    while len(inputs) <= i:
-                        inputs.append(None)
-                    inputs[i] = value
-            inputs = [x for x in inputs if x is not None]
+            if kwargs:
+                for i, input_name in enumerate(possible):
+                    if input_name in kwargs:
+                        value = kwargs.pop(input_name)
+                        while len(inputs) <= i:
+                            inputs.append(None)
+                        inputs[i] = value
+                inputs = [x for x in inputs if x is not None]
         if extra:
             if len(extra) > len(positional_attrs):
                 raise MXNetError(f"{ns.name}: too many positional arguments ({len(args)})")
@@ -67,6 +66,9 @@ def make_function(op, ns=None, np_style=False):
                 if k in kwargs:
                     raise MXNetError(f"{ns.name}: attribute '{k}' given twice")
                 kwargs[k] = v
+        if defaults:
+            for k, v in defaults.items():
+                kwargs.setdefault(k, v)
         return invoke(op, inputs, kwargs, out, np_style)
 
     fn.__name__ = ns.name
@@ -111,7 +113,7 @@ def _default_repr(spec):
 
 def _is_input_like(x):
     """Arrays and numbers are inputs; tuples, strings and dtypes given positionally are attributes."""
-    return x is None or isinstance(x, (NDArray, int, float, complex)) or hasattr(x, "__array_interface__") \
+    return x.__class__ is NDArray or x is None or isinstance(x, (NDArray, int, float, complex)) or hasattr(x, "__array_interface__") \
         or hasattr(x, "__cuda_array_interface__")
 
 

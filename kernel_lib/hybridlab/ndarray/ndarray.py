@@ -275,10 +275,10 @@ class NDArray:
         return _binary(self, other, "broadcast_mul", "_mul_scalar")
 
     def __truediv__(self, other):
-        return _binary(self, other, "broadcast_div", "_div_scalar")
+        return _binary(self, other, "broadcast_div", "_div_scalar", np_op="_npi_true_divide")
 
     def __rtruediv__(self, other):
-        return _binary(self, other, "broadcast_div", "_rdiv_scalar", reflected=True)
+        return _binary(self, other, "broadcast_div", "_rdiv_scalar", reflected=True, np_op="_npi_true_divide")
 
     def __floordiv__(self, other):
         return _call("floor", _binary(self, other, "broadcast_div", "_div_scalar"))
@@ -311,22 +311,22 @@ class NDArray:
         return _call("abs", self)
 
     def __eq__(self, other):
-        return _binary(self, other, "broadcast_equal", "_equal_scalar")
+        return _binary(self, other, "broadcast_equal", "_equal_scalar", np_op="_npi_equal")
 
     def __ne__(self, other):
-        return _binary(self, other, "broadcast_not_equal", "_not_equal_scalar")
+        return _binary(self, other, "broadcast_not_equal", "_not_equal_scalar", np_op="_npi_not_equal")
 
     def __gt__(self, other):
-        return _binary(self, other, "broadcast_greater", "_greater_scalar")
+        return _binary(self, other, "broadcast_greater", "_greater_scalar", np_op="_npi_greater")
 
     def __ge__(self, other):
-        return _binary(self, other, "broadcast_greater_equal", "_greater_equal_scalar")
+        return _binary(self, other, "broadcast_greater_equal", "_greater_equal_scalar", np_op="_npi_greater_equal")
 
     def __lt__(self, other):
-        return _binary(self, other, "broadcast_lesser", "_lesser_scalar")
+        return _binary(self, other, "broadcast_lesser", "_lesser_scalar", np_op="_npi_less")
 
     def __le__(self, other):
-        return _binary(self, other, "broadcast_lesser_equal", "_lesser_equal_scalar")
+        return _binary(self, other, "broadcast_lesser_equal", "_lesser_equal_scalar", np_op="_npi_less_equal")
 
     __hash__ = object.__hash__
 
@@ -373,7 +373,7 @@ class NDArray:
         if _tracing_placeholder(self):
             return f"<NDArray {self.shape} {self.dtype} (no value while tracing)>"
         if self._np:
-            text = repr(self.asnumpy())
+            text = repr(self.asnumpy()).replace(", dtype=float32)", ")")  # float32 is mx.np's default
             if self._device != current_device() or self._device.is_gpu:
                 text = text[:-1] + f", device={self._device})"
             return text
@@ -408,12 +408,24 @@ def _as_array(value, like):
     if isinstance(value, NDArray):
         return value
     data = np.asarray(value)
-    if data.dtype == np.float64 and not isinstance(value, np.ndarray):
-        data = data.astype(like.dtype if like.dtype.kind == "f" else np.float32)
+    if not isinstance(value, np.ndarray):
+        # Python scalars and lists are "weak": they take the array's dtype unless they need a float
+        if data.dtype.kind == "f":
+            data = data.astype(like.dtype if like.dtype.kind == "f" else np.float32)
+        elif data.dtype.kind in "iub" and like.dtype.kind in "iubf":
+            data = data.astype(like.dtype)
     return NDArray._wrap(like._device.put(data), like._device, like._np)
 
 
-def _binary(lhs, rhs, array_op, scalar_op, reflected=False):
+def _binary(lhs, rhs, array_op, scalar_op, reflected=False, np_op=None):
+    """``lhs <op> rhs``: the broadcast op for arrays, the ``_*_scalar`` op for scalars. ``mx.np`` arrays
+    use ``np_op`` where NumPy's result differs (bool comparisons, true division of integers)."""
+    if np_op is not None and lhs._np:
+        if not isinstance(rhs, NDArray):
+            if not isinstance(rhs, (int, float, bool, np.number, np.ndarray, list, tuple)):
+                return NotImplemented
+            rhs = _as_array(rhs, lhs)
+        return _call(np_op, rhs, lhs) if reflected else _call(np_op, lhs, rhs)
     if isinstance(rhs, NDArray):
         return _call(array_op, rhs, lhs) if reflected else _call(array_op, lhs, rhs)
     if isinstance(rhs, (int, float, bool, np.number)):

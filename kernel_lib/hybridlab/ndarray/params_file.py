@@ -1,10 +1,394 @@
-"""(to be filled by the params-file work)"""
-__all__ = ["save", "load"]
+"""MXNet's binary NDArray list files (``.params``): ``mx.nd.save`` / ``mx.nd.load`` and
+``mx.npx.save`` / ``mx.npx.load``. No pickle: the format is read and written field by field.
+
+Layout (little-endian; FORMATS.md section 2)::
+
+    uint64 0x112 | uint64 0 | uint64 N | N records | uint64 K (0: a list, N: a dict) | K (uint64 len, UTF-8)
+
+* Records are written as V2 (``0xF993FAC9``, MXNet 1.x ``nd.save``), or V3 (``0xF993FACA``,
+  ``npx.save``: NumPy shape semantics, 0-d and zero-size arrays) when any array is an ``mx.np``
+  array, 0-d or zero-size. A record holds storage type, shape (int32 ndim + int64 dims), device
+  tag, dtype flag and the raw C-order data.
+* Reading also accepts V1 (``0xF993FAC8``) and pre-V1 records (the first uint32 is the ndim, the
+  dims are uint32), and sparse records (row_sparse, csr), which are **densified** on load (a re-save
+  writes them dense). Arrays load onto the device their tag names: GPU-tagged arrays go to that GPU
+  when it exists, else to cpu(0). Empty ("none") records load as ``None``.
+* Loading a V2/V3 file and saving it again reproduces the file byte for byte.
+* Writes are atomic (a temporary file in the same directory, then ``os.replace``); a truncated or
+  corrupted file raises ``MXNetError`` naming the file, the record and what was expected vs got,
+  and nothing is returned.
+
+Example::
+
+    >>> import os, tempfile, hybridlab as mx
+    >>> path = os.path.join(tempfile.mkdtemp(), "w.params")
+    >>> mx.nd.save(path, {"arg:w": mx.nd.ones((2, 3)), "aux:m": mx.nd.zeros((3,))})
+    >>> {k: v.shape for k, v in mx.nd.load(path).items()}
+    {'arg:w': (2, 3), 'aux:m': (3,)}
+"""
+import os
+import stat
+import struct
+import tempfile
+
+import numpy as np
+
+from ..base import MXNetError, dtype_flag, dtype_from_flag
+from ..device import Device, cpu, num_gpus
+from .ndarray import NDArray
+
+__all__ = ["save", "load", "load_frombuffer", "npx_save", "npx_load", "dumps", "loads"]
+
+LIST_MAGIC = 0x112
+V1_MAGIC, V2_MAGIC, V3_MAGIC = 0xF993FAC8, 0xF993FAC9, 0xF993FACA
+_STYPES = {0: ("default", 0), 1: ("row_sparse", 1), 2: ("csr", 2)}   # stype -> (name, number of aux arrays)
+_DEV_NAMES = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
+_MAX_LEGACY_NDIM = 32
 
 
-def save(fname, data):
-    raise NotImplementedError
+class _SaveTypeError(MXNetError, TypeError):
+    """Bad ``data`` argument to save (a TypeError in MXNet, an MXNetError here: both catch it)."""
+
+
+class _FileNotFound(MXNetError, FileNotFoundError):
+    """The file to load does not exist."""
+
+
+# ---------------------------------------------------------------------------------------------------
+# reading
+# ---------------------------------------------------------------------------------------------------
+class _Reader:
+    """A cursor over the file bytes; every read checks the bytes are there first."""
+
+    def __init__(self, buf, fname):
+        self.buf = memoryview(buf)
+        self.pos = 0
+        self.fname = fname
+        self.where = "file header"
+
+    def error(self, msg):
+        return MXNetError(f"cannot load NDArray file {self.fname!r}: {self.where}: {msg}")
+
+    def need(self, n, what):
+        left = len(self.buf) - self.pos
+        if n > left:
+            raise self.error(f"truncated {what}: expected {n} bytes at offset {self.pos}, got {left} "
+                             f"(the file ends at byte {len(self.buf)})")
+
+    def unpack(self, fmt, what):
+        size = struct.calcsize(fmt)
+        self.need(size, what)
+        out = struct.unpack_from(fmt, self.buf, self.pos)
+        self.pos += size
+        return out if len(out) > 1 else out[0]
+
+    def array(self, dtype, count, what):
+        nbytes = dtype.itemsize * count
+        self.need(nbytes, what)
+        out = np.frombuffer(self.buf, dtype=dtype.newbyteorder("<"), count=count, offset=self.pos)
+        self.pos += nbytes
+        return out.astype(dtype)  # a native-order copy that does not hold on to the file bytes
+
+    def shape(self, magic, what):
+        """A shape: int32 ndim + int64 dims (V1-V3), or the legacy ndim (the magic) + uint32 dims."""
+        if magic in (V1_MAGIC, V2_MAGIC, V3_MAGIC):
+            ndim = self.unpack("<i", f"{what} ndim")
+            if ndim < -1:
+                raise self.error(f"{what}: expected ndim >= -1, got {ndim}")
+            if ndim == -1:
+                return None  # unknown shape
+            self.need(8 * ndim, f"{what} ({ndim} dims)")
+            dims = self.unpack(f"<{ndim}q", f"{what} dims") if ndim else ()
+        else:
+            ndim = magic
+            self.need(4 * ndim, f"legacy {what} ({ndim} dims)")
+            dims = self.unpack(f"<{ndim}I", f"{what} dims") if ndim else ()
+        dims = (dims,) if isinstance(dims, int) else tuple(dims)
+        if any(d < -1 for d in dims):
+            raise self.error(f"{what}: expected dimensions >= -1, got {dims}")
+        return dims
+
+    def type_flag(self, what):
+        flag = self.unpack("<i", what)
+        try:
+            return dtype_from_flag(flag)
+        except MXNetError as err:
+            raise self.error(f"{what}: {err}") from None
+
+
+def _placement(dev_type, dev_id, rd):
+    if dev_type not in _DEV_NAMES:
+        raise rd.error(f"device type: expected one of {sorted(_DEV_NAMES)} (cpu, gpu, cpu_pinned, "
+                       f"cpu_shared), got {dev_type}")
+    if dev_id < 0:
+        raise rd.error(f"device id: expected >= 0, got {dev_id}")
+    if dev_type == 2:
+        return Device("gpu", dev_id) if dev_id < num_gpus() else cpu(0)
+    return Device(_DEV_NAMES[dev_type], dev_id)
+
+
+def _read_record(rd):
+    """One NDArray record -> (numpy array or None, Device or None, magic)."""
+    magic = rd.unpack("<I", "record magic")
+    if magic not in (V2_MAGIC, V3_MAGIC):
+        if magic != V1_MAGIC and magic > _MAX_LEGACY_NDIM:
+            raise rd.error(f"expected an NDArray record magic (0x{V2_MAGIC:X} V2, 0x{V3_MAGIC:X} V3, "
+                           f"0x{V1_MAGIC:X} V1, or a legacy ndim <= {_MAX_LEGACY_NDIM}), got 0x{magic:X}")
+        return _read_legacy(rd, magic)
+    stype = rd.unpack("<i", "storage type")
+    if stype not in _STYPES:
+        raise rd.error(f"storage type: expected 0 (default), 1 (row_sparse) or 2 (csr), got {stype}")
+    stype_name, n_aux = _STYPES[stype]
+    sshape = rd.shape(magic, "storage shape") if n_aux else None
+    shape = rd.shape(magic, "shape")
+    if shape is None or (magic == V2_MAGIC and len(shape) == 0) or -1 in shape:
+        return None, None, magic    # a "none" array: the record ends here
+    dev_type, dev_id = rd.unpack("<ii", "device tag")
+    device = _placement(dev_type, dev_id, rd)
+    dtype = rd.type_flag("type flag")
+    if not n_aux:
+        data = rd.array(dtype, _size(shape), f"data of shape {shape} {dtype.name}")
+        return data.reshape(shape), device, magic
+    if sshape is None or -1 in sshape:
+        raise rd.error(f"{stype_name} storage shape: expected a known shape, got {sshape}")
+    aux = []
+    for i in range(n_aux):
+        aux_dtype = rd.type_flag(f"aux {i} type flag")
+        aux.append((aux_dtype, rd.shape(magic, f"aux {i} shape")))
+    values = rd.array(dtype, _size(sshape), f"{stype_name} values of shape {sshape}").reshape(sshape)
+    aux_data = []
+    for i, (aux_dtype, aux_shape) in enumerate(aux):
+        if aux_shape is None or aux_dtype.kind not in "iu":
+            raise rd.error(f"aux {i}: expected an integer index array of known shape, got "
+                           f"{aux_dtype.name} {aux_shape}")
+        aux_data.append(rd.array(aux_dtype, _size(aux_shape), f"aux {i} data").reshape(aux_shape))
+    return _densify(stype_name, shape, values, aux_data, rd), device, magic
+
+
+def _read_legacy(rd, magic):
+    """V1 and pre-V1 records: shape, device tag, type flag, data (no storage type)."""
+    shape = rd.shape(magic, "shape")
+    if not shape:
+        return None, None, magic
+    dev_type, dev_id = rd.unpack("<ii", "device tag")
+    device = _placement(dev_type, dev_id, rd)
+    dtype = rd.type_flag("type flag")
+    data = rd.array(dtype, _size(shape), f"data of shape {shape} {dtype.name}")
+    return data.reshape(shape), device, magic
+
+
+def _size(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _densify(stype, shape, values, aux, rd):
+    dense = np.zeros(shape, dtype=values.dtype)
+    if stype == "row_sparse":
+        (idx,) = aux
+        if values.shape[1:] != tuple(shape[1:]) or idx.shape != values.shape[:1]:
+            raise rd.error(f"row_sparse: expected values of shape (nnr,{shape[1:]}) with nnr indices, got "
+                           f"values {values.shape} and indices {idx.shape}")
+        if idx.size and (idx.min() < 0 or idx.max() >= shape[0]):
+            raise rd.error(f"row_sparse: expected row indices in [0, {shape[0]}), got {idx.min()}..{idx.max()}")
+        dense[idx] = values
+        return dense
+    indptr, idx = aux
+    if len(shape) != 2 or indptr.shape != (shape[0] + 1,) or idx.shape != values.shape or values.ndim != 1:
+        raise rd.error(f"csr: expected a 2-D shape, indptr of {shape[0] + 1 if shape else '?'} entries and one "
+                       f"index per value, got shape {shape}, indptr {indptr.shape}, indices {idx.shape}, "
+                       f"values {values.shape}")
+    if indptr[0] != 0 or indptr[-1] != values.size or (np.diff(indptr) < 0).any():
+        raise rd.error(f"csr: expected indptr rising from 0 to {values.size}, got {indptr.tolist()[:8]}...")
+    if idx.size and (idx.min() < 0 or idx.max() >= shape[1]):
+        raise rd.error(f"csr: expected column indices in [0, {shape[1]}), got {idx.min()}..{idx.max()}")
+    rows = np.repeat(np.arange(shape[0]), np.diff(indptr))
+    dense[rows, idx] = values
+    return dense
+
+
+def loads(buf, fname="<bytes>", np_style=None):
+    """Parse the bytes of an NDArray list file: a list, or a dict when the file has names."""
+    rd = _Reader(buf, fname)
+    magic, _reserved, count = rd.unpack("<QQQ", "file header")
+    if magic != LIST_MAGIC:
+        raise rd.error(f"expected the NDArray list magic 0x{LIST_MAGIC:X}, got 0x{magic:X} "
+                       "(not an MXNet NDArray file, or a corrupted one)")
+    arrays = []
+    for i in range(count):
+        rd.where = f"record {i} of {count}"
+        data, device, rec_magic = _read_record(rd)
+        if data is None:
+            arrays.append(None)
+            continue
+        style = (rec_magic == V3_MAGIC) if np_style is None else np_style
+        arrays.append(NDArray._wrap(device.put(data), device, style))
+    rd.where = "names"
+    n_keys = rd.unpack("<Q", "number of names")
+    if n_keys not in (0, count):
+        raise rd.error(f"expected 0 names (a list) or {count} (one per array), got {n_keys}")
+    keys = []
+    for i in range(n_keys):
+        rd.where = f"name {i} of {n_keys}"
+        length = rd.unpack("<Q", "name length")
+        rd.need(length, f"name ({length} bytes)")
+        raw = bytes(rd.buf[rd.pos:rd.pos + length])
+        rd.pos += length
+        try:
+            keys.append(raw.decode("utf-8"))
+        except UnicodeDecodeError as err:
+            raise rd.error(f"expected a UTF-8 name, got {raw[:40]!r} ({err.reason})") from None
+    if n_keys == 0:
+        return arrays
+    return dict(zip(keys, arrays))
+
+
+def _read_file(fname):
+    path = os.fspath(fname)
+    try:
+        with open(path, "rb") as f:
+            return f.read(), path
+    except FileNotFoundError:
+        raise _FileNotFound(2, f"cannot load NDArray file {path!r}: no such file") from None
+    except OSError as err:
+        raise MXNetError(f"cannot load NDArray file {path!r}: {err.strerror or err}") from None
 
 
 def load(fname):
-    raise NotImplementedError
+    """Load arrays saved by ``mx.nd.save`` / ``npx.save`` (or by MXNet): a list of NDArrays, or a
+    dict name -> NDArray when the file stores names. V3 records load as ``mx.np`` arrays."""
+    buf, path = _read_file(fname)
+    return loads(buf, path)
+
+
+def load_frombuffer(buf):
+    """``load`` from the bytes of a file (MXNet's ``mx.nd.load_frombuffer``)."""
+    return loads(buf, "<buffer>")
+
+
+def npx_load(file):
+    """``mx.npx.load``: like ``load`` but every array is an ``mx.np`` array."""
+    buf, path = _read_file(file)
+    return loads(buf, path, np_style=True)
+
+
+# ---------------------------------------------------------------------------------------------------
+# writing
+# ---------------------------------------------------------------------------------------------------
+def _normalize(data, fn):
+    if isinstance(data, NDArray):
+        return [], [data]
+    if isinstance(data, dict):
+        for k, v in data.items():
+            if not isinstance(k, str) or not (v is None or isinstance(v, NDArray)):
+                raise _SaveTypeError(f"{fn}: expected a dict str -> NDArray, got a {type(k).__name__} key "
+                                     f"with a {type(v).__name__} value")
+        return list(data.keys()), list(data.values())
+    if isinstance(data, (list, tuple)):
+        for i, v in enumerate(data):
+            if not (v is None or isinstance(v, NDArray)):
+                raise _SaveTypeError(f"{fn}: expected a list of NDArrays, got a {type(v).__name__} at index {i}"
+                                     + (" (convert it with mx.nd.array)" if isinstance(v, np.ndarray) else ""))
+        return [], list(data)
+    raise _SaveTypeError(f"{fn}: expected an NDArray, a list of NDArrays or a dict str -> NDArray, got "
+                         f"{type(data).__name__}")
+
+
+def _needs_v3(arr):
+    return arr._np or arr.ndim == 0 or 0 in arr.shape
+
+
+def _pieces(keys, arrays, v3):
+    """The file as a sequence of byte chunks (data chunks are uint8 views, not copies)."""
+    magic = V3_MAGIC if v3 else V2_MAGIC
+    yield struct.pack("<QQQ", LIST_MAGIC, 0, len(arrays))
+    for arr in arrays:
+        if arr is None:
+            yield struct.pack("<IIi", magic, 0, -1 if v3 else 0)
+            continue
+        host = np.asarray(arr.asnumpy(), order="C")  # (ascontiguousarray would make 0-d arrays 1-d)
+        flag = dtype_flag(host.dtype)
+        shape = host.shape
+        yield struct.pack(f"<Iii{len(shape)}q", magic, 0, len(shape), *shape)
+        yield struct.pack("<iii", arr.device.device_typeid, arr.device.device_id, flag)
+        if host.dtype.byteorder == ">":
+            host = host.astype(host.dtype.newbyteorder("<"))
+        yield host.reshape(-1).view(np.uint8)
+    yield struct.pack("<Q", len(keys))
+    for k in keys:
+        raw = k.encode("utf-8")
+        yield struct.pack("<Q", len(raw))
+        yield raw
+
+
+def dumps(data, v3=None):
+    """The bytes ``save`` would write (``v3=None``: V3 only where V2 cannot hold the arrays)."""
+    keys, arrays = _normalize(data, "dumps")
+    if v3 is None:
+        v3 = any(a is not None and _needs_v3(a) for a in arrays)
+    return b"".join(bytes(p) for p in _pieces(keys, arrays, v3))
+
+
+def _umask():
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _write_atomic(fname, pieces):
+    path = os.fspath(fname)
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mode = 0o666 & ~_umask()
+    try:
+        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    except OSError as err:
+        raise MXNetError(f"cannot save NDArray file {path!r}: {err.strerror or err}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            for piece in pieces:
+                f.write(piece)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException as err:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(err, OSError):
+            raise MXNetError(f"cannot save NDArray file {path!r}: {err.strerror or err}") from None
+        raise
+
+
+def save(fname, data):
+    """Save an NDArray, a list of NDArrays or a dict str -> NDArray in MXNet's binary format
+    (V2 records, as MXNet 1.x ``mx.nd.save``; V3 when an array is an ``mx.np`` array, 0-d or
+    zero-size). The write is atomic: readers see the old file or the complete new one."""
+    keys, arrays = _normalize(data, "save")
+    v3 = any(a is not None and _needs_v3(a) for a in arrays)
+    for a in arrays:
+        if a is not None:
+            dtype_flag(a.dtype)  # an unsupported dtype fails before anything is written
+    _write_atomic(fname, _pieces(keys, arrays, v3))
+
+
+def npx_save(file, arr):
+    """``mx.npx.save``: V3 records (NumPy shape semantics: 0-d and zero-size arrays allowed)."""
+    keys, arrays = _normalize(arr, "npx.save")
+    for a in arrays:
+        if a is not None:
+            dtype_flag(a.dtype)
+    _write_atomic(file, _pieces(keys, arrays, True))

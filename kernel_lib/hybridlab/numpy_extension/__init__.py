@@ -12,7 +12,7 @@ from .. import ops as _ops  # noqa: F401
 
 _populate(globals(), "npx", np_style=True)
 
-from ..ndarray.params_file import save, load  # noqa: E402,F401
+from ..ndarray.params_file import npx_save as save, npx_load as load  # noqa: E402,F401
 
 _np_mode = {"array": True, "shape": True}
 

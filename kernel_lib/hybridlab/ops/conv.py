@@ -1,1 +1,428 @@
-"""conv operators (to be filled)."""
+"""Convolution family: ``Convolution``, ``Deconvolution`` (1-D, 2-D and 3-D; strided, padded,
+dilated, grouped and depthwise; channel-first layouts and NHWC/NDHWC) and the internal
+``_backward_Convolution_weight``.
+
+Compute is im2col: the padded input is viewed as sliding windows with ``as_strided`` (no copy),
+copied once into a column matrix and multiplied with the weights by one batched ``matmul`` over the
+groups. Deconvolution multiplies first and scatters the columns back (col2im: one strided add per
+kernel position). Gradients are registered ops, so they can be recorded again: Convolution's data
+gradient is a Deconvolution of the output gradient with the same weight, Deconvolution's is a
+Convolution, and both weight gradients are ``_backward_Convolution_weight``, whose own gradient is
+again a Convolution and a Deconvolution.
+
+Example::
+
+    >>> import numpy as np
+    >>> import hybridlab as mx
+    >>> x, w = mx.nd.array(np.ones((1, 1, 4, 4))), mx.nd.array(np.ones((2, 1, 3, 3)))
+    >>> mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=2, no_bias=True).asnumpy().ravel().tolist()
+    [9.0, 9.0, 9.0, 9.0, 9.0, 9.0, 9.0, 9.0]
+"""
+import itertools
+
+from ..base import MXNetError
+from .attrs import Attr
+from .infer import InferError, merge_shape, prod
+from .registry import NsName, OpDef, register
+
+__all__ = ["conv_params", "channel_last", "split_shape", "join_shape", "layout_pattern", "shape_pattern",
+           "to_cf", "from_cf", "pad_spatial", "windows", "kernel_slices"]
+
+_DEFAULT_LAYOUT = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
+_CONV_LAYOUTS = ("NCW", "NCHW", "NCDHW", "NHWC", "NDHWC")
+
+
+# ---- geometry shared with pool.py --------------------------------------------------------------
+def conv_params(a, name, keys=("stride", "dilate", "pad")):
+    """``(nd, kernel, stride, dilate, pad)`` with MXNet's defaults for empty tuples (stride and
+    dilate 1, pad 0); an error when a tuple's length differs from the kernel's."""
+    kernel = a["kernel"]
+    nd = len(kernel)
+    if nd not in (1, 2, 3):
+        raise MXNetError(f"{name}: kernel expected 1, 2 or 3 dimensions, got {kernel}")
+    if any(k <= 0 for k in kernel):
+        raise MXNetError(f"{name}: kernel expected positive sizes, got {kernel}")
+    out = [nd, kernel]
+    for key in keys:
+        default = 0 if key == "pad" else 1
+        value = a[key] or (default,) * nd
+        if len(value) != nd:
+            raise MXNetError(f"{name}: {key} expected {nd} values (like kernel {kernel}), got {value}")
+        if key != "pad" and any(v <= 0 for v in value):
+            raise MXNetError(f"{name}: {key} expected positive values, got {value}")
+        out.append(value)
+    return out
+
+
+def channel_last(a, nd, name):
+    """True for NWC/NHWC/NDHWC; an error when the layout does not fit an ``nd``-D kernel."""
+    layout = a["layout"] or _DEFAULT_LAYOUT[nd]
+    if len(layout) != nd + 2:
+        raise MXNetError(f"{name}: layout expected a {nd + 2}-D layout such as {_DEFAULT_LAYOUT[nd]!r} "
+                         f"for {nd}-D data, got {layout!r}")
+    return layout[-1] == "C"
+
+
+def split_shape(shape, cl):
+    """``(batch, channels, spatial)`` of a data shape in a channel-first or channel-last layout."""
+    if cl:
+        return shape[0], shape[-1], tuple(shape[1:-1])
+    return shape[0], shape[1], tuple(shape[2:])
+
+
+def join_shape(n, c, spatial, cl):
+    return (n,) + tuple(spatial) + (c,) if cl else (n, c) + tuple(spatial)
+
+
+def layout_pattern(nd, cl):
+    """``"(N, C, H, W)"``-style text of the data shape an ``nd``-D op expects (for error messages)."""
+    sp = list({1: "W", 2: "HW", 3: "DHW"}[nd])
+    return "(" + ", ".join(["N"] + sp + ["C"] if cl else ["N", "C"] + sp) + ")"
+
+
+def shape_pattern(shape, cl, spatial_min=None, channels=None):
+    """``shape`` as text with the failing entries replaced: ``spatial_min`` {dim: least size} and
+    ``channels`` (a text for the channel entry), e.g. ``"(1, 2, >=7, 5)"``."""
+    n, c, sp = split_shape(shape, cl)
+    spatial_min = spatial_min or {}
+    sp = [f">={spatial_min[i]}" if i in spatial_min else str(v) for i, v in enumerate(sp)]
+    c = channels or str(c)
+    return "(" + ", ".join([str(n)] + sp + [c] if cl else [str(n), c] + sp) + ")"
+
+
+def to_cf(xp, x, cl):
+    """A channel-first view of ``x`` (weights too: their channel axis moves from last to 1)."""
+    return xp.moveaxis(x, -1, 1) if cl else x
+
+
+def from_cf(xp, y, cl):
+    return xp.ascontiguousarray(xp.moveaxis(y, 1, -1)) if cl else y
+
+
+def pad_spatial(xp, x, before, after, value=0):
+    """``x`` (N, C, *spatial) padded with ``value`` (no copy when there is nothing to pad)."""
+    if not any(before) and not any(after):
+        return x
+    return xp.pad(x, [(0, 0), (0, 0)] + list(zip(before, after)), mode="constant", constant_values=value)
+
+
+def windows(xp, x, out_spatial, kernel, stride, dilate):
+    """View of (padded) ``x`` (N, C, *S) as sliding windows (N, C, *out_spatial, *kernel); no copy."""
+    st = x.strides
+    nd = len(kernel)
+    shape = tuple(x.shape[:2]) + tuple(out_spatial) + tuple(kernel)
+    strides = (tuple(st[:2]) + tuple(st[2 + i] * stride[i] for i in range(nd))
+               + tuple(st[2 + i] * dilate[i] for i in range(nd)))
+    return xp.lib.stride_tricks.as_strided(x, shape=shape, strides=strides)
+
+
+def kernel_slices(kernel, stride, dilate, out_spatial):
+    """For every kernel position (row-major): the strided slice of the padded input it touches."""
+    nd = len(kernel)
+    for pos in itertools.product(*(range(k) for k in kernel)):
+        yield pos, (slice(None), slice(None)) + tuple(
+            slice(pos[i] * dilate[i], pos[i] * dilate[i] + stride[i] * (out_spatial[i] - 1) + 1, stride[i])
+            for i in range(nd))
+
+
+def _dilated(kernel, dilate):
+    return tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilate))
+
+
+def _conv_out(spatial, kernel, stride, dilate, pad):
+    return tuple(0 if s == 0 else (s + 2 * p - dk) // st + 1
+                 for s, dk, st, p in zip(spatial, _dilated(kernel, dilate), stride, pad))
+
+
+def _check_groups(name, a, channels, arg, shape, cl):
+    g = a["num_group"]
+    if g <= 0:
+        raise MXNetError(f"{name}: num_group expected a positive integer, got {g}")
+    if a["num_filter"] <= 0 or a["num_filter"] % g:
+        raise MXNetError(f"{name}: num_filter expected a positive multiple of num_group={g}, "
+                         f"got {a['num_filter']}")
+    if channels and channels % g:
+        raise InferError(arg, shape_pattern(shape, cl, channels=f"<a multiple of num_group={g}>"),
+                         tuple(shape), "the channels must split evenly into the groups")
+
+
+# ---- Convolution -------------------------------------------------------------------------------
+def _conv_geometry(a, data_shape, name="Convolution"):
+    """Everything shape inference needs: ``(cl, kernel, stride, dilate, pad, out_spatial)``."""
+    nd, k, s, d, p = conv_params(a, name)
+    cl = channel_last(a, nd, name)
+    if len(data_shape) != nd + 2:
+        raise InferError(0, f"{layout_pattern(nd, cl)} for the {nd}-D kernel {k}", tuple(data_shape))
+    _, _, sp = split_shape(data_shape, cl)
+    need = {i: dk - 2 * p[i] for i, dk in enumerate(_dilated(k, d)) if sp[i] and dk > sp[i] + 2 * p[i]}
+    if need:
+        raise InferError(0, shape_pattern(data_shape, cl, need), tuple(data_shape),
+                         f"the dilated kernel {_dilated(k, d)} exceeds the input padded by {p}")
+    return cl, k, s, d, p, _conv_out(sp, k, s, d, p)
+
+
+def _conv_infer(a, in_shapes):
+    data = in_shapes[0]
+    if data is None:
+        return [None]
+    cl, k, s, d, p, out_sp = _conv_geometry(a, data)
+    n, c, _ = split_shape(data, cl)
+    _check_groups("Convolution", a, c, 0, data, cl)
+    F, g = a["num_filter"], a["num_group"]
+    merge_shape(in_shapes, 1, join_shape(F, c // g, k, cl),
+                "weight is (num_filter, channels / num_group, *kernel) in the data's layout")
+    if not a["no_bias"]:
+        merge_shape(in_shapes, 2, (F,), "bias is (num_filter,)")
+    return [join_shape(n, F, out_sp, cl)]
+
+
+def _im2col(xp, x, g, out_sp, k, s, d, p, order):
+    """Columns of channel-first ``x`` grouped by ``g``. ``order`` "forward": (N, g, C/g*K, P);
+    "weight": (g, C/g*K, N*P), the layout the weight gradient multiplies with."""
+    N, C = x.shape[:2]
+    nd = len(k)
+    win = windows(xp, pad_spatial(xp, x, p, p), out_sp, k, s, d)        # (N, C, *O, *K)
+    win = win.reshape((N, g, C // g) + tuple(win.shape[2:]))              # (N, g, C/g, *O, *K)
+    o_axes = tuple(3 + i for i in range(nd))
+    k_axes = tuple(3 + nd + i for i in range(nd))
+    ck, P = (C // g) * prod(k), prod(out_sp)
+    if order == "forward":
+        return win.transpose((0, 1, 2) + k_axes + o_axes).reshape(N, g, ck, P)
+    return win.transpose((1, 2) + k_axes + (0,) + o_axes).reshape(g, ck, N * P)
+
+
+def _conv_compute(ctx, a, data, weight, bias=None):
+    xp = ctx.xp
+    nd, k, s, d, p = conv_params(a, "Convolution")
+    cl = channel_last(a, nd, "Convolution")
+    x, w = to_cf(xp, data, cl), to_cf(xp, weight, cl)
+    N, C = x.shape[:2]
+    F, g = a["num_filter"], a["num_group"]
+    out_sp = _conv_out(x.shape[2:], k, s, d, p)
+    cols = _im2col(xp, x, g, out_sp, k, s, d, p, "forward")             # (N, g, C/g*K, P)
+    out = xp.matmul(w.reshape(g, F // g, -1), cols)                      # (N, g, F/g, P)
+    out = out.reshape((N, F) + out_sp)
+    if bias is not None:
+        out += bias.reshape((1, F) + (1,) * nd)
+    return from_cf(xp, out, cl)
+
+
+def _bias_axes(nd, cl):
+    return (0,) + tuple(range(1, nd + 1)) if cl else (0,) + tuple(range(2, nd + 2))
+
+
+def _common(a, pad):
+    return dict(kernel=a["kernel"], stride=a["stride"], dilate=a["dilate"], pad=pad,
+                num_group=a["num_group"], layout=a["layout"], cudnn_tune=a["cudnn_tune"],
+                cudnn_off=a["cudnn_off"])
+
+
+def _conv_data_grad(F, a, og, weight, data_shape):
+    """Gradient of Convolution w.r.t. its data: a Deconvolution of ``og`` with the same weight."""
+    nd, k, s, d, p = conv_params(a, "Convolution")
+    cl = channel_last(a, nd, "Convolution")
+    _, c, sp = split_shape(data_shape, cl)
+    adj = tuple((sp[i] + 2 * p[i] - dk) % s[i] for i, dk in enumerate(_dilated(k, d)))
+    return F.Deconvolution(og, weight, adj=adj, num_filter=c, no_bias=True, **_common(a, p))
+
+
+def _conv_grad(F, a, inputs, outputs, ograds):
+    data, weight = inputs[0], inputs[1]
+    og = ograds[0]
+    nd = len(a["kernel"])
+    grads = [_conv_data_grad(F, a, og, weight, data.shape),
+             F._backward_Convolution_weight(og, data, num_filter=a["num_filter"], no_bias=True,
+                                            **_common(a, a["pad"]))]
+    if len(inputs) == 3:
+        grads.append(F.sum(og, axis=_bias_axes(nd, channel_last(a, nd, "Convolution"))))
+    return grads
+
+
+def _conv_attrs(workspace, no_bias, layouts):
+    return {
+        "kernel": Attr("shape", doc="convolution kernel size: (w,), (h, w) or (d, h, w)"),
+        "stride": Attr("shape", (), doc="stride per spatial dimension; empty means 1 each"),
+        "dilate": Attr("shape", (), doc="dilation per spatial dimension; empty means 1 each"),
+        "pad": Attr("shape", (), doc="zero padding per spatial dimension (both sides); empty means 0"),
+        "num_filter": Attr("int", doc="number of output channels"),
+        "num_group": Attr("int", 1, doc="number of groups (channels / num_group per filter)"),
+        "workspace": Attr("int", workspace, doc="accepted for compatibility; unused"),
+        "no_bias": Attr("bool", no_bias, doc="whether to leave out the bias input"),
+        "cudnn_tune": Attr("enum?", None, choices=("off", "limited_workspace", "fastest"),
+                           doc="accepted for compatibility; unused"),
+        "cudnn_off": Attr("bool", False, doc="accepted for compatibility; unused"),
+        "layout": Attr("enum?", None, choices=layouts,
+                       doc="data layout; None means NCW, NCHW or NCDHW by the kernel's rank"),
+    }
+
+
+_CONV_ATTRS = _conv_attrs(1024, False, _CONV_LAYOUTS)
+_with_bias = lambda a: ("data", "weight") if a["no_bias"] else ("data", "weight", "bias")  # noqa: E731
+
+register(OpDef(
+    "Convolution", inputs=_with_bias, all_inputs=("data", "weight", "bias"), attrs=_CONV_ATTRS,
+    compute=_conv_compute, infer_shape=_conv_infer, grad=_conv_grad, family="conv",
+    aliases=("_npx_convolution",), npx=NsName("convolution"),
+    doc="""N-D convolution (1-D, 2-D, 3-D) of ``data`` (N, C, *spatial) with ``weight``
+(num_filter, C / num_group, *kernel) plus ``bias`` (num_filter,) unless ``no_bias``.
+Output size per dimension: ``floor((x + 2 * pad - dilate * (kernel - 1) - 1) / stride) + 1``.
+``num_group`` splits channels and filters into groups (``num_group == C`` is depthwise).
+With layout NWC/NHWC/NDHWC, data and weight put the channel axis last."""))
+
+
+# ---- Deconvolution -----------------------------------------------------------------------------
+def _deconv_pad_adj(a, k, s, d, in_sp):
+    """MXNet's InferPad: ``pad``/``adj`` as given, or derived from ``target_shape``."""
+    nd = len(k)
+    target = a["target_shape"]
+    pad = a["pad"] or (0,) * nd
+    adj = a["adj"] or (0,) * nd
+    if len(adj) != nd:
+        raise MXNetError(f"Deconvolution: adj expected {nd} values (like kernel {k}), got {adj}")
+    if any(target):
+        if len(target) != nd:
+            raise MXNetError(f"Deconvolution: target_shape expected {nd} values (like kernel {k}), got {target}")
+        pad, adj = list(pad), list(adj)
+        for i, dk in enumerate(_dilated(k, d)):
+            if target[i] and in_sp[i]:
+                total = s[i] * (in_sp[i] - 1) + dk - target[i]
+                if total < 0:
+                    raise MXNetError(f"Deconvolution: target_shape expected at most {s[i] * (in_sp[i] - 1) + dk} "
+                                     f"in dimension {i} for input size {in_sp[i]}, got {target[i]}")
+                pad[i], adj[i] = (total + 1) // 2, total % 2
+        pad, adj = tuple(pad), tuple(adj)
+    for i in range(nd):
+        if adj[i] >= s[i]:
+            raise MXNetError(f"Deconvolution: adj expected values smaller than stride {s}, got {tuple(adj)}")
+    return pad, adj
+
+
+def _deconv_geometry(a, data_shape):
+    nd, k, s, d, _ = conv_params(a, "Deconvolution")
+    cl = channel_last(a, nd, "Deconvolution")
+    if len(data_shape) != nd + 2:
+        raise InferError(0, f"{layout_pattern(nd, cl)} for the {nd}-D kernel {k}", tuple(data_shape))
+    _, _, sp = split_shape(data_shape, cl)
+    pad, adj = _deconv_pad_adj(a, k, s, d, sp)
+    out = tuple(0 if sp[i] == 0 else s[i] * (sp[i] - 1) + dk - 2 * pad[i] + adj[i]
+                for i, dk in enumerate(_dilated(k, d)))
+    if any(o < 0 or (o == 0 and sp[i]) for i, o in enumerate(out)):
+        raise InferError(0, shape_pattern(data_shape, cl, {i: sp[i] + 1 for i, o in enumerate(out) if o <= 0}),
+                         tuple(data_shape), f"the output size would be {out} with pad {pad}")
+    return cl, k, s, d, pad, adj, out
+
+
+def _deconv_infer(a, in_shapes):
+    data = in_shapes[0]
+    if data is None:
+        return [None]
+    cl, k, s, d, pad, adj, out_sp = _deconv_geometry(a, data)
+    n, c, _ = split_shape(data, cl)
+    _check_groups("Deconvolution", a, c, 0, data, cl)
+    F, g = a["num_filter"], a["num_group"]
+    merge_shape(in_shapes, 1, join_shape(c, F // g, k, cl),
+                "weight is (channels, num_filter / num_group, *kernel) in the data's layout")
+    if not a["no_bias"]:
+        merge_shape(in_shapes, 2, (F,), "bias is (num_filter,)")
+    return [join_shape(n, F, out_sp, cl)]
+
+
+def _deconv_compute(ctx, a, data, weight, bias=None):
+    xp = ctx.xp
+    nd, k, s, d, _ = conv_params(a, "Deconvolution")
+    cl = channel_last(a, nd, "Deconvolution")
+    x, w = to_cf(xp, data, cl), to_cf(xp, weight, cl)
+    N, C = x.shape[:2]
+    in_sp = tuple(x.shape[2:])
+    F, g = a["num_filter"], a["num_group"]
+    pad, adj = _deconv_pad_adj(a, k, s, d, in_sp)
+    full = tuple(s[i] * (in_sp[i] - 1) + dk + adj[i] for i, dk in enumerate(_dilated(k, d)))
+    # columns: (g, F/g*K, C/g) @ (N, g, C/g, P_in) -> (N, g, F/g*K, P_in) -> (N, F, *K, *in)
+    wm = w.reshape(g, C // g, -1).transpose(0, 2, 1)
+    cols = xp.matmul(wm, x.reshape(N, g, C // g, -1)).reshape((N, F) + tuple(k) + in_sp)
+    out = xp.zeros((N, F) + full, dtype=cols.dtype)
+    for pos, sl in kernel_slices(k, s, d, in_sp):
+        out[sl] += cols[(slice(None), slice(None)) + pos]
+    if any(pad):
+        out = xp.ascontiguousarray(out[(slice(None), slice(None)) + tuple(
+            slice(p, f - p) for p, f in zip(pad, full))])
+    if bias is not None:
+        out += bias.reshape((1, F) + (1,) * nd)
+    return from_cf(xp, out, cl)
+
+
+def _deconv_grad(F, a, inputs, outputs, ograds):
+    data, weight = inputs[0], inputs[1]
+    og = ograds[0]
+    nd, k, s, d, _ = conv_params(a, "Deconvolution")
+    cl = channel_last(a, nd, "Deconvolution")
+    _, c, sp = split_shape(data.shape, cl)
+    pad, _ = _deconv_pad_adj(a, k, s, d, sp)
+    common = _common(a, pad)
+    # Deconvolution is the transpose of a Convolution from the output space to the data space
+    grads = [F.Convolution(og, weight, num_filter=c, no_bias=True, **common),
+             F._backward_Convolution_weight(data, og, num_filter=c, no_bias=True, **common)]
+    if len(inputs) == 3:
+        grads.append(F.sum(og, axis=_bias_axes(nd, cl)))
+    return grads
+
+
+_DECONV_ATTRS = dict(_conv_attrs(512, True, _CONV_LAYOUTS))
+_DECONV_ATTRS = {**{k: _DECONV_ATTRS[k] for k in ("kernel", "stride", "dilate", "pad")},
+                 "adj": Attr("shape", (), doc="extra output size per dimension (< stride); empty means 0"),
+                 "target_shape": Attr("shape", (), doc="output spatial shape; when set, pad and adj are derived"),
+                 **{k: _DECONV_ATTRS[k] for k in ("num_filter", "num_group", "workspace", "no_bias",
+                                                   "cudnn_tune", "cudnn_off", "layout")}}
+
+register(OpDef(
+    "Deconvolution", inputs=_with_bias, all_inputs=("data", "weight", "bias"), attrs=_DECONV_ATTRS,
+    compute=_deconv_compute, infer_shape=_deconv_infer, grad=_deconv_grad, family="conv",
+    aliases=("_npx_deconvolution",), npx=NsName("deconvolution"),
+    doc="""Transposed convolution (the gradient of Convolution w.r.t. its data) of ``data``
+(N, C, *spatial) with ``weight`` (C, num_filter / num_group, *kernel), plus ``bias`` unless
+``no_bias`` (True by default, as in MXNet 1.x). Output size per dimension:
+``stride * (x - 1) + dilate * (kernel - 1) + 1 - 2 * pad + adj``; ``target_shape`` sets the output
+size and derives pad and adj from it."""))
+
+
+# ---- weight gradient ---------------------------------------------------------------------------
+def _wgrad_infer(a, in_shapes):
+    og, data = in_shapes
+    if data is None:
+        return [None]
+    cl, k, s, d, p, out_sp = _conv_geometry(a, data, "_backward_Convolution_weight")
+    n, c, _ = split_shape(data, cl)
+    _check_groups("_backward_Convolution_weight", a, c, 1, data, cl)
+    F = a["num_filter"]
+    merge_shape(in_shapes, 0, join_shape(n, F, out_sp, cl), "ograd has the Convolution output's shape")
+    return [join_shape(F, c // a["num_group"], k, cl)]
+
+
+def _wgrad_compute(ctx, a, ograd, data):
+    xp = ctx.xp
+    nd, k, s, d, p = conv_params(a, "_backward_Convolution_weight")
+    cl = channel_last(a, nd, "_backward_Convolution_weight")
+    x, og = to_cf(xp, data, cl), to_cf(xp, ograd, cl)
+    N, C = x.shape[:2]
+    F, g = a["num_filter"], a["num_group"]
+    out_sp = tuple(og.shape[2:])
+    cols = _im2col(xp, x, g, out_sp, k, s, d, p, "weight")              # (g, C/g*K, N*P)
+    ogm = og.reshape(N, g, F // g, -1).transpose(1, 2, 0, 3).reshape(g, F // g, -1)
+    dw = xp.matmul(ogm, cols.transpose(0, 2, 1))                         # (g, F/g, C/g*K)
+    return from_cf(xp, dw.reshape((F, C // g) + tuple(k)), cl)
+
+
+def _wgrad_grad(F, a, inputs, outputs, ograds):
+    og, data = inputs
+    gw = ograds[0]
+    common = _common(a, a["pad"])
+    return [F.Convolution(data, gw, num_filter=a["num_filter"], no_bias=True, **common),
+            _conv_data_grad(F, a, og, gw, data.shape)]
+
+
+register(OpDef(
+    "_backward_Convolution_weight", inputs=("ograd", "data"), attrs=_CONV_ATTRS, compute=_wgrad_compute,
+    infer_shape=_wgrad_infer, grad=_wgrad_grad, family="conv", hidden=True,
+    doc="""Gradient of Convolution w.r.t. its weight: ``ograd`` (the output's shape) correlated with
+``data``; attributes are the Convolution's. Also Deconvolution's weight gradient (with data and
+ograd swapped). Its own gradient is a Convolution (w.r.t. ograd) and a Deconvolution (w.r.t. data)."""))

@@ -59,6 +59,8 @@ def broadcast_shape(lhs, rhs, arg=1):
     """NumPy broadcasting of two shapes; ``InferError`` on input ``arg`` when they do not broadcast."""
     if lhs is None or rhs is None:
         return None
+    if lhs == rhs:
+        return tuple(lhs)
     n = max(len(lhs), len(rhs))
     a = (1,) * (n - len(lhs)) + tuple(lhs)
     b = (1,) * (n - len(rhs)) + tuple(rhs)

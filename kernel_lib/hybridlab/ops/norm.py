@@ -1,1 +1,356 @@
-"""norm operators (to be filled)."""
+"""Normalisation operators: ``BatchNorm``, ``LayerNorm``, ``InstanceNorm``, ``GroupNorm``.
+
+All normalise with the biased (population) variance. Gradients are written with registered ops and
+include the contributions of the statistics outputs (mean, var/std), so they are exact for every
+visible output and can be differentiated again.
+
+BatchNorm follows MXNet 1.9 on the CPU: in training mode (``autograd`` training and not
+``use_global_stats``) it normalises with the batch statistics, and the moving statistics (aux inputs
+``moving_mean``/``moving_var``) are updated in BACKWARD, in place:
+``new = old * momentum + batch * (1 - momentum)`` with the biased batch variance.
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> x = mx.nd.array([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0]])
+    >>> y = mx.nd.LayerNorm(x, mx.nd.ones((3,)), mx.nd.zeros((3,)))
+    >>> [[round(v, 3) for v in row] for row in y.asnumpy().tolist()]
+    [[-1.225, 0.0, 1.225], [1.225, 0.0, -1.225]]
+"""
+import weakref
+from collections import OrderedDict
+
+from .. import autograd
+from .attrs import Attr
+from .infer import InferError, merge_shape, normalize_axis, prod
+from .registry import OpDef, register
+
+
+def _bshape(ndim, axis, n):
+    shape = [1] * ndim
+    shape[axis] = n
+    return tuple(shape)
+
+
+def _sum_to(F, t, keep, ndim):
+    """Sum of ``t`` over every axis not in ``keep`` (a tuple), without keepdims."""
+    axes = tuple(i for i in range(ndim) if i not in keep)
+    return F.sum(t, axis=axes) if axes else t
+
+
+def _types_same(a, d):
+    """Every input and all three outputs share the data's dtype."""
+    for i in range(1, len(d)):
+        if d[i] is None:
+            d[i] = d[0]
+    return [d[0]] * 3
+
+
+def _types3(a, d):
+    """BatchNorm: output in the data's dtype; the statistics outputs in the parameters' dtype."""
+    data = d[0]
+    param = next((x for x in d[1:] if x is not None), data)
+    for i in range(1, len(d)):
+        if d[i] is None:
+            d[i] = param
+    return [data, param, param]
+
+
+def _norm_dx(F, xhat, dxhat, inv_std, red, count, og_mean=None, og_second=None, second_is_var=False,
+             centered=None):
+    """d/dx of a normalisation over axes ``red`` given dL/dxhat (already shaped like xhat):
+    inv_std * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), plus the terms of the mean and
+    std (or var) outputs' head gradients (all statistics broadcastable with keepdims)."""
+    m1 = F.mean(dxhat, axis=red, keepdims=True)
+    m2 = F.mean(F.elemwise_mul(dxhat, xhat), axis=red, keepdims=True)
+    dx = F.broadcast_mul(F.elemwise_sub(F.broadcast_sub(dxhat, m1), F.broadcast_mul(xhat, m2)), inv_std)
+    if og_mean is not None:
+        if second_is_var:  # d var / dx = 2 (x - mean) / count
+            extra = F.broadcast_add(F._mul_scalar(F.broadcast_mul(centered, og_second), scalar=2.0), og_mean)
+        else:              # d std / dx = xhat / count
+            extra = F.broadcast_add(F.broadcast_mul(xhat, og_second), og_mean)
+        dx = F.elemwise_add(dx, F._div_scalar(extra, scalar=float(count)))
+    return dx
+
+
+# ---- BatchNorm ----------------------------------------------------------------------------------
+class _StatsMarks:
+    """Remembers which ``mean`` outputs came from a forward pass that used the moving statistics, so
+    the gradient matches the forward (batch-statistics formula only after a training forward)."""
+
+    def __init__(self):
+        self._weak = weakref.WeakValueDictionary()
+        self._strong = OrderedDict()  # arrays without weak references (bounded)
+
+    def add(self, arr):
+        try:
+            self._weak[id(arr)] = arr
+        except TypeError:
+            self._strong[id(arr)] = arr
+            while len(self._strong) > 256:
+                self._strong.popitem(last=False)
+
+    def __contains__(self, arr):
+        if arr is None:
+            return False
+        return self._weak.get(id(arr)) is arr or self._strong.get(id(arr)) is arr
+
+
+_MOVING_STATS_USED = _StatsMarks()
+
+
+def _bn_compute(ctx, a, x, gamma, beta, moving_mean, moving_var):
+    xp = ctx.xp
+    ax = normalize_axis(a["axis"], x.ndim)
+    red = tuple(i for i in range(x.ndim) if i != ax)
+    bs = _bshape(x.ndim, ax, x.shape[ax])
+    batch_stats = ctx.is_train and not a["use_global_stats"]
+    if batch_stats:
+        mean = x.mean(axis=red)
+        var = ((x - mean.reshape(bs)) ** 2).mean(axis=red)
+    else:
+        mean, var = moving_mean.astype(x.dtype), moving_var.astype(x.dtype)
+    inv_std = 1 / xp.sqrt(var + x.dtype.type(a["eps"]))
+    scale = inv_std if a["fix_gamma"] else inv_std * gamma.astype(x.dtype, copy=False)
+    out = (x - mean.reshape(bs)) * scale.reshape(bs) + beta.astype(x.dtype, copy=False).reshape(bs)
+    mean, var = mean.astype(gamma.dtype), var.astype(gamma.dtype)
+    if not batch_stats:
+        _MOVING_STATS_USED.add(mean)
+    return out.astype(x.dtype, copy=False), mean, var
+
+
+def _bn_infer(a, s):
+    d = s[0]
+    if d is None:
+        return [None, None, None]
+    if not d:
+        raise InferError(0, "a shape with at least one (channel) dimension", d)
+    c = d[normalize_axis(a["axis"], len(d))]
+    for i, n in ((1, "gamma"), (2, "beta"), (3, "moving_mean"), (4, "moving_var")):
+        merge_shape(s, i, (c,), f"{n} has one value per channel (axis={a['axis']})")
+    return [tuple(d), (c,), (c,)]
+
+
+def _bn_update_moving(a, mean, var, moving_mean, moving_var):
+    """MXNet 1.9 CPU: the moving statistics are updated by the backward pass, in place."""
+    for stat, batch in ((moving_mean, mean), (moving_var, var)):
+        data = getattr(stat, "_data", None)
+        if data is None or getattr(batch, "_data", None) is None:
+            return
+        m = a["momentum"]
+        data *= data.dtype.type(m)
+        data += (batch._data * (1.0 - m)).astype(data.dtype, copy=False)
+
+
+def _bn_grad(F, a, ins, outs, og):
+    x, gamma = ins[0], ins[1]
+    mean, var = outs[1], outs[2]
+    g, og_mean, og_var = og
+    ax = normalize_axis(a["axis"], x.ndim)
+    c = x.shape[ax]
+    bs = _bshape(x.ndim, ax, c)
+    red = tuple(i for i in range(x.ndim) if i != ax)
+    # the forward used batch statistics unless it marked its mean output as the moving one
+    train = not a["use_global_stats"] and getattr(mean, "_data", None) not in _MOVING_STATS_USED
+    if train and autograd.is_training():  # MXNet updates in a training-mode backward only
+        _bn_update_moving(a, mean, var, ins[3], ins[4])
+    mean_b = F.Reshape(mean, shape=bs)
+    inv_std = F.Reshape(F._rdiv_scalar(F.sqrt(F._plus_scalar(var, scalar=a["eps"])), scalar=1.0), shape=bs)
+    centered = F.broadcast_sub(x, mean_b)
+    xhat = F.broadcast_mul(centered, inv_std)
+    dxhat = g if a["fix_gamma"] else F.broadcast_mul(g, F.Reshape(gamma, shape=bs))
+    if train:
+        count = x.size // c
+        dx = _norm_dx(F, xhat, dxhat, inv_std, red, count, F.Reshape(og_mean, shape=bs),
+                      F.Reshape(og_var, shape=bs), second_is_var=True, centered=centered)
+    else:  # statistics are constants (the moving ones)
+        dx = F.broadcast_mul(dxhat, inv_std)
+    dgamma = F.zeros_like(gamma) if a["fix_gamma"] else _sum_to(F, F.elemwise_mul(g, xhat), (ax,), x.ndim)
+    dbeta = _sum_to(F, g, (ax,), x.ndim)
+    return [dx, dgamma, dbeta, None, None]
+
+
+register(OpDef(
+    "BatchNorm", family="norm", npx="batch_norm", needs_train=True,
+    inputs=("data", "gamma", "beta", "moving_mean", "moving_var"), aux=("moving_mean", "moving_var"),
+    num_outputs=3, num_visible=lambda a: 3 if a["output_mean_var"] else 1,
+    output_names=lambda a: ("output", "mean", "var") if a["output_mean_var"] else ("output",),
+    attrs={"eps": Attr("float", 1e-3, doc="Epsilon added to the variance."),
+           "momentum": Attr("float", 0.9, doc="Momentum of the moving average."),
+           "fix_gamma": Attr("bool", True, doc="Treat gamma as 1 (its gradient is then 0)."),
+           "use_global_stats": Attr("bool", False, doc="Normalise with the moving statistics even in training."),
+           "output_mean_var": Attr("bool", False, doc="Also output the mean and the variance."),
+           "axis": Attr("int", 1, doc="The channel axis."),
+           "cudnn_off": Attr("bool", False, doc="Accepted for compatibility; no effect."),
+           "min_calib_range": Attr("float?", None, doc="Quantisation only; ignored."),
+           "max_calib_range": Attr("float?", None, doc="Quantisation only; ignored.")},
+    compute=_bn_compute, infer_shape=_bn_infer, infer_type=_types3, grad=_bn_grad,
+    doc="Batch normalisation along the channel ``axis``: (x - mean) / sqrt(var + eps) * gamma + beta. In "
+        "training mode mean/var are the batch statistics (biased variance) and the moving statistics are "
+        "updated in backward (new = old*momentum + batch*(1-momentum)); otherwise (or with "
+        "use_global_stats) the moving statistics are used. Outputs output, mean, var (the last two hidden "
+        "unless output_mean_var; var is the variance, not MXNet-CPU's inverse std)."))
+
+
+# ---- LayerNorm ----------------------------------------------------------------------------------
+def _ln_compute(ctx, a, x, gamma, beta):
+    xp = ctx.xp
+    ax = normalize_axis(a["axis"], x.ndim)
+    bs = _bshape(x.ndim, ax, x.shape[ax])
+    mean = x.mean(axis=ax, keepdims=True)
+    std = xp.sqrt(((x - mean) ** 2).mean(axis=ax, keepdims=True) + x.dtype.type(a["eps"]))
+    out = (x - mean) / std * gamma.reshape(bs) + beta.reshape(bs)
+    return out.astype(x.dtype, copy=False), mean, std
+
+
+def _ln_infer(a, s):
+    d = s[0]
+    if d is None:
+        return [None, None, None]
+    ax = normalize_axis(a["axis"], len(d))
+    merge_shape(s, 1, (d[ax],), f"gamma has one value per element of axis {a['axis']}")
+    merge_shape(s, 2, (d[ax],), f"beta has one value per element of axis {a['axis']}")
+    stats = tuple(1 if i == ax else n for i, n in enumerate(d))
+    return [tuple(d), stats, stats]
+
+
+def _ln_grad(F, a, ins, outs, og):
+    x, gamma = ins[0], ins[1]
+    mean, std = outs[1], outs[2]
+    g, og_mean, og_std = og
+    ax = normalize_axis(a["axis"], x.ndim)
+    bs = _bshape(x.ndim, ax, x.shape[ax])
+    inv_std = F._rdiv_scalar(std, scalar=1.0)
+    xhat = F.broadcast_mul(F.broadcast_sub(x, mean), inv_std)
+    dxhat = F.broadcast_mul(g, F.Reshape(gamma, shape=bs))
+    dx = _norm_dx(F, xhat, dxhat, inv_std, ax, x.shape[ax], og_mean, og_std)
+    return [dx, _sum_to(F, F.elemwise_mul(g, xhat), (ax,), x.ndim), _sum_to(F, g, (ax,), x.ndim)]
+
+
+_LN_OUT = dict(num_outputs=3, num_visible=lambda a: 3 if a["output_mean_var"] else 1,
+               output_names=lambda a: ("output", "mean", "std") if a["output_mean_var"] else ("output",))
+
+register(OpDef(
+    "LayerNorm", family="norm", npx="layer_norm", inputs=("data", "gamma", "beta"), **_LN_OUT,
+    attrs={"axis": Attr("int", -1, doc="The axis to normalise over."),
+           "eps": Attr("float", 1e-5, doc="Epsilon added to the variance."),
+           "output_mean_var": Attr("bool", False, doc="Also output the mean and the std.")},
+    compute=_ln_compute, infer_shape=_ln_infer, infer_type=_types_same, grad=_ln_grad,
+    doc="Layer normalisation over ``axis``: (x - mean) / sqrt(var + eps) * gamma + beta, gamma and beta "
+        "of shape (data.shape[axis],). Outputs output, mean, std (keepdims shapes; hidden unless "
+        "output_mean_var)."))
+
+
+# ---- InstanceNorm -------------------------------------------------------------------------------
+def _in_compute(ctx, a, x, gamma, beta):
+    xp = ctx.xp
+    red = tuple(range(2, x.ndim))
+    bs = _bshape(x.ndim, 1, x.shape[1])
+    mean = x.mean(axis=red, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=red, keepdims=True)
+    out = (x - mean) / xp.sqrt(var + x.dtype.type(a["eps"])) * gamma.reshape(bs) + beta.reshape(bs)
+    return out.astype(x.dtype, copy=False), mean.reshape(x.shape[:2]), var.reshape(x.shape[:2])
+
+
+def _in_infer(a, s):
+    d = s[0]
+    if d is None:
+        return [None, None, None]
+    if len(d) < 3:
+        raise InferError(0, "(N, C, d1, ...): at least 3 dimensions", d)
+    merge_shape(s, 1, (d[1],), "gamma has one value per channel (axis 1)")
+    merge_shape(s, 2, (d[1],), "beta has one value per channel (axis 1)")
+    return [tuple(d), tuple(d[:2]), tuple(d[:2])]
+
+
+def _in_grad(F, a, ins, outs, og):
+    x, gamma = ins[0], ins[1]
+    g = og[0]
+    nc = x.shape[:2] + (1,) * (x.ndim - 2)
+    red = tuple(range(2, x.ndim))
+    mean, var = F.Reshape(outs[1], shape=nc), F.Reshape(outs[2], shape=nc)
+    inv_std = F._rdiv_scalar(F.sqrt(F._plus_scalar(var, scalar=a["eps"])), scalar=1.0)
+    centered = F.broadcast_sub(x, mean)
+    xhat = F.broadcast_mul(centered, inv_std)
+    dxhat = F.broadcast_mul(g, F.Reshape(gamma, shape=_bshape(x.ndim, 1, x.shape[1])))
+    dx = _norm_dx(F, xhat, dxhat, inv_std, red, prod(x.shape[2:]), F.Reshape(og[1], shape=nc),
+                  F.Reshape(og[2], shape=nc), second_is_var=True, centered=centered)
+    return [dx, _sum_to(F, F.elemwise_mul(g, xhat), (1,), x.ndim), _sum_to(F, g, (1,), x.ndim)]
+
+
+register(OpDef(
+    "InstanceNorm", family="norm", inputs=("data", "gamma", "beta"), num_outputs=3, num_visible=1,
+    attrs={"eps": Attr("float", 1e-3, doc="Epsilon added to the variance.")},
+    compute=_in_compute, infer_shape=_in_infer, infer_type=_types_same, grad=_in_grad,
+    doc="Instance normalisation: each (instance, channel) plane of (N, C, ...) data is normalised "
+        "over its spatial axes, then scaled by gamma and shifted by beta (per channel). Hidden outputs: "
+        "mean and var of shape (N, C)."))
+
+
+# ---- GroupNorm ----------------------------------------------------------------------------------
+def _gn_shapes(x_shape, groups, gamma_size):
+    """Grouped data shape (N, G, C/G, ...), statistics shape (N, G, 1, ...) and the shape gamma/beta
+    broadcast with: (1, G, C/G, 1, ...) for per-channel parameters, (1, G, 1, ...) per group."""
+    n, c = x_shape[0], x_shape[1]
+    grouped = (n, groups, c // groups) + tuple(x_shape[2:])
+    stats = (n, groups) + (1,) * (len(grouped) - 2)
+    param = [1] * len(grouped)
+    param[1] = groups
+    param[2] = c // groups if gamma_size == c else 1
+    return grouped, stats, tuple(param)
+
+
+def _gn_compute(ctx, a, x, gamma, beta):
+    xp = ctx.xp
+    grouped, stats, param = _gn_shapes(x.shape, a["num_groups"], gamma.size)
+    xg = x.reshape(grouped)
+    red = tuple(range(2, len(grouped)))
+    mean = xg.mean(axis=red, keepdims=True)
+    std = xp.sqrt(((xg - mean) ** 2).mean(axis=red, keepdims=True) + x.dtype.type(a["eps"]))
+    out = (xg - mean) / std * gamma.reshape(param) + beta.reshape(param)
+    return out.reshape(x.shape).astype(x.dtype, copy=False), mean.reshape(stats[:2]), std.reshape(stats[:2])
+
+
+def _gn_infer(a, s):
+    d, groups = s[0], a["num_groups"]
+    if d is None:
+        return [None, None, None]
+    if len(d) < 3:
+        raise InferError(0, "(N, C, d1, ...): at least 3 dimensions", d)
+    if d[1] and d[1] % groups:
+        raise InferError(0, f"(N, C, ...) with C divisible by num_groups={groups}", d)
+    for i, n in ((1, "gamma"), (2, "beta")):
+        if s[i] is not None and tuple(s[i]) == (groups,):
+            continue  # MXNet <= 1.6 layout: one value per group
+        merge_shape(s, i, (d[1],), f"{n} has one value per channel (or per group)")
+    return [tuple(d), (d[0], groups), (d[0], groups)]
+
+
+def _gn_grad(F, a, ins, outs, og):
+    x, gamma = ins[0], ins[1]
+    grouped, stats, param = _gn_shapes(x.shape, a["num_groups"], gamma.shape[0])
+    red = tuple(range(2, len(grouped)))
+    g = F.Reshape(og[0], shape=grouped)
+    xg = F.Reshape(x, shape=grouped)
+    inv_std = F._rdiv_scalar(F.Reshape(outs[2], shape=stats), scalar=1.0)
+    xhat = F.broadcast_mul(F.broadcast_sub(xg, F.Reshape(outs[1], shape=stats)), inv_std)
+    dxhat = F.broadcast_mul(g, F.Reshape(gamma, shape=param))
+    dxg = _norm_dx(F, xhat, dxhat, inv_std, red, prod(grouped[2:]), F.Reshape(og[1], shape=stats),
+                   F.Reshape(og[2], shape=stats))
+    keep = tuple(i for i, n in enumerate(param) if n != 1)
+    p_shape = (gamma.shape[0],)
+    dgamma = F.Reshape(_sum_to(F, F.elemwise_mul(g, xhat), keep, len(grouped)), shape=p_shape)
+    dbeta = F.Reshape(_sum_to(F, g, keep, len(grouped)), shape=p_shape)
+    return [F.Reshape(dxg, shape=x.shape), dgamma, dbeta]
+
+
+register(OpDef(
+    "GroupNorm", family="norm", inputs=("data", "gamma", "beta"), **_LN_OUT,
+    attrs={"num_groups": Attr("int", 1, doc="Number of groups the channels are split into."),
+           "eps": Attr("float", 1e-5, doc="Epsilon added to the variance."),
+           "output_mean_var": Attr("bool", False, doc="Also output the mean and the std.")},
+    compute=_gn_compute, infer_shape=_gn_infer, infer_type=_types_same, grad=_gn_grad,
+    doc="Group normalisation: the channels of (N, C, ...) data are split into ``num_groups`` groups, each "
+        "normalised over its channels and spatial axes, then scaled by gamma and shifted by beta (one "
+        "value per channel, or per group as in MXNet <= 1.6). Outputs output, mean, std (shape "
+        "(N, num_groups); hidden unless output_mean_var)."))

@@ -1,1 +1,360 @@
-"""pool operators (to be filled)."""
+"""Pooling family: ``Pooling`` (max, avg, sum, lp; valid/full/same conventions; global; 1-D, 2-D,
+3-D; channel-first and channel-last layouts) and its internal backward ops.
+
+Windows follow MXNet's pool.h: window ``o`` starts at ``o * stride - pad`` and ends at
+``min(start + kernel, size + pad)``; max ignores padding (MXNet's lowest value fills it), avg divides
+by that clipped window size, or by the number of real elements when ``count_include_pad=False``;
+lp computes ``(sum x**p) ** (1/p)`` for p in 1, 2, 3 (cube root keeps the sign). The forward pass
+and backward run one vectorised op per kernel position over strided slices of the padded input.
+
+Gradients are registered ops: ``Pooling``'s is ``_backward_Pooling(ograd, data, output)``, whose
+gradient is ``Pooling`` again for the linear types (avg, sum, lp with p=1),
+``_backward_Pooling_gather`` for max, and a composition of registered ops for lp with p=2, 3.
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> x = mx.nd.array([[[[1, 2], [3, 4]]]])
+    >>> mx.nd.Pooling(x, kernel=(2, 2), pool_type="avg").asnumpy().ravel().tolist()
+    [2.5]
+"""
+import functools
+
+import numpy as np
+
+from ..base import MXNetError
+from .attrs import Attr
+from .conv import (from_cf, join_shape, kernel_slices, layout_pattern, pad_spatial, shape_pattern, split_shape,
+                   to_cf)
+from .infer import InferError, merge_shape, prod
+from .registry import NsName, OpDef, register
+
+_DEFAULT_LAYOUT = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
+
+
+def _p_value(a, name="Pooling"):
+    if a["pool_type"] != "lp":
+        return None
+    p = a["p_value"]
+    if p not in (1, 2, 3):
+        raise MXNetError(f"{name}: pool_type 'lp' expected p_value 1, 2 or 3, got {p}")
+    return p
+
+
+def _kind(a, name="Pooling"):
+    """The pool type to compute: lp with p=1 is sum pooling."""
+    p = _p_value(a, name)
+    return "sum" if p == 1 else a["pool_type"], p
+
+
+def pool_geometry(a, shape, name="Pooling"):
+    """``(cl, kernel, stride, pad_before, pad_after, out_spatial)`` for data ``shape``. ``pad_after``
+    includes the extra room the full/same conventions need for their last window."""
+    nd_data = len(shape) - 2
+    if not 1 <= nd_data <= 3:
+        raise InferError(0, "(N, C, W), (N, C, H, W) or (N, C, D, H, W)", tuple(shape))
+    kernel = a["kernel"]
+    if a["global_pool"]:
+        nd = nd_data
+    else:
+        nd = len(kernel)
+        if nd == 0:
+            raise MXNetError(f"{name}: kernel is required unless global_pool=True")
+        if nd > 3:
+            raise MXNetError(f"{name}: kernel expected 1, 2 or 3 dimensions, got {kernel}")
+        if nd != nd_data:
+            layout = a["layout"] or _DEFAULT_LAYOUT[nd]
+            raise InferError(0, f"{layout_pattern(nd, layout[-1] == 'C')} for the {nd}-D kernel {kernel}",
+                             tuple(shape))
+    layout = a["layout"] or _DEFAULT_LAYOUT[nd]
+    if len(layout) != nd + 2:
+        raise MXNetError(f"{name}: layout expected a {nd + 2}-D layout such as {_DEFAULT_LAYOUT[nd]!r}, "
+                         f"got {layout!r}")
+    cl = layout[-1] == "C"
+    _, _, sp = split_shape(shape, cl)
+    if a["global_pool"]:
+        zeros = (0,) * nd
+        return cl, sp, (1,) * nd, zeros, zeros, (1,) * nd
+    if any(k <= 0 for k in kernel):
+        raise MXNetError(f"{name}: kernel expected positive sizes, got {kernel}")
+    stride = a["stride"] or (1,) * nd
+    pad = a["pad"] or (0,) * nd
+    for key, value in (("stride", stride), ("pad", pad)):
+        if len(value) != nd:
+            raise MXNetError(f"{name}: {key} expected {nd} values (like kernel {kernel}), got {value}")
+    if any(s <= 0 for s in stride):
+        raise MXNetError(f"{name}: stride expected positive values, got {stride}")
+    convention = a["pooling_convention"]
+    if convention == "same":
+        if nd != 1:
+            raise InferError(0, layout_pattern(1, cl), tuple(shape),
+                             "pooling_convention 'same' supports 1-D pooling only")
+        if any(pad):
+            raise MXNetError(f"{name}: pooling_convention 'same' expected no pad, got pad={pad}")
+    need = {i: kernel[i] - 2 * pad[i] for i in range(nd) if sp[i] and kernel[i] > sp[i] + 2 * pad[i]}
+    if need:
+        raise InferError(0, shape_pattern(shape, cl, need), tuple(shape),
+                         f"the kernel {tuple(kernel)} exceeds the input padded by {tuple(pad)}")
+    out, after = [], []
+    for i in range(nd):
+        size, k, s, p = sp[i], kernel[i], stride[i], pad[i]
+        if size == 0:                      # unknown dimension
+            out.append(0)
+            after.append(p)
+            continue
+        if convention == "valid":
+            o = 1 + (size + 2 * p - k) // s
+        elif convention == "full":
+            o = 1 + -(-(size + 2 * p - k) // s)
+        else:
+            o = -(-(size + 2 * p) // s)
+        out.append(o)
+        after.append(p + max(0, (o - 1) * s + k - (size + 2 * p)))
+    return cl, tuple(kernel), tuple(stride), tuple(pad), tuple(after), tuple(out)
+
+
+def _pool_infer(a, in_shapes):
+    data = in_shapes[0]
+    if data is None:
+        return [None]
+    _kind(a)
+    cl, _, _, _, _, out_sp = pool_geometry(a, data)
+    n, c, _ = split_shape(data, cl)
+    return [join_shape(n, c, out_sp, cl)]
+
+
+@functools.lru_cache(maxsize=256)
+def _avg_count(kernel, stride, pad, spatial, out_spatial, include_pad):
+    """Divisor of every avg window (MXNet's pool_size), as a float64 NumPy array of out_spatial."""
+    count = np.ones(())
+    for k, s, p, size, o in zip(kernel, stride, pad, spatial, out_spatial):
+        start = np.arange(o) * s - p
+        end = np.minimum(start + k, size + p)
+        n = end - start if include_pad else np.minimum(end, size) - np.maximum(start, 0)
+        count = np.multiply.outer(count, np.maximum(n, 1))
+    return count
+
+
+def _count(xp, a, geom, spatial, dtype):
+    _, k, s, pb, _, out_sp = geom
+    include = a["count_include_pad"] is not False
+    return xp.asarray(_avg_count(k, s, pb, tuple(spatial), out_sp, include).astype(dtype))
+
+
+def _lowest(dtype):
+    dtype = np.dtype(dtype)
+    return np.finfo(dtype).min if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _padded(xp, x, geom, fill):
+    _, _, _, pb, pa, _ = geom
+    return pad_spatial(xp, x, pb, pa, fill)
+
+
+def _positions(geom):
+    """The strided slice of the padded input every kernel position reads, row-major."""
+    _, k, s, _, _, out_sp = geom
+    return [sl for _, sl in kernel_slices(k, s, (1,) * len(k), out_sp)]
+
+
+def _reduce_windows(xp, xpad, geom, kind, p):
+    """Max or sum (of x, x**2 or x**3) over every window: one vectorised op per kernel position."""
+    out = None
+    for sl in _positions(geom):
+        v = xpad[sl]
+        if kind == "lp":
+            v = v * v if p == 2 else v * v * v
+        if out is None:
+            out = v.copy() if kind != "lp" else v
+        elif kind == "max":
+            xp.maximum(out, v, out=out)
+        else:
+            out += v
+    return out
+
+
+def _pool_compute(ctx, a, data):
+    xp = ctx.xp
+    geom = pool_geometry(a, data.shape)
+    cl = geom[0]
+    kind, p = _kind(a)
+    x = to_cf(xp, data, cl)
+    if a["global_pool"]:
+        axes = tuple(range(2, x.ndim))
+        if kind == "max":
+            out = x.max(axis=axes, keepdims=True)
+        elif kind in ("sum", "avg"):
+            out = x.sum(axis=axes, keepdims=True)
+            out = out / prod(x.shape[2:]) if kind == "avg" else out
+        else:
+            out = (x * x if p == 2 else x * x * x).sum(axis=axes, keepdims=True)
+    else:
+        fill = _lowest(x.dtype) if kind == "max" else 0
+        out = _reduce_windows(xp, _padded(xp, x, geom, fill), geom, kind, p)
+        if kind == "avg":
+            out = out / _count(xp, a, geom, x.shape[2:], x.dtype)
+    if kind == "lp":
+        out = xp.sqrt(out) if p == 2 else xp.cbrt(out)
+    return from_cf(xp, out.astype(x.dtype, copy=False), cl)
+
+
+def _max_selections(xp, x, geom):
+    """``(padded x, [(slice, mask)])``: for each kernel position, the windows whose first maximum
+    (row-major, as MXNet's backward finds it) sits there. Padding never wins."""
+    xpad = _padded(xp, x, geom, _lowest(x.dtype))
+    slices = _positions(geom)
+    best = _reduce_windows(xp, xpad, geom, "max", None)
+    free = xp.ones(best.shape, dtype=bool)
+    selections = []
+    for sl in slices:
+        sel = (xpad[sl] == best) & free
+        free &= ~sel
+        selections.append((sl, sel))
+    return xpad, selections
+
+
+def _scatter(xp, pieces, x, geom):
+    """Sum ``pieces`` ((slice, out-shaped value) pairs) into a padded zero gradient; crop to ``x``."""
+    _, _, _, pb, pa, _ = geom
+    sp = x.shape[2:]
+    grad = xp.zeros(tuple(x.shape[:2]) + tuple(n + b + e for n, b, e in zip(sp, pb, pa)), dtype=x.dtype)
+    for sl, value in pieces:
+        grad[sl] += value
+    if any(pb) or any(pa):
+        grad = grad[(slice(None), slice(None)) + tuple(slice(b, b + n) for b, n in zip(pb, sp))]
+    return grad
+
+
+def _pool_backward_compute(ctx, a, ograd, data, output):
+    xp = ctx.xp
+    geom = pool_geometry(a, data.shape, "_backward_Pooling")
+    cl = geom[0]
+    kind, p = _kind(a, "_backward_Pooling")
+    x, og = to_cf(xp, data, cl), to_cf(xp, ograd, cl)
+    if kind == "max":   # the maximum is recomputed from data, so an inexact ``output`` cannot drop gradients
+        _, selections = _max_selections(xp, x, geom)
+        grad = _scatter(xp, ((sl, og * sel) for sl, sel in selections), x, geom)
+    else:
+        if kind == "sum":
+            t = og
+        elif kind == "avg":
+            t = og / _count(xp, a, geom, x.shape[2:], x.dtype)
+        else:  # lp, p = 2 or 3: d out / d x = (x / out) ** (p - 1); 0 where out is 0 (as MXNet)
+            y = to_cf(xp, output, cl)
+            yp = y if p == 2 else y * y
+            zero = yp == 0
+            t = xp.where(zero, 0, og / xp.where(zero, 1, yp))
+        grad = _scatter(xp, ((sl, t) for sl in _positions(geom)), x, geom)
+        if kind == "lp":
+            grad = grad * (x if p == 2 else x * x)
+    return from_cf(xp, grad.astype(x.dtype, copy=False), cl)
+
+
+def _gather_compute(ctx, a, grad, data):
+    xp = ctx.xp
+    geom = pool_geometry(a, data.shape, "_backward_Pooling_gather")
+    if _kind(a, "_backward_Pooling_gather")[0] != "max":
+        raise MXNetError(f"_backward_Pooling_gather: pool_type expected 'max', got {a['pool_type']!r}")
+    cl = geom[0]
+    x, g = to_cf(xp, data, cl), to_cf(xp, grad, cl)
+    _, selections = _max_selections(xp, x, geom)
+    gpad = _padded(xp, g, geom, 0)
+    out = None
+    for sl, sel in selections:
+        v = gpad[sl] * sel
+        out = v if out is None else out + v
+    return from_cf(xp, out.astype(x.dtype, copy=False), cl)
+
+
+def _pool_grad(F, a, inputs, outputs, ograds):
+    return [F._backward_Pooling(ograds[0], inputs[0], outputs[0], **a)]
+
+
+def _pool_backward_grad(F, a, inputs, outputs, ograds):
+    og, x, y = inputs
+    g = ograds[0]
+    kind, p = _kind(a, "_backward_Pooling")
+    if kind == "max":        # linear in og with a selection fixed by x: its adjoint gathers
+        return [F._backward_Pooling_gather(g, x, **a), None, None]
+    if kind in ("sum", "avg"):  # linear in og: the adjoint of the adjoint is the forward
+        return [F.Pooling(g, **a), None, None]
+    # lp, p = 2, 3: b = x**(p-1) * U(og / y**(p-1)) with U the sum-pooling scatter (S its forward)
+    sum_a = dict(a, pool_type="sum")
+    xp1 = x if p == 2 else F.square(x)
+    yp1 = y if p == 2 else F.square(y)
+    s_gx = F.Pooling(F.elemwise_mul(g, xp1), **sum_a)
+    u = F._backward_Pooling(F.elemwise_div(og, yp1), x, y, **sum_a)
+    d_og = F.elemwise_div(s_gx, yp1)
+    d_x = F.elemwise_mul(g, u) if p == 2 else F.elemwise_mul(g, F.elemwise_mul(F._mul_scalar(x, scalar=2.0), u))
+    d_y = F._mul_scalar(F.elemwise_div(F.elemwise_mul(s_gx, og), F.elemwise_mul(yp1, y)), scalar=1.0 - p)
+    return [d_og, d_x, d_y]
+
+
+def _gather_grad(F, a, inputs, outputs, ograds):
+    grad, data = inputs
+    return [F._backward_Pooling(ograds[0], data, F.Pooling(data, **a), **a), None]
+
+
+def _backward_infer(a, in_shapes):
+    og, data, out = in_shapes
+    if data is None:
+        return [None]
+    _kind(a, "_backward_Pooling")
+    cl, _, _, _, _, out_sp = pool_geometry(a, data, "_backward_Pooling")
+    n, c, _ = split_shape(data, cl)
+    expected = join_shape(n, c, out_sp, cl)
+    merge_shape(in_shapes, 0, expected, "ograd has the Pooling output's shape")
+    merge_shape(in_shapes, 2, expected, "output is the Pooling output")
+    return [tuple(data)]
+
+
+def _gather_infer(a, in_shapes):
+    grad, data = in_shapes
+    if data is None:
+        return [None]
+    cl, _, _, _, _, out_sp = pool_geometry(a, data, "_backward_Pooling_gather")
+    merge_shape(in_shapes, 0, tuple(data), "grad has the data's shape")
+    n, c, _ = split_shape(data, cl)
+    return [join_shape(n, c, out_sp, cl)]
+
+
+_POOL_ATTRS = {
+    "kernel": Attr("shape", (), doc="pooling window: (w,), (h, w) or (d, h, w); ignored with global_pool"),
+    "pool_type": Attr("enum", "max", choices=("max", "avg", "sum", "lp"), doc="pooling function"),
+    "global_pool": Attr("bool", False, doc="pool over the whole spatial extent (kernel ignored)"),
+    "cudnn_off": Attr("bool", False, doc="accepted for compatibility; unused"),
+    "pooling_convention": Attr("enum", "valid", choices=("full", "valid", "same"),
+                               doc="output size: floor (valid), ceil (full), or ceil(x / stride) "
+                                   "(same; 1-D only, no pad)"),
+    "stride": Attr("shape", (), doc="stride per spatial dimension; empty means 1 each"),
+    "pad": Attr("shape", (), doc="padding per spatial dimension (both sides); empty means 0"),
+    "p_value": Attr("int?", None, doc="p for lp pooling: 1, 2 or 3 (required for lp)"),
+    "count_include_pad": Attr("bool?", None, doc="avg: whether padding counts in the divisor "
+                                                  "(None means True)"),
+    "layout": Attr("enum?", None, choices=("NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC"),
+                   doc="data layout; None means NCW, NCHW or NCDHW by the data's rank"),
+}
+
+register(OpDef(
+    "Pooling", attrs=_POOL_ATTRS, compute=_pool_compute, infer_shape=_pool_infer, grad=_pool_grad,
+    family="pool", aliases=("_npx_pooling",), npx=NsName("pooling"),
+    doc="""Pooling of ``data`` (N, C, *spatial) over windows of size ``kernel``: max, avg, sum or
+lp (``p_value`` 1, 2, 3). Output size per dimension: ``floor((x + 2 * pad - kernel) / stride) + 1``
+(valid), with ceil instead of floor (full), or ``ceil(x / stride)`` (same, 1-D only).
+``global_pool`` pools each channel to one value. Max pooling ignores padding; avg divides by the
+window size clipped to the padded input, or by the number of real elements when
+``count_include_pad=False``."""))
+
+register(OpDef(
+    "_backward_Pooling", inputs=("ograd", "data", "output"), attrs=_POOL_ATTRS,
+    compute=_pool_backward_compute, infer_shape=_backward_infer, grad=_pool_backward_grad,
+    family="pool", hidden=True,
+    doc="""Gradient of Pooling w.r.t. its data, from the output gradient ``ograd``, the ``data`` and
+the Pooling ``output``: max routes each window's gradient to its first maximum, avg/sum spread it
+over the window, lp scales by ``(data / output) ** (p - 1)``."""))
+
+register(OpDef(
+    "_backward_Pooling_gather", inputs=("grad", "data"), attrs=_POOL_ATTRS, compute=_gather_compute,
+    infer_shape=_gather_infer, grad=_gather_grad, family="pool", hidden=True,
+    doc="""For max pooling: ``grad`` (the data's shape) read at each window's first maximum of
+``data`` (the adjoint of max-pooling's backward; used for second-order gradients)."""))

@@ -1,1 +1,297 @@
-"""reduce operators (to be filled)."""
+"""Reductions: sum, mean, prod, max, min, nansum, nanprod with MXNet 1.x semantics (reducing every
+axis without ``keepdims`` gives shape ``(1,)``; ``axis=()`` means every axis), their NumPy-semantics
+variants ``_np_*`` (0-d results, ``dtype=``, ``initial=``), argmax/argmin/argmax_channel and norm.
+
+One factory (``reduction``) registers both flavours; gradients are written with registered ops:
+the output gradient gets its reduced axes back (``expand_dims``/``Reshape``) and is broadcast over
+the input. max/min give the full gradient to every element equal to the extreme value (ties are
+not shared, as in MXNet's ``ReduceGrad<eq>``).
+"""
+from .attrs import Attr
+from .infer import InferError, normalize_axis
+from .registry import NsName, OpDef, register
+
+__all__ = ["reduce_axes", "reduced_shape", "restore_reduced"]
+
+
+def reduce_axes(axis, ndim, exclude=False, legacy=True, arg=0):
+    """Sorted tuple of the axes to reduce (``None`` = all; legacy ``()`` = all)."""
+    if axis is None or (legacy and len(axis) == 0):
+        return tuple(range(ndim))
+    if isinstance(axis, int):
+        axis = (axis,)
+    if ndim == 0:
+        return ()
+    axes = sorted(normalize_axis(int(x), ndim, arg) for x in axis)
+    if len(set(axes)) != len(axes):
+        raise InferError(arg, "distinct reduction axes", tuple(axis), "reduction axes have duplicates")
+    if exclude:
+        return tuple(i for i in range(ndim) if i not in axes)
+    return tuple(axes)
+
+
+def reduced_shape(shape, axes, keepdims, legacy):
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    out = tuple(d for i, d in enumerate(shape) if i not in axes)
+    return (1,) if legacy and not out else out
+
+
+def restore_reduced(F, g, ndim, axes):
+    """``g`` (a reduced result or its gradient) with size-1 dimensions back at ``axes``."""
+    if g.ndim == ndim:
+        return g
+    if len(axes) == ndim:
+        return F.Reshape(g, shape=(1,) * ndim)
+    for ax in axes:
+        g = F.expand_dims(g, axis=ax)
+    return g
+
+
+_REDUCE_ATTRS = {"axis": Attr("shape?", None, doc="axes to reduce; None or () = all"),
+                 "keepdims": Attr("bool", False), "exclude": Attr("bool", False,
+                                                                  doc="reduce every axis except `axis`")}
+_NP_ATTRS = {"axis": Attr("shape?", None, doc="axes to reduce; None = all, () = none"),
+             "dtype": Attr("dtype?", None), "keepdims": Attr("bool", False), "initial": Attr("float?", None)}
+
+
+def _axes_of(a, shape, legacy):
+    return reduce_axes(a["axis"], len(shape), a.get("exclude", False), legacy)
+
+
+def _grad_sum(F, x, y, g):
+    return F.broadcast_like(g, x)
+
+
+def _grad_mean(F, x, y, g):
+    n = max(1, x.size // max(1, g.size))
+    return F._div_scalar(F.broadcast_like(g, x), scalar=float(n))
+
+
+def _grad_prod(F, x, y, g):
+    return F.broadcast_div(F.broadcast_mul(g, y), x)
+
+
+def _grad_extreme(F, x, y, g):
+    return F.broadcast_mul(g, F.broadcast_equal(x, y))
+
+
+def _grad_nansum(F, x, y, g):
+    return F.broadcast_mul(g, F.broadcast_equal(x, x))
+
+
+def _grad_nanprod(F, x, y, g):
+    t = F.broadcast_div(F.broadcast_mul(g, y), x)
+    return F.where(F.broadcast_equal(x, x), t, F.zeros_like(t))
+
+
+def _sum_type(a, dtypes):
+    import numpy as np
+    x = dtypes[0]
+    if a.get("dtype") is not None:
+        return [a["dtype"]]
+    return [np.dtype(np.int64) if x is not None and np.dtype(x) == np.bool_ else x]
+
+
+def _mean_type(a, dtypes):
+    import numpy as np
+    x = dtypes[0]
+    if a.get("dtype") is not None:
+        return [a["dtype"]]
+    return [x if x is None or np.dtype(x).kind == "f" else np.dtype(np.float32)]
+
+
+def reduction(name, kernel, grad, *, legacy, uses_y=False, aliases=(), np=(), doc="", infer_type=None,
+              initial=None, has_dtype=True):
+    """Register a reduction. ``kernel(xp, x, axes, dtype)`` reduces with keepdims=True;
+    ``grad(F, x, y_keep, g_keep)`` gives dx from keepdims-shaped output and output gradient."""
+    if legacy:
+        attrs = dict(_REDUCE_ATTRS)
+    else:
+        attrs = dict(_NP_ATTRS)
+        if not has_dtype:
+            del attrs["dtype"]
+
+    def infer_shape(a, in_shapes):
+        if in_shapes[0] is None:
+            return [None]
+        return [reduced_shape(in_shapes[0], _axes_of(a, in_shapes[0], legacy), a["keepdims"], legacy)]
+
+    def compute(ctx, a, x):
+        axes = _axes_of(a, x.shape, legacy)
+        out_dtype = (infer_type or (lambda a_, d: [x.dtype]))(a, [x.dtype])[0]
+        res = kernel(ctx.xp, x, axes, out_dtype)
+        if not legacy and a["initial"] is not None:
+            res = initial(ctx.xp, res, a["initial"])
+        return res.astype(out_dtype, copy=False).reshape(reduced_shape(x.shape, axes, a["keepdims"], legacy))
+
+    def gradient(F, a, inputs, outputs, ograds):
+        x = inputs[0]
+        axes = _axes_of(a, x.shape, legacy)
+        g = restore_reduced(F, ograds[0], x.ndim, axes)
+        y = restore_reduced(F, outputs[0], x.ndim, axes) if uses_y else None
+        return [grad(F, x, y, g)]
+
+    return register(OpDef(name, compute=compute, infer_shape=infer_shape, attrs=attrs, grad=gradient,
+                          infer_type=infer_type, aliases=aliases, np=np, family="reduce", doc=doc,
+                          inputs=("data",) if legacy else ("a",)))
+
+
+def _keep(fn):
+    return lambda xp, x, axes, dt: fn(xp, x, axes)
+
+
+_K_SUM = _keep(lambda xp, x, axes: xp.sum(x, axis=axes, keepdims=True, dtype=None if x.dtype.kind == "b" else x.dtype))
+_K_PROD = _keep(lambda xp, x, axes: xp.prod(x, axis=axes, keepdims=True))
+_K_MAX = _keep(lambda xp, x, axes: xp.max(x, axis=axes, keepdims=True) if x.size else xp.zeros(
+    [1 if i in axes else d for i, d in enumerate(x.shape)], x.dtype))
+_K_MIN = _keep(lambda xp, x, axes: xp.min(x, axis=axes, keepdims=True) if x.size else xp.zeros(
+    [1 if i in axes else d for i, d in enumerate(x.shape)], x.dtype))
+_K_NANSUM = _keep(lambda xp, x, axes: xp.nansum(x, axis=axes, keepdims=True))
+_K_NANPROD = _keep(lambda xp, x, axes: xp.nanprod(x, axis=axes, keepdims=True))
+
+
+def _k_mean(xp, x, axes, dt):
+    acc = dt if dt.kind == "f" else None
+    return xp.mean(x, axis=axes, keepdims=True, dtype=acc)
+
+
+def _k_np_sum(xp, x, axes, dt):
+    return xp.sum(x, axis=axes, keepdims=True, dtype=dt)
+
+
+def _k_np_prod(xp, x, axes, dt):
+    return xp.prod(x, axis=axes, keepdims=True, dtype=dt)
+
+
+_LEGACY_DOC = (" over `axis` (all axes when None or ()); `exclude=True` reduces every other axis; "
+               "reducing every axis without keepdims gives shape (1,).")
+reduction("sum", _K_SUM, _grad_sum, legacy=True, aliases=("sum_axis",), doc="Sum" + _LEGACY_DOC)
+reduction("mean", _k_mean, _grad_mean, legacy=True, doc="Mean" + _LEGACY_DOC + " Integer inputs keep their dtype.")
+reduction("prod", _K_PROD, _grad_prod, legacy=True, uses_y=True, doc="Product" + _LEGACY_DOC)
+reduction("max", _K_MAX, _grad_extreme, legacy=True, uses_y=True, aliases=("max_axis",), doc="Maximum" + _LEGACY_DOC)
+reduction("min", _K_MIN, _grad_extreme, legacy=True, uses_y=True, aliases=("min_axis",), doc="Minimum" + _LEGACY_DOC)
+reduction("nansum", _K_NANSUM, _grad_nansum, legacy=True, doc="Sum treating NaN as 0" + _LEGACY_DOC)
+reduction("nanprod", _K_NANPROD, _grad_nanprod, legacy=True, uses_y=True,
+          doc="Product treating NaN as 1" + _LEGACY_DOC)
+
+_NP_DOC = " with NumPy semantics: axis=None reduces all axes to a 0-d array, axis=() reduces none."
+reduction("_np_sum", _k_np_sum, _grad_sum, legacy=False, infer_type=_sum_type,
+          initial=lambda xp, r, v: r + v, np=NsName("sum", args=("axis", "dtype")),
+          doc="Sum" + _NP_DOC + " Bool input sums to int64.")
+reduction("_np_mean", _k_mean, _grad_mean, legacy=False, infer_type=_mean_type,
+          initial=lambda xp, r, v: r, np=NsName("mean", args=("axis", "dtype")),
+          doc="Mean" + _NP_DOC + " Integer input gives float32.")
+reduction("_np_prod", _k_np_prod, _grad_prod, legacy=False, uses_y=True, infer_type=_sum_type,
+          initial=lambda xp, r, v: r * v, np=NsName("prod", args=("axis", "dtype")), doc="Product" + _NP_DOC)
+reduction("_np_max", _K_MAX, _grad_extreme, legacy=False, uses_y=True, has_dtype=False,
+          initial=lambda xp, r, v: xp.maximum(r, v),
+          np=(NsName("max", args=("axis",)), NsName("amax", args=("axis",))), doc="Maximum" + _NP_DOC)
+reduction("_np_min", _K_MIN, _grad_extreme, legacy=False, uses_y=True, has_dtype=False,
+          initial=lambda xp, r, v: xp.minimum(r, v),
+          np=(NsName("min", args=("axis",)), NsName("amin", args=("axis",))), doc="Minimum" + _NP_DOC)
+
+
+# ---- argmax / argmin ---------------------------------------------------------------------------
+def _arg_shape(a, shape, legacy, axis_key="axis"):
+    axis = a[axis_key]
+    if axis is None:
+        axes = tuple(range(len(shape)))
+    else:
+        axes = (normalize_axis(axis, len(shape)),)
+    return reduced_shape(shape, axes, a["keepdims"], legacy), axes
+
+
+def search(name, pick_max, *, legacy, np=(), doc=""):
+    import numpy as onp
+
+    def infer_shape(a, in_shapes):
+        return [None if in_shapes[0] is None else _arg_shape(a, in_shapes[0], legacy)[0]]
+
+    def infer_type(a, dtypes):
+        return [dtypes[0] if legacy else onp.dtype(onp.int64)]
+
+    def compute(ctx, a, x):
+        xp = ctx.xp
+        out_shape, axes = _arg_shape(a, x.shape, legacy)
+        fn = xp.argmax if pick_max else xp.argmin
+        res = fn(x.reshape(-1)) if a["axis"] is None else fn(x, axis=axes[0])
+        return xp.asarray(res).astype(x.dtype if legacy else onp.int64).reshape(out_shape)
+
+    return register(OpDef(name, compute=compute, infer_shape=infer_shape, infer_type=infer_type,
+                          attrs={"axis": Attr("int?", None), "keepdims": Attr("bool", False)}, np=np,
+                          family="reduce", doc=doc, no_grad_reason="returns indices (piecewise constant)"))
+
+
+_ARG_DOC = (" along `axis` (the flattened array when None); the first occurrence wins. Legacy: the output "
+            "has the input's dtype and an all-axes result has shape (1,).")
+search("argmax", True, legacy=True, doc="Indices of the maximum values" + _ARG_DOC)
+search("argmin", False, legacy=True, doc="Indices of the minimum values" + _ARG_DOC)
+search("_np_argmax", True, legacy=False, np=NsName("argmax", args=("axis",)),
+       doc="NumPy argmax: int64 indices, 0-d for axis=None.")
+search("_np_argmin", False, legacy=False, np=NsName("argmin", args=("axis",)),
+       doc="NumPy argmin: int64 indices, 0-d for axis=None.")
+
+
+def _argmax_channel_compute(ctx, a, x):
+    return ctx.xp.argmax(x, axis=1).astype(x.dtype)
+
+
+def _argmax_channel_infer(a, in_shapes):
+    s = in_shapes[0]
+    if s is None:
+        return [None]
+    if len(s) < 2:
+        raise InferError(0, "with at least 2 dimensions", tuple(s))
+    return [reduced_shape(s, (1,), False, True)]
+
+
+register(OpDef("argmax_channel", compute=_argmax_channel_compute, infer_shape=_argmax_channel_infer,
+               family="reduce", inputs=("data",), no_grad_reason="returns indices (piecewise constant)",
+               doc="Argmax along axis 1 (the channel axis), in the input's dtype: (N, C) -> (N,)."))
+
+
+# ---- norm --------------------------------------------------------------------------------------
+def _norm_axes(a, shape):
+    return reduce_axes(a["axis"], len(shape), False, True)
+
+
+def _norm_type(a, dtypes):
+    import numpy as np
+    return [np.dtype(a["out_dtype"]) if a["out_dtype"] is not None else dtypes[0]]
+
+
+def _norm_compute(ctx, a, x):
+    xp = ctx.xp
+    axes = _norm_axes(a, x.shape)
+    if a["ord"] == 1:
+        res = xp.sum(xp.abs(x), axis=axes, keepdims=True)
+    else:
+        res = xp.sqrt(xp.sum(x * x, axis=axes, keepdims=True))
+    dt = _norm_type(a, [x.dtype])[0]
+    return res.astype(dt, copy=False).reshape(reduced_shape(x.shape, axes, a["keepdims"], True))
+
+
+def _norm_infer(a, in_shapes):
+    if a["ord"] not in (1, 2):
+        raise InferError(0, "ord 1 or 2", a["ord"], "norm supports ord=1 and ord=2 only")
+    s = in_shapes[0]
+    return [None if s is None else reduced_shape(s, _norm_axes(a, s), a["keepdims"], True)]
+
+
+def _norm_grad(F, a, inputs, outputs, ograds):
+    x = inputs[0]
+    axes = _norm_axes(a, x.shape)
+    g = restore_reduced(F, ograds[0], x.ndim, axes)
+    if a["ord"] == 1:
+        return [F.broadcast_mul(g, F.sign(x))]
+    y = restore_reduced(F, outputs[0], x.ndim, axes)
+    return [F.broadcast_mul(g, F.broadcast_div(x, y))]
+
+
+register(OpDef("norm", compute=_norm_compute, infer_shape=_norm_infer, infer_type=_norm_type, grad=_norm_grad,
+               attrs={"ord": Attr("int", 2), "axis": Attr("shape?", None), "out_dtype": Attr(
+                   "enum?", None, choices=("float16", "float32", "float64", "int32", "int64", "int8")),
+                   "keepdims": Attr("bool", False)},
+               family="reduce", doc="L1 (ord=1) or L2 (ord=2) norm over `axis` (all axes when None); an "
+                                    "all-axes result without keepdims has shape (1,)."))

@@ -97,6 +97,8 @@ class OpDef:
         self.device_attr = device_attr      # attribute naming the output device (creation ops: "ctx")
         self.dynamic_shape = dynamic_shape  # output shape depends on values (boolean_mask, unique)
         self._attr_cache = {}
+        # fixed input count (None when it depends on attributes): saves a call on the hot path
+        self.n_inputs = None if (variadic or callable(inputs)) else len(inputs)
 
     # ---- structure -------------------------------------------------------------------------
     @property

@@ -1,0 +1,43 @@
+"""Fluent methods: ``x.sum(axis=1)``, ``x.relu()``, ``x.topk(k=2)``... call the namespace function
+of the same name with ``x`` as the first input: the ``mx.np`` one for ``mx.np`` arrays (NumPy
+semantics), the ``mx.nd`` one otherwise."""
+from .ndarray import NDArray
+
+__all__ = ["attach"]
+
+FLUENT = """sum mean prod max min nansum nanprod argmax argmin argmax_channel norm abs sign round rint fix floor
+ceil trunc sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh arctanh degrees radians exp expm1 log
+log10 log2 log1p sqrt rsqrt cbrt rcbrt square reciprocal relu sigmoid softmax log_softmax softmin clip expand_dims
+squeeze swapaxes split slice slice_axis slice_like take pick one_hot tile repeat pad flip sort argsort topk
+broadcast_to broadcast_like broadcast_axes reshape_like zeros_like ones_like shape_array size_array
+depth_to_space space_to_depth""".split()
+
+
+def _method(name, nd_fn, np_fn):
+    def method(self, *args, **kwargs):
+        return (np_fn if self._np else nd_fn)(self, *args, **kwargs)
+    method.__name__ = name
+    method.__doc__ = f"``{name}(self, ...)``: see ``mx.nd.{name}`` (``mx.np.{name}`` for mx.np arrays)."
+    return method
+
+
+def attach(nd, np):
+    """Add the fluent methods to NDArray from the generated namespaces ``nd`` and ``np``."""
+    for name in FLUENT:
+        nd_fn = getattr(nd, name, None)
+        if nd_fn is None or name in NDArray.__dict__:
+            continue
+        setattr(NDArray, name, _method(name, nd_fn, getattr(np, name, nd_fn)))
+
+    def flatten(self):
+        """``mx.nd``: (batch, -1) like ``Flatten``; ``mx.np``: one dimension like ``numpy.ndarray.flatten``."""
+        return self.reshape(-1) if self._np else nd.Flatten(self)
+
+    def transpose(self, *axes):
+        """Permute dimensions (reversed when no axes are given)."""
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        return nd.transpose(self, axes=axes) if axes else nd.transpose(self)
+
+    NDArray.flatten = flatten
+    NDArray.transpose = transpose

@@ -1,0 +1,307 @@
+"""Activation operators with attributes: ``Activation``, ``LeakyReLU`` (leaky, prelu, elu, selu, gelu,
+rrelu), the softmax family (``softmax``, ``log_softmax``, ``softmin``, ``SoftmaxActivation``) and the
+hidden ``_length_mask`` used by the masked (``use_length``) softmax gradients.
+
+Gradients are written with registered ops (``F``), so they can be recorded again (higher order).
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> x = mx.nd.array([[1.0, 2.0, 3.0]])
+    >>> [round(v, 4) for v in mx.nd.softmax(x).asnumpy()[0].tolist()]
+    [0.09, 0.2447, 0.6652]
+    >>> mx.nd.LeakyReLU(mx.nd.array([-2.0, 1.0]), act_type="leaky", slope=0.1).asnumpy().tolist()
+    [-0.20000000298023224, 1.0]
+"""
+import math
+
+import numpy as onp
+
+from .attrs import Attr
+from .elemwise_special import erf64
+from .infer import InferError, merge_shape, normalize_axis, unary_shape
+from .registry import OpDef, register
+
+__all__ = ["erf", "softmax_forward"]
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_LAMBDA = 1.0507009873554804934193349852946
+_SQRT1_2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def erf(xp, x):
+    """Error function of ``x`` in its dtype (the ``erf`` op's float64 Cephes kernel)."""
+    return erf64(xp, x).astype(x.dtype, copy=False)
+
+
+# ---- Activation ------------------------------------------------------------------------------------
+def _act_forward(xp, x, act):
+    if act == "relu":
+        return xp.maximum(x, 0)
+    if act == "sigmoid":  # exp(-|x|) never overflows
+        e = xp.exp(-xp.abs(x))
+        return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+    if act == "tanh":
+        return xp.tanh(x)
+    if act == "softrelu":  # MXNet: x > 20 ? x : log1p(exp(x))
+        return xp.where(x > 20, x, xp.log1p(xp.exp(xp.minimum(x, 20))))
+    return x / (1 + xp.abs(x))  # softsign
+
+
+def _act_grad(F, a, ins, outs, og):
+    x, y, g = ins[0], outs[0], og[0]
+    act = a["act_type"]
+    if act == "relu":
+        return [F.elemwise_mul(g, F._greater_scalar(x, scalar=0.0))]
+    if act == "sigmoid":  # y (1 - y)
+        return [F.elemwise_mul(g, F.elemwise_mul(y, F._rminus_scalar(y, scalar=1.0)))]
+    if act == "tanh":  # 1 - y^2
+        return [F.elemwise_mul(g, F._rminus_scalar(F.square(y), scalar=1.0))]
+    if act == "softrelu":  # sigmoid(x)
+        return [F.elemwise_mul(g, F.sigmoid(x))]
+    return [F.elemwise_div(g, F.square(F._plus_scalar(F.abs(x), scalar=1.0)))]  # softsign
+
+
+register(OpDef(
+    "Activation", family="nn", npx="activation",
+    attrs={"act_type": Attr("enum", choices=("relu", "sigmoid", "softrelu", "softsign", "tanh"),
+                            doc="Activation function to apply.")},
+    compute=lambda ctx, a, x: _act_forward(ctx.xp, x, a["act_type"]).astype(x.dtype, copy=False),
+    infer_shape=unary_shape, grad=_act_grad,
+    doc="Elementwise activation: relu max(x, 0), sigmoid 1/(1+exp(-x)), tanh, softrelu log(1+exp(x)), "
+        "softsign x/(1+|x|)."))
+
+
+# ---- LeakyReLU --------------------------------------------------------------------------------------
+def _channel_shape(ndim, n):
+    """(1, n, 1, ...): a per-channel parameter broadcast along axis 1."""
+    shape = [1] * ndim
+    if ndim > 1:
+        shape[1] = n
+    else:
+        shape[0] = n
+    return tuple(shape)
+
+
+def _uniform01(rng, size):
+    return rng.random(size) if hasattr(rng, "integers") else rng.random_sample(size)
+
+
+def _leaky_compute(ctx, a, x, gamma=None):
+    xp, act = ctx.xp, a["act_type"]
+    pos = x > 0
+    if act == "leaky":
+        return xp.where(pos, x, x * x.dtype.type(a["slope"]))
+    if act == "prelu":
+        g = gamma.reshape(_channel_shape(x.ndim, gamma.size)) if gamma.size > 1 else gamma.reshape(())
+        return xp.where(pos, x, x * g).astype(x.dtype, copy=False)
+    if act == "elu":
+        return xp.where(pos, x, x.dtype.type(a["slope"]) * xp.expm1(xp.minimum(x, 0)))
+    if act == "selu":
+        neg = x.dtype.type(_SELU_ALPHA) * xp.expm1(xp.minimum(x, 0))
+        return x.dtype.type(_SELU_LAMBDA) * xp.where(pos, x, neg)
+    if act == "gelu":
+        return (0.5 * x * (1 + erf(xp, x * x.dtype.type(_SQRT1_2)))).astype(x.dtype, copy=False)
+    # rrelu: a random slope per element in training, the mean slope otherwise; the slope is the mask
+    lo, hi = a["lower_bound"], a["upper_bound"]
+    if ctx.is_train:
+        mask = (lo + (hi - lo) * _uniform01(ctx.rng, x.shape)).astype(x.dtype)
+    else:
+        mask = xp.broadcast_to(xp.asarray((lo + hi) / 2.0, dtype=x.dtype), x.shape)
+    return xp.where(pos, x, x * mask), mask
+
+
+def _leaky_grad(F, a, ins, outs, og):
+    x, y, g = ins[0], outs[0], og[0]
+    act = a["act_type"]
+    pos = F._greater_scalar(x, scalar=0.0)
+    if act == "leaky":
+        return [F.where(pos, g, F._mul_scalar(g, scalar=a["slope"]))]
+    if act == "rrelu":
+        return [F.where(pos, g, F.elemwise_mul(g, outs[1]))]
+    if act == "elu":  # slope * exp(x) = y + slope for x <= 0
+        return [F.where(pos, g, F.elemwise_mul(g, F._plus_scalar(y, scalar=a["slope"])))]
+    if act == "selu":  # lambda * alpha * exp(x) = y + lambda * alpha for x <= 0
+        return [F.where(pos, F._mul_scalar(g, scalar=_SELU_LAMBDA),
+                        F.elemwise_mul(g, F._plus_scalar(y, scalar=_SELU_LAMBDA * _SELU_ALPHA)))]
+    if act == "gelu":  # Phi(x) + x phi(x)
+        cdf = F._mul_scalar(F._plus_scalar(F.erf(F._mul_scalar(x, scalar=_SQRT1_2)), scalar=1.0), scalar=0.5)
+        pdf_x = F._mul_scalar(F.elemwise_mul(x, F.exp(F._mul_scalar(F.square(x), scalar=-0.5))),
+                              scalar=_INV_SQRT_2PI)
+        return [F.elemwise_mul(g, F.elemwise_add(cdf, pdf_x))]
+    # prelu
+    gamma = ins[1]
+    shape = _channel_shape(x.ndim, gamma.shape[0]) if gamma.shape[0] > 1 else None
+    g_b = F.Reshape(gamma, shape=shape) if shape is not None else gamma
+    dx = F.where(pos, g, F.broadcast_mul(g, g_b))
+    neg_part = F.where(pos, F.zeros_like(x), F.elemwise_mul(g, x))
+    if shape is None:
+        dgamma = F.Reshape(F.sum(neg_part), shape=(1,))
+    else:
+        axes = tuple(i for i in range(x.ndim) if shape[i] == 1)
+        dgamma = F.sum(neg_part, axis=axes) if axes else neg_part
+    return [dx, dgamma]
+
+
+def _leaky_infer(a, s):
+    d = s[0]
+    if a["act_type"] == "prelu" and d is not None:
+        if s[1] is None:
+            s[1] = (d[1] if len(d) > 1 else d[0],)
+        elif not (len(s[1]) == 1 and (s[1][0] in (1, 0) or s[1][0] == (d[1] if len(d) > 1 else d[0]))):
+            raise InferError(1, f"(1,) or ({d[1] if len(d) > 1 else d[0]},)", s[1],
+                             "one prelu slope per channel, or one shared")
+    return [d, d] if a["act_type"] == "rrelu" else [d]
+
+
+def _same_n(n):
+    def infer_type(a, dtypes):
+        known = next((d for d in dtypes if d is not None), None)
+        for i, d in enumerate(dtypes):
+            if d is None:
+                dtypes[i] = known
+        return [known] * (n(a) if callable(n) else n)
+    return infer_type
+
+
+register(OpDef(
+    "LeakyReLU", family="nn", npx="leaky_relu", needs_train=True, needs_rng=True,
+    inputs=lambda a: ("data", "gamma") if a["act_type"] == "prelu" else ("data",),
+    all_inputs=("data", "gamma"),
+    num_outputs=lambda a: 2 if a["act_type"] == "rrelu" else 1, num_visible=1,
+    attrs={"act_type": Attr("enum", "leaky", choices=("elu", "gelu", "leaky", "prelu", "rrelu", "selu"),
+                            doc="Activation function to be applied."),
+           "slope": Attr("float", 0.25, doc="Slope (leaky, elu)."),
+           "lower_bound": Attr("float", 0.125, doc="Lower bound of the random slope (rrelu)."),
+           "upper_bound": Attr("float", 0.334, doc="Upper bound of the random slope (rrelu).")},
+    compute=_leaky_compute, infer_shape=_leaky_infer,
+    infer_type=_same_n(lambda a: 2 if a["act_type"] == "rrelu" else 1), grad=_leaky_grad,
+    doc="Leaky ReLU variants: leaky x>0 ? x : slope*x; prelu with a learned per-channel slope ``gamma`` "
+        "(shape (C,) along axis 1, or (1,)); elu slope*(exp(x)-1) for x<=0; selu; gelu "
+        "0.5*x*(1+erf(x/sqrt(2))); rrelu: a random slope in [lower_bound, upper_bound) per element in "
+        "training (kept as the hidden ``mask`` output), (lower_bound+upper_bound)/2 otherwise."))
+
+
+# ---- softmax family ---------------------------------------------------------------------------------
+def softmax_forward(xp, x, axis, temperature=None, log=False, length=None):
+    """Softmax (or log-softmax) of ``x`` along ``axis``; positions at or past ``length`` are 0."""
+    if temperature is not None and temperature != 1.0:
+        x = x / x.dtype.type(temperature)
+    mask = None
+    if length is not None:
+        shape = [1] * x.ndim
+        shape[axis] = x.shape[axis]
+        mask = xp.arange(x.shape[axis]).reshape(shape) < xp.expand_dims(length, axis)
+        x = xp.where(mask, x, x.dtype.type(-onp.inf))
+    m = x.max(axis=axis, keepdims=True)
+    if mask is not None:
+        m = xp.where(xp.isfinite(m), m, x.dtype.type(0))
+    z = x - m
+    e = xp.exp(z)
+    s = e.sum(axis=axis, keepdims=True)
+    if mask is not None:
+        s = xp.where(s == 0, x.dtype.type(1), s)
+    out = z - xp.log(s) if log else e / s
+    if mask is not None:
+        out = xp.where(mask, out, x.dtype.type(0))
+    return out
+
+
+def _softmax_infer(a, s):
+    d = s[0]
+    if d is not None and a["use_length"]:
+        ax = normalize_axis(a["axis"], len(d))
+        merge_shape(s, 1, d[:ax] + d[ax + 1:], f"one length per softmax row (axis={a['axis']})")
+    return [d]
+
+
+def _softmax_type(a, dtypes):
+    return [onp.dtype(a["dtype"]) if a["dtype"] is not None else dtypes[0]]
+
+
+def _softmax_op(name, log, negate, npx, doc):
+    def compute(ctx, a, x, length=None):
+        xp = ctx.xp
+        if a["dtype"] is not None:
+            x = x.astype(a["dtype"], copy=False)
+        ax = normalize_axis(a["axis"], x.ndim)
+        return softmax_forward(xp, -x if negate else x, ax, a["temperature"], log, length)
+
+    def gradient(F, a, ins, outs, og):
+        x, y, g = ins[0], outs[0], og[0]
+        ax = a["axis"]
+        mask = F._length_mask(y, ins[1], axis=ax) if a["use_length"] else None
+        if log:  # d log_softmax: g - exp(y) * sum(g)
+            if mask is not None:
+                g = F.elemwise_mul(g, mask)
+            dx = F.elemwise_sub(g, F.broadcast_mul(F.exp(y), F.sum(g, axis=ax, keepdims=True)))
+            if mask is not None:
+                dx = F.elemwise_mul(dx, mask)
+        else:  # d softmax: y * (g - sum(g * y))
+            dx = F.elemwise_mul(y, F.broadcast_sub(g, F.sum(F.elemwise_mul(g, y), axis=ax, keepdims=True)))
+        scale = (-1.0 if negate else 1.0) / (a["temperature"] if a["temperature"] is not None else 1.0)
+        if scale != 1.0:
+            dx = F._mul_scalar(dx, scalar=scale)
+        if a["dtype"] is not None and onp.dtype(a["dtype"]) != x.dtype:
+            dx = F.Cast(dx, dtype=x.dtype)
+        return [dx, None] if a["use_length"] else [dx]
+
+    register(OpDef(
+        name, family="nn", npx=npx,
+        inputs=lambda a: ("data", "length") if a["use_length"] else ("data",), all_inputs=("data", "length"),
+        attrs={"axis": Attr("int", -1, doc="The axis along which to compute softmax."),
+               "temperature": Attr("float?", None, doc="Temperature parameter in softmax."),
+               "dtype": Attr("dtype?", None, choices=("float16", "float32", "float64"),
+                             doc="Output dtype (default: the input's)."),
+               "use_length": Attr("bool?", False, doc="Use the ``length`` input to mask each row.")},
+        compute=compute, infer_shape=_softmax_infer, infer_type=_softmax_type, grad=gradient, doc=doc))
+
+
+_softmax_op("softmax", False, False, "softmax",
+            "exp(x/T) / sum(exp(x/T)) along ``axis``. With ``use_length`` only the first ``length`` "
+            "entries of each row take part; the rest are 0.")
+_softmax_op("log_softmax", True, False, "log_softmax",
+            "log(softmax(x)) along ``axis``, computed stably. With ``use_length`` masked entries are 0.")
+_softmax_op("softmin", False, True, (),
+            "softmax(-x) along ``axis``: small values get large probabilities.")
+
+
+def _length_mask_compute(ctx, a, x, length):
+    xp = ctx.xp
+    ax = normalize_axis(a["axis"], x.ndim)
+    shape = [1] * x.ndim
+    shape[ax] = x.shape[ax]
+    mask = xp.arange(x.shape[ax]).reshape(shape) < xp.expand_dims(length, ax)
+    return xp.broadcast_to(mask, x.shape).astype(x.dtype)
+
+
+register(OpDef(
+    "_length_mask", family="nn", hidden=True, inputs=("data", "length"),
+    attrs={"axis": Attr("int", -1, doc="The masked axis.")},
+    compute=_length_mask_compute,
+    infer_shape=lambda a, s: _softmax_infer({"axis": a["axis"], "use_length": True}, s),
+    infer_type=lambda a, d: [d[0]], no_grad_reason="a 0/1 mask: piecewise constant",
+    doc="1 where the index along ``axis`` is below ``length`` (one length per row), else 0; in the dtype "
+        "of ``data`` (the masked softmax gradients use it)."))
+
+
+def _softmax_activation_compute(ctx, a, x):
+    if a["mode"] == "channel":
+        return softmax_forward(ctx.xp, x, 1)
+    return softmax_forward(ctx.xp, x.reshape(x.shape[0], -1), 1).reshape(x.shape)
+
+
+def _softmax_activation_grad(F, a, ins, outs, og):
+    y, g = outs[0], og[0]
+    axes = 1 if a["mode"] == "channel" else tuple(range(1, y.ndim))
+    return [F.elemwise_mul(y, F.broadcast_sub(g, F.sum(F.elemwise_mul(g, y), axis=axes, keepdims=True)))]
+
+
+register(OpDef(
+    "SoftmaxActivation", family="nn",
+    attrs={"mode": Attr("enum", "instance", choices=("channel", "instance"),
+                        doc="instance: softmax over all but the first axis; channel: over axis 1.")},
+    compute=_softmax_activation_compute, infer_shape=unary_shape, grad=_softmax_activation_grad,
+    doc="Softmax of each instance (flattened, mode='instance') or across channels (axis 1, mode='channel'). "
+        "Deprecated in MXNet in favour of ``softmax``."))

@@ -1,0 +1,147 @@
+"""Convolution, Deconvolution and the weight-gradient op against plain NumPy loop references."""
+import numpy as np
+
+from op_checker import Case
+
+
+def _geom(nd, stride, dilate, pad):
+    return (tuple(stride) or (1,) * nd, tuple(dilate) or (1,) * nd, tuple(pad) or (0,) * nd)
+
+
+def _channel_last(layout):
+    return layout is not None and layout[-1] == "C"
+
+
+def ref_conv(x, w, b=None, *, kernel, num_filter, stride=(), dilate=(), pad=(), num_group=1, no_bias=False,
+             layout=None, **_):
+    nd = len(kernel)
+    s, d, p = _geom(nd, stride, dilate, pad)
+    cl = _channel_last(layout)
+    if cl:
+        x, w = np.moveaxis(x, -1, 1), np.moveaxis(w, -1, 1)
+    n_batch, channels = x.shape[:2]
+    cg, fg = channels // num_group, num_filter // num_group
+    xpad = np.pad(x.astype(np.float64), [(0, 0), (0, 0)] + [(q, q) for q in p])
+    out_sp = [(xpad.shape[2 + i] - d[i] * (kernel[i] - 1) - 1) // s[i] + 1 for i in range(nd)]
+    out = np.zeros((n_batch, num_filter, *out_sp))
+    for n in range(n_batch):
+        for f in range(num_filter):
+            group = f // fg
+            for o in np.ndindex(*out_sp):
+                acc = 0.0
+                for c in range(cg):
+                    for kk in np.ndindex(*kernel):
+                        pos = tuple(o[i] * s[i] + kk[i] * d[i] for i in range(nd))
+                        acc += xpad[(n, group * cg + c) + pos] * w[(f, c) + kk]
+                out[(n, f) + o] = acc + (b[f] if b is not None and not no_bias else 0.0)
+    return np.moveaxis(out, 1, -1) if cl else out
+
+
+def ref_deconv(x, w, b=None, *, kernel, num_filter, stride=(), dilate=(), pad=(), adj=(), target_shape=(),
+               num_group=1, no_bias=True, layout=None, **_):
+    nd = len(kernel)
+    s, d, p = _geom(nd, stride, dilate, pad)
+    a = tuple(adj) or (0,) * nd
+    cl = _channel_last(layout)
+    if cl:
+        x, w = np.moveaxis(x, -1, 1), np.moveaxis(w, -1, 1)
+    n_batch, channels = x.shape[:2]
+    in_sp = x.shape[2:]
+    if target_shape:
+        p, a = [], []
+        for i in range(nd):
+            total = s[i] * (in_sp[i] - 1) + d[i] * (kernel[i] - 1) + 1 - target_shape[i]
+            p.append((total + 1) // 2)
+            a.append(total % 2)
+    cg, fg = channels // num_group, num_filter // num_group
+    full = [s[i] * (in_sp[i] - 1) + d[i] * (kernel[i] - 1) + 1 + a[i] for i in range(nd)]
+    out = np.zeros((n_batch, num_filter, *full))
+    for n in range(n_batch):
+        for c in range(channels):
+            group = c // cg
+            for i_pos in np.ndindex(*in_sp):
+                for fl in range(fg):
+                    for kk in np.ndindex(*kernel):
+                        pos = tuple(i_pos[i] * s[i] + kk[i] * d[i] for i in range(nd))
+                        out[(n, group * fg + fl) + pos] += x[(n, c) + i_pos] * w[(c, fl) + kk]
+    out = out[(slice(None), slice(None)) + tuple(slice(p[i], full[i] - p[i]) for i in range(nd))]
+    if b is not None and not no_bias:
+        out = out + b.reshape((1, -1) + (1,) * nd)
+    return np.moveaxis(out, 1, -1) if cl else out
+
+
+def ref_conv_weight_grad(og, x, *, kernel, num_filter, stride=(), dilate=(), pad=(), num_group=1,
+                         layout=None, **_):
+    nd = len(kernel)
+    s, d, p = _geom(nd, stride, dilate, pad)
+    cl = _channel_last(layout)
+    if cl:
+        x, og = np.moveaxis(x, -1, 1), np.moveaxis(og, -1, 1)
+    n_batch, channels = x.shape[:2]
+    cg, fg = channels // num_group, num_filter // num_group
+    xpad = np.pad(x.astype(np.float64), [(0, 0), (0, 0)] + [(q, q) for q in p])
+    dw = np.zeros((num_filter, cg, *kernel))
+    for n in range(n_batch):
+        for f in range(num_filter):
+            for o in np.ndindex(*og.shape[2:]):
+                for c in range(cg):
+                    for kk in np.ndindex(*kernel):
+                        pos = tuple(o[i] * s[i] + kk[i] * d[i] for i in range(nd))
+                        dw[(f, c) + kk] += og[(n, f) + o] * xpad[(n, (f // fg) * cg + c) + pos]
+    return np.moveaxis(dw, 1, -1) if cl else dw
+
+
+CASES = [
+    # Convolution
+    Case("Convolution", [(1, 2, 5, 5), (3, 2, 3, 3), (3,)], ref=ref_conv,
+         attrs={"kernel": (3, 3), "num_filter": 3}, name="2d_bias"),
+    Case("Convolution", [(1, 2, 5, 5), (2, 2, 3, 3)], ref=ref_conv,
+         attrs={"kernel": (3, 3), "num_filter": 2, "stride": (2, 2), "pad": (1, 1), "no_bias": True},
+         name="2d_stride_pad"),
+    Case("Convolution", [(1, 1, 6, 6), (2, 1, 2, 2), (2,)], ref=ref_conv,
+         attrs={"kernel": (2, 2), "num_filter": 2, "dilate": (2, 3), "pad": (1, 0), "stride": (1, 2)},
+         name="2d_dilate"),
+    Case("Convolution", [(1, 4, 3, 3), (4, 2, 2, 2), (4,)], ref=ref_conv,
+         attrs={"kernel": (2, 2), "num_filter": 4, "num_group": 2}, name="2d_groups"),
+    Case("Convolution", [(1, 2, 4, 4), (2, 1, 3, 3)], ref=ref_conv,
+         attrs={"kernel": (3, 3), "num_filter": 2, "num_group": 2, "pad": (1, 1), "no_bias": True},
+         name="2d_depthwise"),
+    Case("Convolution", [(2, 2, 7), (3, 2, 3), (3,)], ref=ref_conv,
+         attrs={"kernel": (3,), "num_filter": 3, "stride": (2,), "pad": (1,)}, name="1d"),
+    Case("Convolution", [(1, 2, 8), (4, 1, 2)], ref=ref_conv,
+         attrs={"kernel": (2,), "num_filter": 4, "dilate": (3,), "num_group": 2, "no_bias": True,
+                "layout": "NCW"}, name="1d_dilate_groups"),
+    Case("Convolution", [(1, 1, 3, 3, 4), (2, 1, 2, 2, 2), (2,)], ref=ref_conv,
+         attrs={"kernel": (2, 2, 2), "num_filter": 2, "pad": (0, 1, 0), "stride": (1, 2, 2)}, name="3d"),
+    Case("Convolution", [(1, 4, 4, 2), (3, 2, 2, 2), (3,)], ref=ref_conv,
+         attrs={"kernel": (2, 2), "num_filter": 3, "layout": "NHWC", "stride": (2, 1)}, name="nhwc"),
+    # Deconvolution
+    Case("Deconvolution", [(1, 2, 3, 3), (2, 2, 3, 3)], ref=ref_deconv,
+         attrs={"kernel": (3, 3), "num_filter": 2}, name="2d"),
+    Case("Deconvolution", [(1, 2, 3, 3), (2, 2, 3, 3), (2,)], ref=ref_deconv,
+         attrs={"kernel": (3, 3), "num_filter": 2, "stride": (2, 2), "pad": (1, 1), "adj": (1, 0),
+                "no_bias": False}, name="2d_stride_pad_adj_bias"),
+    Case("Deconvolution", [(1, 2, 3, 3), (2, 1, 3, 3)], ref=ref_deconv,
+         attrs={"kernel": (3, 3), "num_filter": 1, "stride": (2, 2), "target_shape": (6, 5)},
+         name="2d_target_shape"),
+    Case("Deconvolution", [(1, 4, 3, 3), (4, 1, 2, 2)], ref=ref_deconv,
+         attrs={"kernel": (2, 2), "num_filter": 2, "num_group": 2, "dilate": (2, 2), "pad": (1, 0)},
+         name="2d_groups_dilate"),
+    Case("Deconvolution", [(1, 2, 5), (2, 3, 3), (3,)], ref=ref_deconv,
+         attrs={"kernel": (3,), "num_filter": 3, "stride": (2,), "pad": (1,), "adj": (1,), "no_bias": False},
+         name="1d"),
+    Case("Deconvolution", [(1, 2, 2, 2, 2), (2, 1, 2, 2, 2)], ref=ref_deconv,
+         attrs={"kernel": (2, 2, 2), "num_filter": 1, "stride": (2, 1, 2)}, name="3d"),
+    Case("Deconvolution", [(1, 3, 3, 2), (2, 2, 2, 3)], ref=ref_deconv,
+         attrs={"kernel": (2, 2), "num_filter": 3, "stride": (2, 2), "layout": "NHWC"}, name="nhwc"),
+    # weight gradient (internal)
+    Case("_backward_Convolution_weight", [(1, 4, 3, 3), (1, 2, 5, 5)], ref=ref_conv_weight_grad,
+         attrs={"kernel": (3, 3), "num_filter": 4, "stride": (2, 2), "pad": (1, 1), "dilate": (1, 1)},
+         name="2d"),
+    Case("_backward_Convolution_weight", [(1, 4, 2, 2), (1, 4, 3, 3)], ref=ref_conv_weight_grad,
+         attrs={"kernel": (2, 2), "num_filter": 4, "num_group": 2, "no_bias": True}, name="2d_groups"),
+    Case("_backward_Convolution_weight", [(2, 2, 3), (2, 2, 7)], ref=ref_conv_weight_grad,
+         attrs={"kernel": (3,), "num_filter": 2, "dilate": (2,), "stride": (1,)}, name="1d_dilate"),
+    Case("_backward_Convolution_weight", [(1, 3, 2, 2), (1, 4, 4, 2)], ref=ref_conv_weight_grad,
+         attrs={"kernel": (2, 3), "num_filter": 2, "layout": "NHWC"}, name="nhwc"),
+]
