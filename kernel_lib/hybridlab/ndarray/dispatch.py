@@ -6,7 +6,7 @@ from numpy import asarray as _asarray, generic as _generic, ndarray as _ndarray
 from .. import autograd
 from ..base import MXNetError
 from ..device import current_device
-from ..ops.context import op_context
+from ..ops.context import _contexts, op_context
 from ..ops.infer import InferError
 from ..ops.registry import get_op
 from .ndarray import NDArray, _as_array
@@ -54,19 +54,26 @@ def invoke(op, inputs, attrs, out=None, np_style=None):
         op.infer_shape(a, [d.shape for d in datas])
     except InferError as err:
         raise shape_error(op, a, err) from None
-    res = op.compute(op_context(device, _autograd_state.training), a, *datas)
-    if type(res) is not tuple:
-        res = (res,)
-    nvis = op.n_visible(a)
-    outs = [NDArray._wrap(r if type(r) is _ndarray or not isinstance(r, _generic) else _asarray(r), device, np_style)
-            for r in res[:nvis]]
-    if op.grad is not None and autograd.needs_record(arrays):
+    ctx = _contexts.get((device, _autograd_state.training)) or op_context(device, _autograd_state.training)
+    res = op.compute(ctx, a, *datas)
+    if type(res) is tuple:
+        nvis = op.n_visible(a)
+        outs = [_wrap(r, device, np_style) for r in res[:nvis]]
+    else:
+        nvis, outs, res = 1, [_wrap(res, device, np_style)], (res,)
+    if _autograd_state.recording and op.grad is not None and autograd.needs_record(arrays):
         node = autograd.TapeNode(op, a, arrays, res, device)
         for i, o in enumerate(outs):
             o._node = (node, i)
     if out is not None:
         return _write_out(op, outs, out)
     return outs[0] if nvis == 1 else outs
+
+
+def _wrap(data, device, np_style):
+    if type(data) is not _ndarray and isinstance(data, _generic):
+        data = _asarray(data)   # NumPy returns scalars for 0-d results; keep arrays
+    return NDArray._wrap(data, device, np_style)
 
 
 def _write_out(op, outs, out):

@@ -30,13 +30,16 @@ def prod(dims):
 
 
 def merge_shape(in_shapes, i, expected, why=""):
-    """Check input ``i`` against ``expected`` (0 = any dimension) and fill what is unknown."""
+    """Check input ``i`` against ``expected`` (0 = any dimension) and fill what is unknown.
+    ``why`` (a string, or a callable building one: only called on error) explains the expectation."""
     got = in_shapes[i]
+    if got == expected:
+        return got
     if got is None:
         in_shapes[i] = tuple(expected)
         return in_shapes[i]
     if len(got) != len(expected) or any(e and g and e != g for e, g in zip(expected, got)):
-        raise InferError(i, tuple(expected), tuple(got), why)
+        raise InferError(i, tuple(expected), tuple(got), why() if callable(why) else why)
     in_shapes[i] = tuple(g or e for e, g in zip(expected, got))
     return in_shapes[i]
 

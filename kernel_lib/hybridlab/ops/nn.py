@@ -23,7 +23,7 @@ def _fc_compute(ctx, a, x, w, b=None):
     x2 = x.reshape(x.shape[0], -1) if a["flatten"] else x
     out = x2 @ w.T
     if b is not None:
-        out = out + b
+        out += b   # a fresh array: add in place instead of allocating again
     return out.astype(x.dtype, copy=False)
 
 
@@ -37,9 +37,9 @@ def _fc_infer(a, s):
     else:
         in_units = d[-1] if d else 0
         out = tuple(d[:-1]) + (nh,)
-    merge_shape(s, 1, (nh, in_units), f"weight is (num_hidden, input units) = ({nh}, {in_units or '?'})")
+    merge_shape(s, 1, (nh, in_units), lambda: f"weight is (num_hidden, input units) = ({nh}, {in_units or '?'})")
     if not a["no_bias"]:
-        merge_shape(s, 2, (nh,), f"bias is (num_hidden,) = ({nh},)")
+        merge_shape(s, 2, (nh,), lambda: f"bias is (num_hidden,) = ({nh},)")
     return [out]
 
 
