@@ -107,7 +107,7 @@ class TapeNode:
     """One recorded op call. ``sources[i]`` says where the gradient of input ``i`` goes: a
     ``(TapeNode, output_index)`` entry, a leaf NDArray (a variable), or ``None`` (a constant)."""
 
-    __slots__ = ("op", "attrs", "inputs", "sources", "out_data", "device", "freed")
+    __slots__ = ("op", "attrs", "inputs", "sources", "out_data", "device", "training", "freed")
 
     def __init__(self, op, attrs, inputs, out_data, device):
         self.op = op
@@ -117,6 +117,7 @@ class TapeNode:
                         for x in inputs]
         self.out_data = out_data
         self.device = device
+        self.training = _state.training   # the forward's mode: its gradient is computed in the same mode
         self.freed = False
 
     def __repr__(self):
@@ -219,7 +220,11 @@ def _run_backward(heads, head_grads, retain_graph, create_graph, train_mode):
             outputs = [_output_array(node, i) for i in range(len(node.out_data))]
             ograds = [grads.get(i) for i in range(len(outputs))]
             ograds = [g if g is not None else F.zeros_like(o.detach()) for g, o in zip(ograds, outputs)]
+            # Each gradient runs in its forward's mode (BatchNorm after a predict-mode forward differentiates
+            # the moving-statistics formula and leaves the statistics alone).
+            _state.training = node.training
             in_grads = node.op.grad(F, node.attrs, list(node.inputs), outputs, ograds)
+            _state.training = train_mode
             if len(in_grads) != len(node.inputs):
                 raise MXNetError(f"{node.op.name}: gradient returned {len(in_grads)} values, "
                                  f"expected {len(node.inputs)} (one per input)")

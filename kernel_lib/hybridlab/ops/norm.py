@@ -17,8 +17,6 @@ Example::
     >>> [[round(v, 3) for v in row] for row in y.asnumpy().tolist()]
     [[-1.225, 0.0, 1.225], [1.225, 0.0, -1.225]]
 """
-import weakref
-from collections import OrderedDict
 
 from .. import autograd
 from .attrs import Attr
@@ -74,31 +72,6 @@ def _norm_dx(F, xhat, dxhat, inv_std, red, count, og_mean=None, og_second=None, 
 
 
 # ---- BatchNorm ----------------------------------------------------------------------------------
-class _StatsMarks:
-    """Remembers which ``mean`` outputs came from a forward pass that used the moving statistics, so
-    the gradient matches the forward (batch-statistics formula only after a training forward)."""
-
-    def __init__(self):
-        self._weak = weakref.WeakValueDictionary()
-        self._strong = OrderedDict()  # arrays without weak references (bounded)
-
-    def add(self, arr):
-        try:
-            self._weak[id(arr)] = arr
-        except TypeError:
-            self._strong[id(arr)] = arr
-            while len(self._strong) > 256:
-                self._strong.popitem(last=False)
-
-    def __contains__(self, arr):
-        if arr is None:
-            return False
-        return self._weak.get(id(arr)) is arr or self._strong.get(id(arr)) is arr
-
-
-_MOVING_STATS_USED = _StatsMarks()
-
-
 def _bn_compute(ctx, a, x, gamma, beta, moving_mean, moving_var):
     xp = ctx.xp
     ax = normalize_axis(a["axis"], x.ndim)
@@ -114,8 +87,6 @@ def _bn_compute(ctx, a, x, gamma, beta, moving_mean, moving_var):
     scale = inv_std if a["fix_gamma"] else inv_std * gamma.astype(x.dtype, copy=False)
     out = (x - mean.reshape(bs)) * scale.reshape(bs) + beta.astype(x.dtype, copy=False).reshape(bs)
     mean, var = mean.astype(gamma.dtype), var.astype(gamma.dtype)
-    if not batch_stats:
-        _MOVING_STATS_USED.add(mean)
     return out.astype(x.dtype, copy=False), mean, var
 
 
@@ -150,9 +121,10 @@ def _bn_grad(F, a, ins, outs, og):
     c = x.shape[ax]
     bs = _bshape(x.ndim, ax, c)
     red = tuple(i for i in range(x.ndim) if i != ax)
-    # the forward used batch statistics unless it marked its mean output as the moving one
-    train = not a["use_global_stats"] and getattr(mean, "_data", None) not in _MOVING_STATS_USED
-    if train and autograd.is_training():  # MXNet updates in a training-mode backward only
+    # autograd runs a gradient in its forward's mode: training mode means the forward used the batch
+    # statistics, and (as MXNet 1.9 on CPU) the backward updates the moving statistics in place.
+    train = not a["use_global_stats"] and autograd.is_training()
+    if train:
         _bn_update_moving(a, mean, var, ins[3], ins[4])
     mean_b = F.Reshape(mean, shape=bs)
     inv_std = F.Reshape(F._rdiv_scalar(F.sqrt(F._plus_scalar(var, scalar=a["eps"])), scalar=1.0), shape=bs)
