@@ -23,6 +23,9 @@ from . import ndarray as nd  # noqa: F401
 from . import numpy as np  # noqa: F401
 from . import numpy_extension as npx  # noqa: F401
 from . import random  # noqa: F401
+from . import name  # noqa: F401
+from . import symbol  # noqa: F401
+from . import symbol as sym  # noqa: F401
 from .ndarray.fluent import attach as _attach_fluent
 
 _attach_fluent(nd, np)

@@ -1,0 +1,85 @@
+"""The graph IR behind ``Symbol``: ``Node`` (an op call or a variable) and graph walks.
+
+A node keeps MXNet's view of itself: ``op`` (an ``OpDef``; ``None`` for a variable), ``name``,
+``attrs`` as MXNet attribute strings (exactly what symbol JSON stores), and ``inputs`` as
+``(node, output_index)`` entries. ``meta`` is a free dict that stages fill in (Block scope, user
+source line, inferred shapes...), like torch.fx's ``node.meta``.
+"""
+__all__ = ["Node", "topo_order"]
+
+
+class Node:
+    __slots__ = ("op", "name", "attrs", "inputs", "meta", "_parsed")
+
+    def __init__(self, op, name, attrs=None, inputs=()):
+        self.op = op
+        self.name = name
+        self.attrs = dict(attrs or {})
+        self.inputs = list(inputs)
+        self.meta = {}
+        self._parsed = None
+
+    @property
+    def is_variable(self):
+        return self.op is None
+
+    @property
+    def op_name(self):
+        return "null" if self.op is None else self.op.name
+
+    def parsed_attrs(self):
+        """The op's attributes as Python values (parsed once from the strings, defaults filled)."""
+        if self._parsed is None:
+            self._parsed = self.op.parse_attrs(self.attrs)
+        return self._parsed
+
+    def num_outputs(self):
+        """All outputs, hidden ones included (what node_row_ptr counts)."""
+        return 1 if self.op is None else self.op.n_outputs(self.parsed_attrs())
+
+    def num_visible(self):
+        return 1 if self.op is None else self.op.n_visible(self.parsed_attrs())
+
+    def output_name(self, index):
+        """MXNet's name of output ``index``: the variable's name, ``<node>_output``, ``<node>_output1``."""
+        if self.op is None:
+            return self.name
+        names = self.op.output_names(self.parsed_attrs())
+        if index < len(names):
+            return f"{self.name}_{names[index]}"
+        return f"{self.name}_output{index}"
+
+    def input_names(self):
+        return self.op.input_names(self.parsed_attrs()) if self.op is not None else ()
+
+    def aux_input_indices(self):
+        """Indices of inputs this op mutates (auxiliary states such as BatchNorm's moving stats)."""
+        if self.op is None or not self.op.aux:
+            return ()
+        return tuple(i for i, n in enumerate(self.input_names()) if n in self.op.aux)
+
+    def __repr__(self):
+        return f"<Node {self.op_name} {self.name}>"
+
+
+def topo_order(heads):
+    """Nodes reachable from ``heads`` ((node, index) entries) in MXNet's order: a post-order DFS
+    from the heads that visits inputs in order (so every input precedes its users)."""
+    order, seen = [], set()
+    for head, _ in heads:
+        if id(head) in seen:
+            continue
+        stack = [(head, 0)]
+        seen.add(id(head))
+        while stack:
+            node, i = stack[-1]
+            if i < len(node.inputs):
+                stack[-1] = (node, i + 1)
+                child = node.inputs[i][0]
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    stack.append((child, 0))
+            else:
+                stack.pop()
+                order.append(node)
+    return order

@@ -1,0 +1,308 @@
+"""Symbol: a handle on one or more outputs of a graph of ``Node``s (MXNet's ``mx.sym.Symbol``).
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> data = mx.sym.var('data')
+    >>> net = mx.sym.FullyConnected(data, num_hidden=8, name='fc1')
+    >>> net = mx.sym.Activation(net, act_type='relu', name='relu1')
+    >>> net.list_arguments()
+    ['data', 'fc1_weight', 'fc1_bias']
+    >>> net.list_outputs()
+    ['relu1_output']
+    >>> net
+    <Symbol relu1>
+"""
+import copy as _copy
+
+from ..base import MXNetError, dtype_flag
+from .. import name as _name
+from .graph import Node, topo_order
+
+__all__ = ["Symbol", "var", "Variable", "Group", "compose"]
+
+
+class Symbol:
+    """Outputs ``(node, index)`` of a graph. Build with ``mx.sym.var`` and the ``mx.sym`` ops."""
+
+    __slots__ = ("_outputs", "__weakref__")
+
+    def __init__(self, outputs):
+        self._outputs = list(outputs)
+
+    # ---- structure --------------------------------------------------------------------------
+    @property
+    def name(self):
+        """The head node's name (``None`` for a group of several outputs)."""
+        if len(self._outputs) != 1:
+            return None
+        return self._outputs[0][0].name
+
+    def _nodes(self):
+        return topo_order(self._outputs)
+
+    def _aux_nodes(self):
+        aux = set()
+        for node in self._nodes():
+            for i in node.aux_input_indices():
+                aux.add(id(node.inputs[i][0]))
+        return aux
+
+    def list_arguments(self):
+        """Names of the variables that are not auxiliary states, in graph order."""
+        aux = self._aux_nodes()
+        return [n.name for n in self._nodes() if n.is_variable and id(n) not in aux]
+
+    def list_auxiliary_states(self):
+        """Names of the variables ops mutate (BatchNorm's moving_mean / moving_var)."""
+        aux = self._aux_nodes()
+        return [n.name for n in self._nodes() if n.is_variable and id(n) in aux]
+
+    def list_inputs(self):
+        """Names of all variables (arguments and auxiliary states), in graph order."""
+        return [n.name for n in self._nodes() if n.is_variable]
+
+    def list_outputs(self):
+        """Names of the outputs: ``<node>_output`` (or ``_output<i>``; a variable's own name)."""
+        return [node.output_name(i) for node, i in self._outputs]
+
+    def get_internals(self):
+        """A group of every visible output of every node (variables included)."""
+        outs = []
+        for node in self._nodes():
+            outs.extend((node, i) for i in range(node.num_visible()))
+        return Symbol(outs)
+
+    def get_children(self):
+        """The inputs of the head node(s) as a group, or ``None`` for a variable."""
+        outs = [entry for node, _ in self._outputs for entry in node.inputs]
+        return Symbol(outs) if outs else None
+
+    def __len__(self):
+        return len(self._outputs)
+
+    def __iter__(self):
+        return (Symbol([o]) for o in self._outputs)
+
+    def __getitem__(self, index):
+        if isinstance(index, str):
+            names = self.list_outputs()
+            matches = [i for i, n in enumerate(names) if n == index or n == index + "_output"]
+            if not matches:
+                raise ValueError(f"There is no output named {index!r}; outputs are {names}")
+            if len(matches) > 1:
+                raise ValueError(f"There are multiple outputs with name {index!r}")
+            index = matches[0]
+        if isinstance(index, slice):
+            return Symbol(self._outputs[index])
+        if not isinstance(index, int) or isinstance(index, bool):
+            from .errors import symbol_indexing_error
+            raise symbol_indexing_error(index)
+        if not -len(self._outputs) <= index < len(self._outputs):
+            raise IndexError(f"Symbol index {index} out of range: it has {len(self._outputs)} outputs")
+        return Symbol([self._outputs[index]])
+
+    # ---- attributes -------------------------------------------------------------------------
+    def attr(self, key):
+        """The head node's attribute ``key`` (a string), or ``None``."""
+        if len(self._outputs) != 1:
+            return None
+        return self._outputs[0][0].attrs.get(key)
+
+    def list_attr(self, recursive=False):
+        """The head node's attributes (``recursive``: every node's, keyed ``<node>$<key>``)."""
+        if recursive:
+            return {f"{n.name}${k}": v for n in self._nodes() for k, v in n.attrs.items()}
+        return dict(self._outputs[0][0].attrs) if len(self._outputs) == 1 else {}
+
+    def attr_dict(self):
+        """``{node name: {key: value}}`` for every node that has attributes."""
+        return {n.name: dict(n.attrs) for n in self._nodes() if n.attrs}
+
+    def _set_attr(self, **kwargs):
+        for node, _ in self._outputs:
+            node.attrs.update({k: str(v) for k, v in kwargs.items()})
+            node._parsed = None
+
+    # ---- copies -----------------------------------------------------------------------------
+    def __copy__(self):
+        return Symbol(self._outputs)
+
+    def __deepcopy__(self, memo):
+        nodes = self._nodes()
+        clones = {}
+        for n in nodes:
+            c = Node(n.op, n.name, n.attrs, [(clones[id(i)], k) for i, k in n.inputs])
+            c.meta = _copy.deepcopy(n.meta, memo)
+            clones[id(n)] = c
+        return Symbol([(clones[id(n)], i) for n, i in self._outputs])
+
+    # ---- printing ---------------------------------------------------------------------------
+    def __repr__(self):
+        if len(self._outputs) == 1:
+            return f"<Symbol {self.name}>"
+        return f"<Symbol group [{', '.join(n.name for n, _ in self._outputs)}]>"
+
+    def __bool__(self):
+        raise NotImplementedError("The truth value of a Symbol is not defined: it has no value until the "
+                                  "graph runs. Use F.where(condition, x, y) for data-dependent choices.")
+
+    __hash__ = object.__hash__
+
+    # ---- arithmetic (the same registered ops as NDArray) -------------------------------------
+    def __add__(self, o):
+        return _binary(self, o, "broadcast_add", "_plus_scalar")
+
+    __radd__ = __add__
+
+    def __sub__(self, o):
+        return _binary(self, o, "broadcast_sub", "_minus_scalar")
+
+    def __rsub__(self, o):
+        return _binary(self, o, "broadcast_sub", "_rminus_scalar", reflected=True)
+
+    def __mul__(self, o):
+        return _binary(self, o, "broadcast_mul", "_mul_scalar")
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, o):
+        return _binary(self, o, "broadcast_div", "_div_scalar")
+
+    def __rtruediv__(self, o):
+        return _binary(self, o, "broadcast_div", "_rdiv_scalar", reflected=True)
+
+    def __mod__(self, o):
+        return _binary(self, o, "broadcast_mod", "_mod_scalar")
+
+    def __rmod__(self, o):
+        return _binary(self, o, "broadcast_mod", "_rmod_scalar", reflected=True)
+
+    def __pow__(self, o):
+        return _binary(self, o, "broadcast_power", "_power_scalar")
+
+    def __rpow__(self, o):
+        return _binary(self, o, "broadcast_power", "_rpower_scalar", reflected=True)
+
+    def __neg__(self):
+        return compose("negative", [self], {})
+
+    def __abs__(self):
+        return compose("abs", [self], {})
+
+    def __matmul__(self, o):
+        return compose("_np_matmul", [self, o], {})
+
+    def __eq__(self, o):
+        return _binary(self, o, "broadcast_equal", "_equal_scalar")
+
+    def __ne__(self, o):
+        return _binary(self, o, "broadcast_not_equal", "_not_equal_scalar")
+
+    def __gt__(self, o):
+        return _binary(self, o, "broadcast_greater", "_greater_scalar")
+
+    def __ge__(self, o):
+        return _binary(self, o, "broadcast_greater_equal", "_greater_equal_scalar")
+
+    def __lt__(self, o):
+        return _binary(self, o, "broadcast_lesser", "_lesser_scalar")
+
+    def __le__(self, o):
+        return _binary(self, o, "broadcast_lesser_equal", "_lesser_equal_scalar")
+
+    def reshape(self, *shape, reverse=False, **kwargs):
+        """``Reshape`` with MXNet's special codes (0, -1, -2, -3, -4)."""
+        shape = kwargs.pop("shape", shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape)
+        return compose("Reshape", [self], dict(shape=tuple(shape), reverse=reverse, **kwargs))
+
+    def astype(self, dtype):
+        return compose("Cast", [self], {"dtype": dtype})
+
+
+def _binary(lhs, rhs, array_op, scalar_op, reflected=False):
+    if isinstance(rhs, Symbol):
+        return compose(array_op, [rhs, lhs] if reflected else [lhs, rhs], {})
+    if isinstance(rhs, (int, float, bool)) or type(rhs).__module__ == "numpy":
+        return compose(scalar_op, [lhs], {"scalar": rhs})
+    return NotImplemented
+
+
+def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None, stype=None, **kwargs):
+    """A variable (data input, parameter or auxiliary state).
+
+    >>> import hybridlab as mx
+    >>> v = mx.sym.var('w', shape=(3, 0), dtype='float32', lr_mult=2.0)
+    >>> sorted(v.list_attr().items())
+    [('__dtype__', '0'), ('__lr_mult__', '2.0'), ('__shape__', '(3, 0)')]
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"Expect a string for variable `name`, got {type(name).__name__}")
+    attrs = {k: str(v) for k, v in (attr or {}).items()}
+    if shape is not None:
+        attrs["__shape__"] = str(tuple(shape))
+    if lr_mult is not None:
+        attrs["__lr_mult__"] = str(float(lr_mult))
+    if wd_mult is not None:
+        attrs["__wd_mult__"] = str(float(wd_mult))
+    if dtype is not None:
+        attrs["__dtype__"] = str(dtype_flag(dtype))
+    if init is not None:
+        attrs["__init__"] = init if isinstance(init, str) else init.dumps()
+    if stype is not None:
+        attrs["__storage_type__"] = str({"default": 0, "row_sparse": 1, "csr": 2}.get(stype, stype))
+    for k, v in kwargs.items():
+        if k.startswith("__") and k.endswith("__"):
+            attrs[k] = str(v)
+        else:
+            raise ValueError(f"Attribute name={k} is not supported. Additional attributes must start and "
+                             f"end with double underscores, e.g, __yourattr__")
+    return Symbol([(Node(None, name, attrs), 0)])
+
+
+Variable = var
+
+
+def Group(symbols):
+    """One symbol with the outputs of all ``symbols``.
+
+    >>> import hybridlab as mx
+    >>> mx.sym.Group([mx.sym.var('a'), mx.sym.var('b')]).list_outputs()
+    ['a', 'b']
+    """
+    if not symbols or any(not isinstance(s, Symbol) for s in symbols):
+        raise TypeError("Expected a list of symbols as input")
+    return Symbol([o for s in symbols for o in s._outputs])
+
+
+def compose(op, inputs, kwargs, name=None, attr=None):
+    """A new node applying ``op`` (an OpDef or a name) to ``inputs`` (Symbols, or ``None`` for an
+    input to create as the variable ``<name>_<input>``), with keyword attributes ``kwargs``."""
+    from ..ops.registry import get_op
+    if isinstance(op, str):
+        op = get_op(op)
+    kwargs = dict(kwargs)
+    if op.variadic:
+        kwargs.setdefault("num_args", len(inputs))
+    a = op.parse_attrs(kwargs)                     # validates names and values now, like MXNet
+    node_name = _name.current().get(name, op.name.lower())
+    attrs = op.format_attrs({k: v for k, v in kwargs.items()})
+    for k, v in (attr or {}).items():
+        attrs[k] = str(v)
+    names = op.input_names(a)
+    inputs = list(inputs) + [None] * (len(names) - len(inputs))
+    if len(inputs) > len(names):
+        raise MXNetError(f"{op.name}: expected {len(names)} inputs ({', '.join(names)}), got {len(inputs)}")
+    entries = []
+    for input_name, x in zip(names, inputs):
+        if x is None:   # MXNet creates missing inputs as variables that carry the op's attributes
+            x = var(f"{node_name}_{input_name}", attr={k: v for k, v in attrs.items() if not k.startswith("__")})
+        if not isinstance(x, Symbol):
+            raise TypeError(f"{op.name}: input '{input_name}' expected a Symbol, got {type(x).__name__}")
+        if len(x._outputs) != 1:
+            raise MXNetError(f"{op.name}: input '{input_name}' expected a single-output Symbol, got a group of "
+                             f"{len(x._outputs)}")
+        entries.append(x._outputs[0])
+    node = Node(op, node_name, attrs, entries)
+    n = op.n_visible(a)
+    return Symbol([(node, i) for i in range(n)])
