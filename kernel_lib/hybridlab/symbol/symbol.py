@@ -18,6 +18,7 @@ import copy as _copy
 from ..base import MXNetError, dtype_flag
 from .. import name as _name
 from .graph import Node, topo_order
+from .provenance import annotate
 
 __all__ = ["Symbol", "var", "Variable", "Group", "compose"]
 
@@ -303,6 +304,6 @@ def compose(op, inputs, kwargs, name=None, attr=None):
             raise MXNetError(f"{op.name}: input '{input_name}' expected a single-output Symbol, got a group of "
                              f"{len(x._outputs)}")
         entries.append(x._outputs[0])
-    node = Node(op, node_name, attrs, entries)
+    node = annotate(Node(op, node_name, attrs, entries))
     n = op.n_visible(a)
     return Symbol([(node, i) for i in range(n)])
