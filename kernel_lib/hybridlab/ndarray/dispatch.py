@@ -3,7 +3,7 @@ compute with the device's array module, wrap the outputs, and record a tape node
 needs one. This is the hot path of every imperative call: keep it lean."""
 from numpy import asarray as _asarray, generic as _generic, ndarray as _ndarray
 
-from .. import autograd
+from .. import autograd, deferred
 from ..base import MXNetError
 from ..device import current_device
 from ..ops.context import _contexts, op_context
@@ -14,6 +14,7 @@ from .ndarray import NDArray, _as_array
 __all__ = ["invoke", "invoke_name", "shape_error"]
 
 _autograd_state = autograd._state
+_dc_state = deferred.state
 
 
 def invoke_name(name, inputs, attrs, out=None, np_style=None):
@@ -23,6 +24,10 @@ def invoke_name(name, inputs, attrs, out=None, np_style=None):
 def invoke(op, inputs, attrs, out=None, np_style=None):
     """Run ``op`` on ``inputs`` (NDArrays; NumPy arrays, lists and scalars are converted) with
     keyword ``attrs``; returns the visible output(s)."""
+    if _dc_state.active:
+        if out is not None:
+            raise MXNetError(f"{op.name}: out= is not supported while the graph is being traced")
+        return deferred.record(op, inputs, attrs, np_style)
     a = op.parse_attrs(attrs)
     device = a[op.device_attr] if op.device_attr else None
     first = None

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import autograd
 from ..base import MXNetError, normalize_dtype
+from ..deferred import TracedValue
 from ..device import Device, current_device
 
 __all__ = ["NDArray", "array", "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write"]
@@ -27,7 +28,7 @@ class NDArray:
     """An n-dimensional array on a device, with autograd support. Create with ``mx.nd.array``,
     ``mx.nd.zeros``, ``mx.np.array``, ... rather than the constructor."""
 
-    __slots__ = ("_data", "_device", "_node", "_grad", "_grad_req", "_np", "__weakref__")
+    __slots__ = ("_data", "_device", "_node", "_grad", "_grad_req", "_np", "_trace", "__weakref__")
     __array_priority__ = 1000.0   # NumPy defers `np_array + nd_array` to us
 
     def __init__(self, data, device=None, np_style=False):
@@ -38,6 +39,7 @@ class NDArray:
         self._grad = None
         self._grad_req = "null"
         self._np = np_style
+        self._trace = None    # (graph node, output index) while deferred compute traces this array
 
     @classmethod
     def _wrap(cls, data, device, np_style=False):
@@ -49,6 +51,7 @@ class NDArray:
         out._grad = None
         out._grad_req = "null"
         out._np = np_style
+        out._trace = None
         return out
 
     # ---- properties -------------------------------------------------------------------------
@@ -106,6 +109,7 @@ class NDArray:
 
     def item(self):
         """The value of a one-element array as a Python scalar."""
+        _no_values_while_tracing(self, "item()")
         return self.asscalar().item()
 
     def tolist(self):
@@ -128,6 +132,7 @@ class NDArray:
         return int(self.asscalar())
 
     def __bool__(self):
+        _no_values_while_tracing(self, "the truth value (bool(), if, while)")
         if self.size == 1:
             return bool(self.asscalar())
         if self.size == 0:
@@ -396,11 +401,13 @@ class NDArray:
 
 
 def _no_values_while_tracing(arr, what):
-    """Hook for deferred compute (tracing has shapes but no values); a no-op in imperative mode."""
+    """Raise the deferred-compute error when ``arr`` is a traced value (shape and dtype, no data)."""
+    if type(arr._data) is TracedValue:
+        arr._data._no_value(what)
 
 
 def _tracing_placeholder(arr):
-    return False
+    return type(arr._data) is TracedValue
 
 
 def _as_array(value, like):
