@@ -8,6 +8,8 @@ Example::
     >>> y = mx.sym.relu(mx.sym.FullyConnected(x, num_hidden=4, name='fc'))
     >>> y.list_arguments()
     ['data', 'fc_weight', 'fc_bias']
+    >>> mx.sym.fromjson(y.tojson()).list_outputs() == y.list_outputs()
+    True
 """
 import types as _types
 
@@ -17,9 +19,51 @@ from .namespace import populate as _populate
 from .symbol import Group, Symbol, Variable, compose, var  # noqa: F401
 
 _OP_NAMES = _populate(globals(), "sym")
+from .json import from_json as fromjson, from_json as load_json, load  # noqa: E402,F401  (after the ops)
 random = _types.SimpleNamespace()
 _populate(random.__dict__, "sym.random")
 _internal = _types.SimpleNamespace(**{n: globals()[n] for n in _OP_NAMES if n.startswith("_")})
+
+
+# MXNet 1.x Symbol's fluent methods (besides reshape/astype/flatten/transpose defined by hand)
+_FLUENT = """reshape_like zeros_like ones_like broadcast_axes repeat pad swapaxes split slice slice_axis slice_like
+take one_hot pick sort topk argsort argmax argmax_channel argmin clip abs sign shape_array size_array expand_dims
+broadcast_to broadcast_like tile flip depth_to_space space_to_depth diag sum nansum prod nanprod mean max min norm
+round rint fix floor ceil trunc sin cos tan arcsin arccos arctan degrees radians sinh cosh tanh arcsinh arccosh
+arctanh exp expm1 log log10 log2 log1p sqrt rsqrt cbrt rcbrt square reciprocal relu sigmoid softmax log_softmax
+softmin squeeze""".split()
+
+
+def _attach_fluent():
+    """Fluent methods as on NDArray (``x.sum(axis=1)``, ``x.flatten()``, ``x.transpose()``...),
+    each calling the ``mx.sym`` function of the same name with the symbol as first input."""
+    def method(name, fn):
+        def call(self, *args, **kwargs):
+            return fn(self, *args, **kwargs)
+        call.__name__ = name
+        call.__doc__ = f"``{name}(self, ...)``: see ``mx.sym.{name}``."
+        return call
+
+    for name in _FLUENT:
+        if name in globals() and name not in Symbol.__dict__:
+            setattr(Symbol, name, method(name, globals()[name]))
+
+    def flatten(self, **kwargs):
+        """``Flatten``: (batch, -1)."""
+        return globals()["Flatten"](self, **kwargs)
+
+    def transpose(self, *axes, **kwargs):
+        """Permute dimensions (reversed when no axes are given)."""
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        if axes:
+            kwargs["axes"] = axes
+        return globals()["transpose"](self, **kwargs)
+
+    Symbol.flatten, Symbol.transpose = flatten, transpose
+
+
+_attach_fluent()
 
 
 def zeros(shape, dtype=None, **kwargs):

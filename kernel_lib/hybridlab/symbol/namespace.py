@@ -34,7 +34,7 @@ def _make(op, ns):
             kwargs[k] = v
         for k, v in ns.defaults.items():
             kwargs.setdefault(k, v)
-        return compose(op, inputs, kwargs, name=name, attr=attr)
+        return compose(op, inputs, kwargs, name=name, attr=attr, hint=ns.name.lower())
 
     fn.__name__ = fn.__qualname__ = ns.name
     fn.__doc__ = op.signature_doc()

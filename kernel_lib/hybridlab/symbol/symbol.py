@@ -17,6 +17,7 @@ import copy as _copy
 
 from ..base import MXNetError, dtype_flag
 from .. import name as _name
+from . import debug as _debug, errors as _errors, infer as _infer, json as _json
 from .graph import Node, topo_order
 from .provenance import annotate
 
@@ -27,6 +28,7 @@ class Symbol:
     """Outputs ``(node, index)`` of a graph. Build with ``mx.sym.var`` and the ``mx.sym`` ops."""
 
     __slots__ = ("_outputs", "__weakref__")
+    __array_priority__ = 1000.0      # NumPy scalars defer to Symbol's operators
 
     def __init__(self, outputs):
         self._outputs = list(outputs)
@@ -82,9 +84,6 @@ class Symbol:
     def __len__(self):
         return len(self._outputs)
 
-    def __iter__(self):
-        return (Symbol([o]) for o in self._outputs)
-
     def __getitem__(self, index):
         if isinstance(index, str):
             names = self.list_outputs()
@@ -97,8 +96,7 @@ class Symbol:
         if isinstance(index, slice):
             return Symbol(self._outputs[index])
         if not isinstance(index, int) or isinstance(index, bool):
-            from .errors import symbol_indexing_error
-            raise symbol_indexing_error(index)
+            raise _errors.symbol_indexing_error(index)
         if not -len(self._outputs) <= index < len(self._outputs):
             raise IndexError(f"Symbol index {index} out of range: it has {len(self._outputs)} outputs")
         return Symbol([self._outputs[index]])
@@ -138,55 +136,122 @@ class Symbol:
             clones[id(n)] = c
         return Symbol([(clones[id(n)], i) for n, i in self._outputs])
 
+    # ---- inference ----------------------------------------------------------------------------
+    def infer_shape(self, *args, **kwargs):
+        """Shapes of all arguments, outputs and auxiliary states from the known ones (positional in
+        list_arguments order, or by name): ``(arg_shapes, out_shapes, aux_shapes)``, or
+        ``(None, None, None)`` with a warning when some stay unknown.
+
+        >>> import hybridlab as mx
+        >>> net = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=3, name='fc')
+        >>> net.infer_shape(data=(2, 4))
+        ([(2, 4), (3, 4), (3,)], [(2, 3)], [])
+        """
+        return _infer.infer_shape(self, args, kwargs)
+
+    def infer_shape_partial(self, *args, **kwargs):
+        """Like ``infer_shape`` but returns what is known: ``()`` for an unknown shape, 0 for an
+        unknown dimension."""
+        return _infer.infer_shape(self, args, kwargs, partial=True)
+
+    def infer_type(self, *args, **kwargs):
+        """NumPy dtypes of all arguments, outputs and auxiliary states from the known ones:
+        ``(arg_types, out_types, aux_types)``, or ``(None, None, None)`` with a warning.
+
+        >>> import hybridlab as mx
+        >>> net = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=3, name='fc')
+        >>> net.infer_type(data='float16')
+        ([dtype('float16'), dtype('float16'), dtype('float16')], [dtype('float16')], [])
+        """
+        return _infer.infer_type(self, args, kwargs)
+
+    def infer_type_partial(self, *args, **kwargs):
+        """Like ``infer_type`` but returns what is known (``None`` for unknown dtypes)."""
+        return _infer.infer_type(self, args, kwargs, partial=True)
+
+    # ---- files --------------------------------------------------------------------------------
+    def tojson(self, remove_amp_cast=True):
+        """The graph as MXNet 1.9 symbol JSON (``mx.sym.fromjson`` reads it back).
+
+        >>> import hybridlab as mx
+        >>> s = mx.sym.relu(mx.sym.var('x'), name='r')
+        >>> mx.sym.fromjson(s.tojson()).list_outputs()
+        ['r_output']
+        """
+        return _json.to_json(self, remove_amp_cast)
+
+    def save(self, fname, remove_amp_cast=True):
+        """Write ``tojson()`` to ``fname`` (atomically); ``mx.sym.load(fname)`` reads it back."""
+        _json.save(self, fname, remove_amp_cast)
+
     # ---- printing ---------------------------------------------------------------------------
+    def debug_str(self):
+        """MXNet's debug text: the outputs, then every variable and op with inputs and attributes."""
+        return _debug.debug_str(self)
+
+    def graph_str(self):
+        """A readable listing of the graph, one line per node (with shapes/dtypes once inferred)."""
+        return _debug.graph_str(self)
+
     def __repr__(self):
         if len(self._outputs) == 1:
             return f"<Symbol {self.name}>"
         return f"<Symbol group [{', '.join(n.name for n, _ in self._outputs)}]>"
 
+    # ---- what a Symbol cannot do (MXNet's errors, with the rewrite to use) ---------------------
     def __bool__(self):
-        raise NotImplementedError("The truth value of a Symbol is not defined: it has no value until the "
-                                  "graph runs. Use F.where(condition, x, y) for data-dependent choices.")
+        raise _errors.symbol_bool_error()
+
+    def __setitem__(self, index, value):
+        raise _errors.symbol_item_assignment_error()
+
+    def __getattr__(self, name):
+        if name.startswith("_"):      # protocols and private names: the plain error, fast
+            raise AttributeError(f"'Symbol' object has no attribute '{name}'")
+        raise _errors.symbol_attribute_error(name, _PUBLIC_METHODS)
+
+    def __iter__(self):
+        return (Symbol([o]) for o in self._outputs)
 
     __hash__ = object.__hash__
 
-    # ---- arithmetic (the same registered ops as NDArray) -------------------------------------
+    # ---- arithmetic: MXNet 1.x's Symbol operators (element-wise, no broadcasting; names _plus0...) ---
     def __add__(self, o):
-        return _binary(self, o, "broadcast_add", "_plus_scalar")
+        return _binary(self, o, "_Plus", "_PlusScalar")
 
     __radd__ = __add__
 
     def __sub__(self, o):
-        return _binary(self, o, "broadcast_sub", "_minus_scalar")
+        return _binary(self, o, "_Minus", "_MinusScalar")
 
     def __rsub__(self, o):
-        return _binary(self, o, "broadcast_sub", "_rminus_scalar", reflected=True)
+        return _binary(self, o, "_Minus", "_RMinusScalar", reflected=True)
 
     def __mul__(self, o):
-        return _binary(self, o, "broadcast_mul", "_mul_scalar")
+        return _binary(self, o, "_Mul", "_MulScalar")
 
     __rmul__ = __mul__
 
     def __truediv__(self, o):
-        return _binary(self, o, "broadcast_div", "_div_scalar")
+        return _binary(self, o, "_Div", "_DivScalar")
 
     def __rtruediv__(self, o):
-        return _binary(self, o, "broadcast_div", "_rdiv_scalar", reflected=True)
+        return _binary(self, o, "_Div", "_RDivScalar", reflected=True)
 
     def __mod__(self, o):
-        return _binary(self, o, "broadcast_mod", "_mod_scalar")
+        return _binary(self, o, "_Mod", "_ModScalar")
 
     def __rmod__(self, o):
-        return _binary(self, o, "broadcast_mod", "_rmod_scalar", reflected=True)
+        return _binary(self, o, "_Mod", "_RModScalar", reflected=True)
 
     def __pow__(self, o):
-        return _binary(self, o, "broadcast_power", "_power_scalar")
+        return _binary(self, o, "_Power", "_PowerScalar")
 
     def __rpow__(self, o):
-        return _binary(self, o, "broadcast_power", "_rpower_scalar", reflected=True)
+        return _binary(self, o, "_Power", "_rpower_scalar", reflected=True)
 
     def __neg__(self):
-        return compose("negative", [self], {})
+        return self.__mul__(-1.0)
 
     def __abs__(self):
         return compose("abs", [self], {})
@@ -195,37 +260,50 @@ class Symbol:
         return compose("_np_matmul", [self, o], {})
 
     def __eq__(self, o):
-        return _binary(self, o, "broadcast_equal", "_equal_scalar")
+        return _binary(self, o, "_equal", "_equal_scalar")
 
     def __ne__(self, o):
-        return _binary(self, o, "broadcast_not_equal", "_not_equal_scalar")
+        return _binary(self, o, "_not_equal", "_not_equal_scalar")
 
     def __gt__(self, o):
-        return _binary(self, o, "broadcast_greater", "_greater_scalar")
+        return _binary(self, o, "_greater", "_greater_scalar")
 
     def __ge__(self, o):
-        return _binary(self, o, "broadcast_greater_equal", "_greater_equal_scalar")
+        return _binary(self, o, "_greater_equal", "_greater_equal_scalar")
 
     def __lt__(self, o):
-        return _binary(self, o, "broadcast_lesser", "_lesser_scalar")
+        return _binary(self, o, "_lesser", "_lesser_scalar")
 
     def __le__(self, o):
-        return _binary(self, o, "broadcast_lesser_equal", "_lesser_equal_scalar")
+        return _binary(self, o, "_lesser_equal", "_lesser_equal_scalar")
 
-    def reshape(self, *shape, reverse=False, **kwargs):
-        """``Reshape`` with MXNet's special codes (0, -1, -2, -3, -4)."""
+    def reshape(self, *shape, **kwargs):
+        """``Reshape`` with MXNet's special codes (0, -1, -2, -3, -4); ``reverse=True`` matches them
+        from the right. Only the keywords given are stored, as in MXNet."""
         shape = kwargs.pop("shape", shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape)
-        return compose("Reshape", [self], dict(shape=tuple(shape), reverse=reverse, **kwargs))
+        return compose("Reshape", [self], dict(shape=tuple(shape), **kwargs))
 
     def astype(self, dtype):
         return compose("Cast", [self], {"dtype": dtype})
 
 
+class _PublicMethods:
+    """Symbol's public method names, listed when an error message asks for them."""
+
+    def __iter__(self):
+        return iter([m for m in dir(Symbol) if not m.startswith("_")])
+
+
+_PUBLIC_METHODS = _PublicMethods()
+
+
 def _binary(lhs, rhs, array_op, scalar_op, reflected=False):
+    """``array_op`` / ``scalar_op`` are the names MXNet's Symbol operators call (``_internal._Plus``):
+    the node is named after them, lower-cased (``_plus0``, ``_mulscalar0``)."""
     if isinstance(rhs, Symbol):
-        return compose(array_op, [rhs, lhs] if reflected else [lhs, rhs], {})
+        return compose(array_op, [rhs, lhs] if reflected else [lhs, rhs], {}, hint=array_op.lower())
     if isinstance(rhs, (int, float, bool)) or type(rhs).__module__ == "numpy":
-        return compose(scalar_op, [lhs], {"scalar": rhs})
+        return compose(scalar_op, [lhs], {"scalar": rhs}, hint=scalar_op.lower())
     return NotImplemented
 
 
@@ -276,9 +354,11 @@ def Group(symbols):
     return Symbol([o for s in symbols for o in s._outputs])
 
 
-def compose(op, inputs, kwargs, name=None, attr=None):
+def compose(op, inputs, kwargs, name=None, attr=None, hint=None):
     """A new node applying ``op`` (an OpDef or a name) to ``inputs`` (Symbols, or ``None`` for an
-    input to create as the variable ``<name>_<input>``), with keyword attributes ``kwargs``."""
+    input to create as the variable ``<name>_<input>``), with keyword attributes ``kwargs``.
+    Unnamed nodes are named ``<hint><count>``; ``hint`` defaults to the op name lower-cased (MXNet
+    uses the name the op was called by: ``mx.sym.split`` gives ``split0``, not ``slicechannel0``)."""
     from ..ops.registry import get_op
     if isinstance(op, str):
         op = get_op(op)
@@ -286,7 +366,7 @@ def compose(op, inputs, kwargs, name=None, attr=None):
     if op.variadic:
         kwargs.setdefault("num_args", len(inputs))
     a = op.parse_attrs(kwargs)                     # validates names and values now, like MXNet
-    node_name = _name.current().get(name, op.name.lower())
+    node_name = _name.current().get(name, hint or op.name.lower())
     attrs = op.format_attrs({k: v for k, v in kwargs.items()})
     for k, v in (attr or {}).items():
         attrs[k] = str(v)
@@ -305,5 +385,23 @@ def compose(op, inputs, kwargs, name=None, attr=None):
                              f"{len(x._outputs)}")
         entries.append(x._outputs[0])
     node = annotate(Node(op, node_name, attrs, entries))
+    _update_versions(node)
     n = op.n_visible(a)
     return Symbol([(node, i) for i in range(n)])
+
+
+def _update_versions(node):
+    """nnvm's ``UpdateNodeVersion``: an input variable is read at its current version; composing it
+    into an op that mutates it (BatchNorm's moving stats) increments the version. Versions are
+    written in the JSON entries ``[node, index, version]``."""
+    aux = set(node.aux_input_indices())
+    versions = []
+    for i, (src, _) in enumerate(node.inputs):
+        v = 0
+        if src.is_variable:
+            v = src.meta.get("version", 0) + (i in aux)
+            if i in aux:
+                src.meta["version"] = v
+        versions.append(v)
+    if any(versions):
+        node.meta["input_versions"] = versions
