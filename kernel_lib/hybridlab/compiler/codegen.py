@@ -1,0 +1,295 @@
+"""Code generation: a graph compiled for one input signature becomes ONE readable Python function.
+
+The function takes the raw input arrays (NumPy or CuPy) in ``list_inputs()`` order and runs the
+graph as straight-line code, one statement per node::
+
+    # fc1 = FullyConnected -> (1, 8) float32    net.py:12  x = F.FullyConnected(x, ...)
+    fc1 = FullyConnected(ctx, attrs0, data, fc1_weight, fc1_bias)
+
+Each op's ``compute`` function, its parsed attributes and the ``OpContext`` of the signature's
+device and training mode are bound once as globals of the generated module (named after the op,
+``attrs<i>`` and ``ctx``); a value is released with ``del`` right after its last use; multi-output
+nodes are unpacked (``_`` for outputs nobody reads); only the symbol's outputs are returned. Two
+helpers appear where needed: ``asarray(...)`` around CPU results that may be 0-d (NumPy returns
+scalars there; the program returns arrays, as the dispatcher does) and ``single(...)`` around ops
+whose output count is an attribute (they may return a 1-tuple). The source is registered with
+``linecache`` under a fake file name, so tracebacks and
+``inspect.getsource`` show the generated lines (the torch.fx ``_exec_with_source`` idea).
+
+Variable names come from node names (made into identifiers); names from model files are never
+executed: they are sanitised, and comments are stripped of line breaks.
+
+Example::
+
+    >>> import numpy as np
+    >>> import hybridlab as mx
+    >>> from hybridlab.compiler.codegen import compile_program
+    >>> from hybridlab.compiler.signature import Signature, infer_graph
+    >>> x = mx.sym.var('x')
+    >>> y = mx.sym.relu(mx.sym.exp(x, name='e') * 2, name='act')
+    >>> sig = Signature(['x'], [(2,)], [np.dtype('float32')], mx.cpu(), False)
+    >>> shapes, dtypes = infer_graph(y._outputs, [x._outputs[0][0]], sig)
+    >>> prog = compile_program(y._outputs, [x._outputs[0][0]], sig, shapes, dtypes, title=repr(y))
+    >>> prog.fn(np.array([-1.0, 0.0], dtype=np.float32)).tolist()
+    [0.7357588410377502, 2.0]
+    >>> print(prog.source)      # doctest: +ELLIPSIS
+    # hybridlab cached op program: <Symbol act>
+    # signature: x=(2,) float32, device=cpu(0), predict
+    # bound once: the kernels exp, _mul_scalar, relu (each op's compute); ctx = OpContext(cpu(0), is_train=False)
+    #   attrs0 = {}
+    #   attrs1 = {'scalar': 2.0, 'is_int': True}
+    #   attrs2 = {}
+    def forward(x):
+        # e = exp -> (2,) float32    <doctest ...>:1  y = mx.sym.relu(mx.sym.exp(x, name='e') * 2, name='act')
+        e = exp(ctx, attrs0, x)
+        # ... = _mul_scalar -> (2,) float32 ...
+        ... = _mul_scalar(ctx, attrs1, e)
+        del e
+        # act = relu -> (2,) float32 ...
+        act = relu(ctx, attrs2, ...)
+        del ...
+        return act
+    <BLANKLINE>
+"""
+import builtins
+import itertools
+import keyword
+import linecache
+import os
+import re
+import weakref
+
+from numpy import asarray
+
+from ..ops.context import op_context
+from ..symbol.graph import topo_order
+
+__all__ = ["Program", "compile_program", "generate", "make_entry"]
+
+_counter = itertools.count()
+_IDENT = re.compile(r"[^0-9A-Za-z_]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\x85]")
+
+
+class _Namer:
+    """Unique, valid Python identifiers derived from arbitrary (untrusted) names."""
+
+    def __init__(self, reserved=()):
+        self.used = set(reserved) | set(dir(builtins)) | set(keyword.kwlist) | {"_"}
+
+    def __call__(self, text):
+        base = _IDENT.sub("_", str(text)) or "v"
+        if base[0].isdigit():
+            base = "v" + base
+        name, i = base, 1
+        while name in self.used:
+            name, i = f"{base}_{i}", i + 1
+        self.used.add(name)
+        return name
+
+
+def _comment(text, limit=160):
+    text = _CONTROL.sub(" ", str(text))
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _fmt_shape(shape, dtype):
+    s = "?" if shape is None else str(tuple(shape))
+    d = "?" if dtype is None else getattr(dtype, "name", str(dtype))
+    return f"{s} {d}"
+
+
+def _source_note(node):
+    src = node.meta.get("source") if node.meta else None
+    if not src:
+        return ""
+    return f"    {os.path.basename(str(src['file']))}:{src['line']}  {src['code']}"
+
+
+def _single(result):
+    """The one output of an op whose output count depends on its attributes (it may return a 1-tuple)."""
+    return result[0] if type(result) is tuple else result
+
+
+class _Source:
+    """Implements the loader protocol linecache uses to (re)read a module's source lazily."""
+
+    def __init__(self, source):
+        self._source = source
+
+    def get_source(self, name):
+        return self._source
+
+
+def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forward", title=""):
+    """Python source of the program for ``outputs`` ((node, index) entries) with variable nodes
+    ``inputs`` as parameters, plus the globals it needs and ``{line number: node}``.
+
+    ``shapes``/``dtypes`` (``{id(node): [per output]}``, from ``signature.infer_graph``) only feed the
+    comments and the 0-d rewrap on the CPU (NumPy returns scalars for 0-d results)."""
+    shapes, dtypes = shapes or {}, dtypes or {}
+    nodes = [n for n in topo_order(outputs) if not n.is_variable]
+    namer = _Namer({"ctx", "asarray", "single", fn_name})
+    env = {"ctx": op_context(signature.device, signature.training), "asarray": asarray, "single": _single}
+    kernels, attr_names, ctx_names = {}, {}, {}
+    header = []
+    for node in nodes:
+        op = node.op
+        if op.name not in kernels:
+            kernels[op.name] = k = namer(op.name)
+            env[k] = op.compute
+        a = node.parsed_attrs()
+        if id(a) not in attr_names:
+            attr_names[id(a)] = k = namer(f"attrs{len(attr_names)}")
+            env[k] = a
+            header.append(f"#   {k} = {_comment(repr(a))}")
+        dev = a.get(op.device_attr) if op.device_attr else None
+        if dev is not None and dev != signature.device and dev not in ctx_names:
+            ctx_names[dev] = k = namer(f"ctx_{dev.device_type}{dev.device_id}")
+            env[k] = op_context(dev, signature.training)
+
+    # values: (id(node), index) -> identifier; inputs are parameters
+    names = {}
+    params = []
+    for node in inputs:
+        names[(id(node), 0)] = p = namer(node.name)
+        params.append(p)
+    last_use = {}
+    for step, node in enumerate(nodes):
+        for src, i in node.inputs:
+            last_use[(id(src), i)] = step
+    keep = {(id(n), i) for n, i in outputs} | {(id(n), 0) for n in inputs}
+    wrap0d = not signature.device.is_gpu
+
+    body, line_nodes = [], {}
+    for step, node in enumerate(nodes):
+        a = node.parsed_attrs()
+        n_out = node.num_outputs()
+        used = [(id(node), i) in last_use or (id(node), i) in keep for i in range(n_out)]
+        out_names = node.op.output_names(a)
+        targets = []
+        for i in range(n_out):
+            if not used[i]:
+                targets.append("_")
+                continue
+            suffix = "" if i == 0 else "_" + (out_names[i] if i < len(out_names) else f"output{i}")
+            names[(id(node), i)] = t = namer(node.name + suffix)
+            targets.append(t)
+        node_shapes = shapes.get(id(node)) or [None] * n_out
+        node_dtypes = dtypes.get(id(node)) or [None] * n_out
+        args = [names[(id(src), i)] for src, i in node.inputs]
+        dev = a.get(node.op.device_attr) if node.op.device_attr else None
+        ctx = ctx_names.get(dev, "ctx") if dev is not None else "ctx"
+        call = f"{kernels[node.op.name]}({', '.join([ctx, attr_names[id(a)]] + args)})"
+        outs = ", ".join(_fmt_shape(s, d) for s, d in zip(node_shapes, node_dtypes))
+        body.append(f"    # {_comment(node.name)} = {node.op.name} -> {outs}{_comment(_source_note(node))}")
+        rewrap = [i for i in range(n_out) if used[i] and wrap0d and node_shapes[i] in ((), None)]
+        if n_out == 1:
+            if callable(node.op.num_outputs):   # output count set by attributes: may come as a 1-tuple
+                call = f"single({call})"
+            if rewrap:
+                call = f"asarray({call})"
+            body.append(f"    {targets[0]} = {call}")
+            line_nodes[len(body)] = node
+        else:
+            body.append(f"    {', '.join(targets)} = {call}")
+            line_nodes[len(body)] = node
+            for i in rewrap:
+                body.append(f"    {targets[i]} = asarray({targets[i]})")
+                line_nodes[len(body)] = node
+        dead = [names[(id(src), i)] for src, i in dict.fromkeys(node.inputs)
+                if last_use.get((id(src), i)) == step and (id(src), i) not in keep]
+        if "_" in targets:
+            dead.append("_")
+        if dead:
+            body.append(f"    del {', '.join(dict.fromkeys(dead))}")
+    results = [names[(id(n), i)] for n, i in outputs]
+    body.append(f"    return {', '.join(results)}")
+
+    bound = ", ".join(n if n == op else f"{n} = {op}" for op, n in kernels.items())
+    ctxs = [f"ctx = OpContext({signature.device}, is_train={signature.training})"]
+    ctxs += [f"{n} = OpContext({d}, is_train={signature.training})" for d, n in ctx_names.items()]
+    top = [f"# hybridlab cached op program: {_comment(title)}",
+           f"# signature: {_comment(signature.describe(), 10000)}",
+           f"# bound once: the kernels {_comment(bound, 10000)} (each op's compute); {'; '.join(ctxs)}"]
+    top += header
+    top.append(f"def {fn_name}({', '.join(params)}):")
+    offset = len(top)
+    source = "\n".join(top + body) + "\n"
+    line_nodes = {offset + k: v for k, v in line_nodes.items()}
+    return source, env, line_nodes
+
+
+class Program:
+    """One compiled signature: the generated function ``fn`` over raw arrays, its ``source``, the
+    fake ``filename`` it is registered under in ``linecache``, the ``signature``, and the inferred
+    per-node ``shapes``/``dtypes``. ``node_at(lineno)`` maps a generated line back to its node."""
+
+    def __init__(self, fn, source, filename, signature, line_nodes, shapes, dtypes, n_outputs):
+        self.fn = fn
+        self.source = source
+        self.filename = filename
+        self.signature = signature
+        self.line_nodes = line_nodes
+        self.shapes = shapes
+        self.dtypes = dtypes
+        self.n_outputs = n_outputs
+
+    def node_at(self, lineno):
+        """The graph node whose statement is at ``lineno`` of the generated file (or ``None``)."""
+        return self.line_nodes.get(lineno)
+
+    def __repr__(self):
+        return f"<Program {self.filename} for {self.signature.describe()}>"
+
+    def __str__(self):
+        return self.source
+
+
+def compile_program(outputs, inputs, signature, shapes=None, dtypes=None, title=""):
+    """Generate, compile and register the program of ``outputs`` for ``signature`` (see ``generate``)."""
+    source, env, line_nodes = generate(outputs, inputs, signature, shapes, dtypes, title=title)
+    filename = f"<hybridlab-cached-op>.{next(_counter)}"   # not "<...>": linecache.lazycache accepts it
+    env["__name__"] = filename
+    env["__loader__"] = _Source(source)   # linecache.lazycache re-reads from here if the cache is cleared
+    code = compile(source, filename, "exec")
+    exec(code, env)   # noqa: S102 - our own generated source; model names are sanitised identifiers
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    prog = Program(env["forward"], source, filename, signature, line_nodes, shapes, dtypes, len(outputs))
+    weakref.finalize(prog, linecache.cache.pop, filename, None)
+    return prog
+
+
+_entry_code = {}
+
+
+def make_entry(n_inputs, state, lookup, miss):
+    """The per-call entry of a cached op with ``n_inputs`` NDArray inputs, as one generated function:
+    read each input's data, look the signature key up with ``lookup`` (a dict's ``get``; the key is
+    ``(training, device, shape0, dtype0, shape1, ...)``) and call the program found, or
+    ``miss(*inputs)`` when there is none or the inputs' devices are not one and the same object.
+    Generated so a call costs no loops or argument packing."""
+    cached = _entry_code.get(n_inputs)
+    if cached is None:
+        xs = [f"x{i}" for i in range(n_inputs)]
+        ds = [f"d{i}" for i in range(n_inputs)]
+        key = ", ".join(f"{d}.shape, {d}.dtype" for d in ds)
+        lines = [f"def entry({', '.join(xs)}):"]
+        lines += [f"    {d} = {x}._data" for x, d in zip(xs, ds)]
+        lines.append("    device = x0._device")
+        if n_inputs > 1:    # identity checks here; equal-but-distinct devices go the slow way
+            lines += [f"    if {' or '.join(f'{x}._device is not device' for x in xs[1:])}:",
+                      f"        return miss({', '.join(xs)})"]
+        lines += [f"    fn = lookup((state.training, device, {key}))",
+                  "    if fn is None:",
+                  f"        return miss({', '.join(xs)})",
+                  f"    return fn({', '.join(ds)})"]
+        source = "\n".join(lines) + "\n"
+        filename = f"<hybridlab-cached-op-entry>.{n_inputs}"
+        cached = _entry_code[n_inputs] = (compile(source, filename, "exec"), source)
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    code, source = cached
+    env = {"state": state, "lookup": lookup, "miss": miss, "__name__": "hybridlab.compiler.entry",
+           "__loader__": _Source(source)}
+    exec(code, env)   # noqa: S102 - generated above from the input count only
+    return env["entry"]

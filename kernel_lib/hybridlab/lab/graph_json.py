@@ -1,0 +1,181 @@
+"""The graph JSON contract for the JupyterLab frontend (ARCHITECTURE.md contract 4; every field is
+documented in docs/graph-json.md and typed in src/tokens.ts).
+
+``graph_json(symbol_or_block)`` returns a plain dict (``json.dumps`` works on it)::
+
+    {"version": 1,
+     "nodes": [{"id", "name", "op", "family", "attrs", "inputs": [[node_id, output_index]],
+                "outputs": [{"name", "shape", "dtype"}], "scope": [...],
+                "source": {"file", "line", "code"} | None, "is_param", "is_aux", "is_input"}],
+     "heads": [[node_id, output_index]],
+     "passes": [{"name", "graph"}],
+     "source_code": str | None}
+
+Node ids are positions in MXNet's node order (the order of ``Symbol.tojson()``), so every input
+refers to a smaller id. Names and attributes are model text, passed through as plain strings: the
+frontend must escape them (model files are untrusted).
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> from hybridlab.lab.graph_json import graph_json
+    >>> from hybridlab.symbol import provenance
+    >>> with provenance.scope('net0'), provenance.scope('dense0'):
+    ...     y = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=4, name='fc')
+    >>> g = graph_json(y)
+    >>> [(n["id"], n["name"], n["op"], n["is_input"], n["is_param"]) for n in g["nodes"]]
+    [(0, 'data', 'null', True, False), (1, 'fc_weight', 'null', False, True), (2, 'fc_bias', 'null', False, True), (3, 'fc', 'FullyConnected', False, False)]
+    >>> g["nodes"][3]["inputs"], g["nodes"][3]["scope"], g["nodes"][3]["attrs"]
+    ([[0, 0], [1, 0], [2, 0]], ['net0', 'dense0'], {'num_hidden': '4'})
+"""
+import numpy as np
+
+from ..symbol.graph import topo_order
+from ..symbol.symbol import Symbol
+from ..viz import variable_kinds
+
+__all__ = ["graph_json", "GRAPH_JSON_VERSION"]
+
+GRAPH_JSON_VERSION = 1
+
+
+def _flatten_symbols(items):
+    if isinstance(items, Symbol):
+        yield items
+    elif isinstance(items, (list, tuple)):
+        for item in items:
+            yield from _flatten_symbols(item)
+
+
+def _resolve(obj):
+    """(symbol, input names or None, generated source or None) for a Symbol or a hybridized block."""
+    if isinstance(obj, Symbol):
+        return obj, None, None
+    if hasattr(obj, "_cached_graph"):
+        cached = obj._cached_graph
+        if not cached:
+            raise ValueError(f"graph_json: {type(obj).__name__} {getattr(obj, 'name', '')!r} has no cached graph "
+                             f"yet: expected a hybridized block that has been called once (net.hybridize(); "
+                             f"net(x)), got one whose _cached_graph is {cached!r}")
+        in_syms, out = cached
+        if not isinstance(out, Symbol):
+            out = Symbol([o for s in _flatten_symbols(out) for o in s._outputs])
+        inputs = [n for s in _flatten_symbols(in_syms) for n in s.list_inputs()]
+        return out, inputs, _generated_source(obj)
+    raise TypeError(f"graph_json: expected a Symbol or a hybridized block (an object with _cached_graph), "
+                    f"got {type(obj).__name__}")
+
+
+def _generated_source(block):
+    op = getattr(block, "cached_op", None) or getattr(block, "_cached_op", None)
+    source = getattr(op, "source", None)
+    if not callable(source):
+        return None
+    try:
+        text = source()
+    except Exception:  # noqa: BLE001 -- nothing compiled yet: the graph is still worth showing
+        return None
+    return text if isinstance(text, str) else None
+
+
+def _annotate(symbol, shapes, dtypes):
+    """Graph-level inference from the given input shapes/dtypes, stored in ``node.meta`` (unknown
+    entries stay ``None``)."""
+    from ..symbol.infer import annotate
+    if dtypes is None:      # MXNet's default: the inputs given a shape are float32
+        arguments = set(symbol.list_arguments())
+        dtypes = {name: "float32" for name in shapes or {} if name in arguments}
+    annotate(symbol, shapes=shapes, dtypes=dtypes)
+
+
+def _shape(value):
+    if value is None:
+        return None
+    return [int(d) for d in value]
+
+
+def _dtype(value):
+    if value is None:
+        return None
+    try:
+        return np.dtype(value).name
+    except TypeError:
+        return str(value)
+
+
+def _source(meta):
+    src = meta.get("source")
+    if not src:
+        return None
+    return {"file": str(src.get("file", "")), "line": int(src.get("line", 0) or 0), "code": str(src.get("code", ""))}
+
+
+def _outputs(node):
+    outs = []
+    shapes, dtypes = node.meta.get("shapes") or (), node.meta.get("dtypes") or ()
+    for i in range(node.num_visible()):
+        shape = shapes[i] if i < len(shapes) else None
+        dtype = dtypes[i] if i < len(dtypes) else None
+        outs.append({"name": node.output_name(i), "shape": _shape(shape), "dtype": _dtype(dtype)})
+    return outs
+
+
+def graph_json(symbol_or_block, shapes=None, dtypes=None, inputs=None):
+    """The graph JSON dict (docs/graph-json.md) of a Symbol or of a hybridized block.
+
+    A block is anything with ``_cached_graph`` (input Symbols, output Symbol) after its first
+    hybridized call; its inputs are the cached graph's inputs and ``source_code`` is its cached
+    op's generated Python (``block.cached_op.source()``) when one is compiled. For a Symbol,
+    ``inputs`` (names) says which variables are data inputs; by default a variable is a parameter
+    when it is named like one (``*_weight``, ``*_bias``, ``*_gamma``...) or only feeds parameter
+    slots, and an input otherwise.
+
+    Output shapes and dtypes are what the nodes carry (``node.meta["shapes"]``/``["dtypes"]``: from
+    tracing or an earlier inference). Given ``shapes``/``dtypes`` (input name -> shape tuple/dtype),
+    graph-level inference runs first and stores its results there (inputs given a shape default to
+    float32). Unknown ones are ``None``; a 0 inside a shape is an unknown dimension.
+
+    >>> import json
+    >>> import hybridlab as mx
+    >>> from hybridlab.lab.graph_json import graph_json
+    >>> a, b = mx.sym.var('a'), mx.sym.var('b')
+    >>> g = graph_json(mx.sym.Group([mx.sym.broadcast_add(a, b, name='add'), mx.sym.exp(a, name='e')]))
+    >>> [(n["name"], n["op"], n["family"], n["inputs"]) for n in g["nodes"]]
+    [('a', 'null', 'variable', []), ('b', 'null', 'variable', []), ('add', 'broadcast_add', 'broadcast', [[0, 0], [1, 0]]), ('e', 'exp', 'elemwise', [[0, 0]])]
+    >>> g["heads"], g["passes"], g["source_code"]
+    ([[2, 0], [3, 0]], [], None)
+    >>> json.loads(json.dumps(g)) == g
+    True
+    """
+    symbol, block_inputs, source_code = _resolve(symbol_or_block)
+    if inputs is None:
+        inputs = block_inputs
+    if shapes is not None or dtypes is not None:
+        _annotate(symbol, shapes, dtypes)
+    nodes = topo_order(symbol._outputs)
+    ids = {id(n): k for k, n in enumerate(nodes)}
+    kinds = variable_kinds(symbol, inputs=None if inputs is None else set(inputs))
+    out_nodes = []
+    for k, node in enumerate(nodes):
+        kind = kinds.get(id(node))
+        out_nodes.append({
+            "id": k,
+            "name": str(node.name),
+            "op": node.op_name,
+            "family": "variable" if node.is_variable else node.op.family,
+            "attrs": {str(key): str(value) for key, value in node.attrs.items()},
+            "inputs": [[ids[id(src)], int(i)] for src, i in node.inputs],
+            "outputs": _outputs(node),
+            "scope": [str(s) for s in node.meta.get("scope") or []],
+            "source": _source(node.meta),
+            "is_param": kind == "param",
+            "is_aux": kind == "aux",
+            "is_input": kind == "input",
+        })
+    return {
+        "version": GRAPH_JSON_VERSION,
+        "nodes": out_nodes,
+        "heads": [[ids[id(node)], int(i)] for node, i in symbol._outputs],
+        "passes": [],
+        "source_code": source_code,
+    }
