@@ -1,0 +1,482 @@
+"""``HybridBlock``: a Block whose computation can be turned into a graph and run as a compiled
+program (``hybridize()``), in both Gluon styles:
+
+* MXNet 1.x: define ``hybrid_forward(self, F, x, *args, **params)``. ``F`` is ``mx.nd`` when the
+  block runs imperatively and ``mx.sym`` while its graph is built (the first call after
+  ``hybridize()``, or ``net(mx.sym.var('data'))``); the block's Parameters come in as keyword
+  arguments named like the attributes that hold them.
+* MXNet 2.0: define ``forward(self, x)`` with ``mx.np``/``mx.npx`` (or ``mx.nd``) calls; the graph
+  is built by tracing it with deferred compute (``mx._deferred_compute``).
+
+After ``hybridize()``, the first call builds the graph (``block._cached_graph``: the input
+symbols and the output Symbol) and a ``CachedOp`` (``block.cached_op``; ``print`` shows the
+generated Python). Hybridized children are traced into their parent's graph. Each new input
+signature publishes a ``"cache_built"`` event (``hybridlab.events``) with the reason.
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> from hybridlab.gluon import nn
+    >>> net = nn.HybridSequential()
+    >>> net.add(nn.Dense(8, activation='relu'), nn.Dense(2))
+    >>> net.initialize()
+    >>> x = mx.nd.ones((1, 4))
+    >>> before = net(x).asnumpy()
+    >>> net.hybridize()
+    >>> bool(abs(net(x).asnumpy() - before).max() < 1e-6)
+    True
+    >>> net._cached_graph[1].list_outputs()[0].endswith('_fwd_output')
+    True
+"""
+import contextlib
+import threading
+import warnings
+
+from .. import autograd, ndarray, symbol
+from .. import deferred as _dc
+from ..ndarray.ndarray import NDArray
+from ..symbol import provenance
+from ..symbol.symbol import Symbol
+from .block import Block
+from .parameter import DeferredInitializationError
+from .trace_names import NamingNamespace
+from .utils import flatten, regroup, shape_is_known
+
+__all__ = ["HybridBlock"]
+
+_TRACING_ND = NamingNamespace(ndarray)    # F while deferred compute traces a 1.x-style block
+_ONE = [0]    # the input format of a single array argument
+_local = threading.local()    # the prefixes of the blocks whose graph is being built (scope names)
+
+
+def _gather(args):
+    """(has Symbol, has NDArray, devices, first device) of nested arguments (MXNet's helper)."""
+    if isinstance(args, NDArray):
+        return False, True, {args.device}, args.device
+    if isinstance(args, Symbol):
+        return True, False, set(), None
+    if isinstance(args, (list, tuple)):
+        has_sym = has_nd = False
+        devices, first = set(), None
+        for a in args:
+            s, n, d, f = _gather(a)
+            has_sym, has_nd, devices = has_sym or s, has_nd or n, devices | d
+            first = first if first is not None else f
+        return has_sym, has_nd, devices, first
+    return False, False, set(), None
+
+
+class HybridBlock(Block):
+    """A Block that can be hybridized: see the module docstring for the two styles."""
+
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+        self._cached_graph = ()
+        self._cached_op = None
+        self._cached_op_args = []
+        self._out_format = None
+        self._in_format = None
+        self._active = False
+        self._flags = []
+        self._callback = None
+        self._monitor_all = False
+        self._rebuild_reason = "first call"
+        self._signatures = set()
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if isinstance(value, HybridBlock):
+            if self._active:
+                warnings.warn("Currently the model has been hybridized. Automatically deactivate the "
+                              "hybridization when changing the children blocks.", stacklevel=2)
+                self._active = False
+            self._clear_cached_op("child added")
+
+    # ---- style ------------------------------------------------------------------------------
+    def _is_legacy(self):
+        """MXNet 1.x style: ``hybrid_forward`` defined and ``forward`` not overridden."""
+        cls = type(self)
+        return cls.forward is HybridBlock.forward and cls.hybrid_forward is not HybridBlock.hybrid_forward
+
+    @property
+    def cached_op(self):
+        """The CachedOp running the hybridized graph (``None`` before the first hybridized call);
+        ``print(block.cached_op)`` shows its generated Python source."""
+        return self._cached_op
+
+    # ---- calling ----------------------------------------------------------------------------
+    def __call__(self, x, *args):
+        for hook in list(self._forward_pre_hooks.values()):
+            hook(self, (x,) + args)
+        if type(self).forward is HybridBlock.forward:    # MXNet 1.x style (hybrid_forward)
+            out = self.forward(x, *args)
+        else:
+            out = self._call_forward_style(x, *args)
+        for hook in list(self._forward_hooks.values()):
+            hook(self, (x,) + args, out)
+        return out
+
+    def forward(self, x, *args):
+        """MXNet 1.x dispatch: NDArrays run ``hybrid_forward(mx.nd, ...)`` (or the cached op when
+        hybridized), Symbols build the graph with ``hybrid_forward(mx.sym, ...)``."""
+        if self._active and not args and x.__class__ is NDArray and not _dc.state.active:
+            return self._call_cached_op(x)           # the hot path: one array into the cached op
+        if type(self).hybrid_forward is HybridBlock.hybrid_forward:
+            raise NotImplementedError(f"{type(self).__name__} must define forward(self, x, ...) (MXNet 2.0) or "
+                                      f"hybrid_forward(self, F, x, ...) (MXNet 1.x)")
+        has_sym, _, devices, _ = _gather([x, *args])
+        if has_sym:
+            return self._symbolic_forward(x, *args)
+        if not isinstance(x, NDArray):
+            raise AssertionError(f"HybridBlock requires the first argument to forward be either Symbol or "
+                                 f"NDArray, but got {type(x)}")
+        if _dc.is_deferred_compute():
+            return self._traced_forward(x, *args)
+        if self._active:
+            self._check_devices(devices)
+            return self._call_cached_op(x, *args)
+        with x.device as device:
+            try:
+                params = {k: p.data(device) for k, p in self._reg_params.items()}
+            except DeferredInitializationError:
+                self._finish_own_deferred_init(x, *args)
+                params = {k: p.data(device) for k, p in self._reg_params.items()}
+            return self.hybrid_forward(ndarray, x, *args, **params)
+
+    def hybrid_forward(self, F, x, *args, **kwargs):
+        """Override to define the computation with ``F`` (``mx.nd`` or ``mx.sym``), MXNet 1.x style."""
+        raise NotImplementedError
+
+    def _call_forward_style(self, *args):
+        """MXNet 2.0 style: the user's ``forward`` runs imperatively, traced, or as the cached op."""
+        has_sym, has_nd, devices, first = _gather(list(args))
+        if has_sym:
+            raise TypeError(f"{type(self).__name__} defines forward() (MXNet 2.0 style) and was called with a "
+                            f"Symbol: only hybrid_forward(self, F, ...) blocks (MXNet 1.x style) can build a graph "
+                            f"from Symbols. Call it with arrays (net.hybridize(); net(x)) to get its graph, or "
+                            f"write it with hybrid_forward(F, ...).")
+        if not has_nd:
+            raise ValueError("In HybridBlock, there must be one NDArray in the input. Please check the type of "
+                             "the args.\n")
+        if _dc.is_deferred_compute():
+            with self._graph_scope():
+                return self.forward(*args)
+        if self._active:
+            self._check_devices(devices)
+            return self._call_cached_op(*args)
+        self._finish_own_deferred_init(*args)
+        return self.forward(*args)
+
+    def _symbolic_forward(self, x, *args):
+        params = {k: p.var() for k, p in self._reg_params.items()}
+        with self._graph_scope():
+            return self.hybrid_forward(symbol, x, *args, **params)
+
+    def _traced_forward(self, x, *args):
+        params = {k: p.data() for k, p in self._reg_params.items()}
+        with self._graph_scope():
+            return self.hybrid_forward(_TRACING_ND, x, *args, **params)
+
+    @contextlib.contextmanager
+    def _graph_scope(self):
+        """Inside: graph nodes are named after this block (``<prefix>fwd``) and record its scope."""
+        stack = getattr(_local, "prefixes", None)
+        if stack is None:
+            stack = _local.prefixes = []
+        parent = stack[-1] if stack else ""
+        local = self._name[len(parent):] if parent and self._name.startswith(parent) else self._name
+        stack.append(self._prefix)
+        try:
+            with self.name_scope(), provenance.scope(local or type(self).__name__.lower()):
+                yield
+        finally:
+            stack.pop()
+
+    @staticmethod
+    def _check_devices(devices):
+        if len(devices) > 1:
+            raise ValueError("Find multiple devices in the input, After hybridized, the HybridBlock only supports "
+                             "one input device. You can print the ele.device in the input arguments to inspect "
+                             f"their devices. Find all devices = {devices}")
+
+    # ---- deferred initialisation ------------------------------------------------------------
+    def _finish_own_deferred_init(self, *args):
+        pending = [p for p in self._reg_params.values() if p._deferred_init]
+        if not pending:
+            return
+        if not all(shape_is_known(p.shape) for p in pending):
+            self._deferred_infer_shape(*args)
+        for p in pending:
+            p._finish_deferred_init()
+
+    def _deferred_infer_shape(self, *args):
+        try:
+            self.infer_shape(*args)
+        except Exception as e:
+            raise ValueError(f"Deferred initialization failed because shape cannot be inferred. {e}") from e
+
+    def infer_shape(self, *args):
+        """Infer the shapes of this block's parameters from the inputs ``args`` (MXNet 1.x style: by
+        the graph's shape inference; MXNet 2.0 style: by tracing ``forward`` once)."""
+        if self._is_legacy():
+            self._infer_attrs("infer_shape", "shape", *args)
+            return
+        self._trace(*args)
+        unknown = [f"{k} {p.shape}" for k, p in self._reg_params.items() if not shape_is_known(p.shape)]
+        if unknown:
+            raise RuntimeError(f"{type(self).__name__} has parameters with unknown shape after tracing forward once: "
+                               f"{', '.join(unknown)}. No op could infer them from the inputs (an op's shape "
+                               f"inference fills the shapes of its direct inputs only). Specify the shape in "
+                               f"__init__ or implement {type(self).__name__}.infer_shape(self, *args) to set "
+                               f"the parameter shapes from the first input.")
+
+    def infer_type(self, *args):
+        """Infer the dtypes of this block's parameters from the inputs ``args``."""
+        self._infer_attrs("infer_type", "dtype", *args)
+
+    def _infer_attrs(self, infer_fn, attr, *args):
+        inputs, out = self._get_graph(*args)
+        flat = [a for a in flatten(args, "input")[0] if a is not None]
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            arg_attrs, _, aux_attrs = getattr(out, infer_fn)(
+                **{i.name: getattr(j, attr) for i, j in zip(inputs, flat)})
+        if arg_attrs is None:
+            raise ValueError(str(w[0].message) if w else f"{infer_fn} failed for {self.name}")
+        sdict = dict(zip(out.list_arguments(), arg_attrs))
+        sdict.update(zip(out.list_auxiliary_states(), aux_attrs))
+        for p in self.collect_params().values():
+            value = sdict.get(p.var().name)
+            if value is not None and getattr(p, attr) != value:
+                setattr(p, attr, value)
+
+    # ---- graph building ---------------------------------------------------------------------
+    def _get_graph(self, *args):
+        if not self._cached_graph:
+            self._cached_graph = self._trace(*args)
+        return self._cached_graph
+
+    def _builds_symbolically(self):
+        """1.x style all the way down: the graph is built with ``F = mx.sym`` (else it is traced
+        with deferred compute, which MXNet 2.0 style children need)."""
+        return self._is_legacy() and all(c._builds_symbolically() for c in self._children.values())
+
+    def _trace(self, *args):
+        """Build the graph: (input variables, output Symbol). 1.x style calls ``hybrid_forward`` with
+        Symbols; 2.0 style traces ``forward`` with value-less arrays (deferred compute)."""
+        flat_args, in_format = flatten(args, "input")
+        real = [a for a in flat_args if a is not None]
+        if not real:
+            raise ValueError(f"All args are None and we do not support such a case. Received args={args}")
+        names = ["data"] if len(real) == 1 else [f"data{i}" for i in range(len(real))]
+        inputs = [symbol.var(n) for n in names]
+        it = iter(inputs)
+        if self._builds_symbolically():
+            grouped = regroup([next(it) if a is not None else None for a in flat_args], in_format)
+            out = self._symbolic_forward(*grouped)
+            flat_out, out_format = flatten(out, "output")
+            out_sym = symbol.Group(flat_out)
+        else:
+            placeholders = []
+            for a in real:
+                if not isinstance(a, NDArray):
+                    raise ValueError(f"When hybridized, the input of HybridBlock {self.name} must be (nested) list "
+                                     f"of NDArray, but got {a!r} of type {type(a)}")
+                ph = _dc.placeholder(a.shape, a.dtype, a.device)
+                ph._np = a._np
+                placeholders.append(ph)
+            _dc.set_variable(placeholders, inputs)
+            ph_it = iter(placeholders)
+            grouped = regroup([next(ph_it) if a is not None else None for a in flat_args], in_format)
+            with autograd.pause(), _dc.context():
+                if self._is_legacy():
+                    out = self._traced_forward(*grouped)
+                else:
+                    with self._graph_scope():
+                        out = self.forward(*grouped)
+            flat_out, out_format = flatten(out, "output")
+            out_sym = _dc.get_symbol(flat_out)
+            _dc.clear(flat_out)
+            for p in self.collect_params().values():
+                p._take_traced_shape()
+        self._in_format, self._out_format = in_format, out_format
+        return inputs, out_sym
+
+    def _build_cache(self, *args):
+        try:
+            self._build_cache_impl(*args)
+        except Exception as err:
+            from .. import events
+            events.publish("hybridize_error", block=self.name, error=err)
+            raise
+
+    def _build_cache_impl(self, *args):
+        data, out = self._get_graph(*args)
+        data_names = {d.name: i for i, d in enumerate(data)}
+        params = {p.var().name: p for p in self.collect_params().values()}
+        input_names = out.list_inputs()
+        expected = set(input_names)
+        for name in expected:
+            if name not in params and name not in data_names:
+                raise AssertionError(f"Unknown input to HybridBlock: {name}")
+        unused = [f"{i}-th" for name, i in data_names.items() if name not in expected]
+        if unused:
+            warnings.warn(f"The {', '.join(unused)} input to HybridBlock is not used by any computation. "
+                          f"Is this intended?", stacklevel=4)
+        unused_params = [name for name in params if name not in expected]
+        if unused_params:
+            warnings.warn(f"Parameter {', '.join(unused_params)} is not used by any computation. Is this intended?",
+                          stacklevel=4)
+        used = [params[n] for n in input_names if n in params]
+        if any(p._deferred_init for p in used):
+            if not all(shape_is_known(p.shape) for p in used):
+                self._deferred_infer_shape(*args)
+            for p in used:
+                p._finish_deferred_init()
+        self._cached_op_args = [(True, name, data_names[name]) if name in data_names else (False, name, params[name])
+                                for name in input_names]
+        flags = [("data_indices", [i for i, a in enumerate(self._cached_op_args) if a[0]]),
+                 ("param_indices", [i for i, a in enumerate(self._cached_op_args) if not a[0]])] + self._flags
+        from ..compiler import CachedOp
+        self._cached_op = CachedOp(out, flags)
+
+    def _call_cached_op(self, *args):
+        if self._cached_op is None:
+            self._build_cache(*args)
+        if len(args) == 1 and args[0].__class__ is NDArray:
+            flat, fmt = args, _ONE
+        else:
+            flat, fmt = flatten(args, "input")
+        if fmt != self._in_format:
+            valid = False
+            n = min(len(fmt), len(self._in_format)) if isinstance(fmt, list) and isinstance(self._in_format, list) \
+                else None
+            if n is not None and len(fmt) != len(self._in_format):
+                longer = fmt if len(fmt) > len(self._in_format) else self._in_format
+                valid = fmt[:n] == self._in_format[:n] and all(f == -1 for f in longer[n:])
+            if not valid:
+                raise ValueError(f"The argument structure of HybridBlock does not match the cached version. "
+                                 f"Stored format = {self._in_format}, input format = {fmt} (block '{self.name}')")
+        real = [a for a in flat if a is not None]
+        device = real[0]._device
+        cargs = [real[ref] if is_arg else (ref._data[0] if ref._data is not None and len(ref._data) == 1
+                                           else ref.data(device))
+                 for is_arg, _, ref in self._cached_op_args]
+        key = (tuple([(a._data.shape, a._data.dtype) for a in real]), device, autograd._state.training)
+        if key not in self._signatures:
+            self._note_signature(key)
+        out = self._cached_op(*cargs)
+        if isinstance(out, NDArray):
+            out = [out]
+        if real and real[0]._np:
+            out = [o if o._np else o.as_np_ndarray() for o in out]
+        return regroup(out, self._out_format)
+
+    def _note_signature(self, key):
+        """A new input signature (shapes and dtypes, device, training mode): publish ``cache_built``."""
+        reason = self._rebuild_reason if not self._signatures else "new input signature"
+        self._signatures.add(key)
+        self._rebuild_reason = "first call"
+        from .. import events
+        if events.has_subscribers("cache_built"):
+            from ..lab.graph_json import graph_json   # the lab layer builds the payload only for listeners
+            shapes, device, training = key
+            sig = ", ".join(f"{sh} {dt}" for sh, dt in shapes) + f", device={device}, " + \
+                ("train" if training else "predict")
+            events.publish("cache_built", block=self.name, reason=reason, graph=graph_json(self), signature=sig)
+
+    def _clear_cached_op(self, reason="first call"):
+        built = bool(getattr(self, "_signatures", None)) or getattr(self, "_rebuild_reason", "first call") != "first call"
+        self._cached_graph = ()
+        self._cached_op = None
+        self._cached_op_args = []
+        self._signatures = set()
+        self._rebuild_reason = reason if built else "first call"   # nothing was built yet: still the first
+
+    # ---- configuration ----------------------------------------------------------------------
+    def register_child(self, block, name=None):
+        if not isinstance(block, HybridBlock):
+            raise ValueError(f"Children of HybridBlock must also be HybridBlock, but {block} has type "
+                             f"{type(block)}. If you are using Sequential, please try HybridSequential instead.")
+        super().register_child(block, name)
+        if getattr(self, "_active", False):
+            warnings.warn("Currently the model has been hybridized. Automatically deactivate the hybridization "
+                          "when adding new children block.", stacklevel=3)
+            self._active = False
+        if hasattr(self, "_cached_graph"):
+            self._clear_cached_op("child added")
+
+    def hybridize(self, active=True, partition_if_dynamic=True, static_alloc=False, static_shape=False,
+                  inline_limit=2, forward_bulk_size=None, backward_bulk_size=None):
+        """Activate (or deactivate) running this block and its HybridBlock children as a cached,
+        compiled graph. The flags are MXNet's CachedOp flags (accepted and kept in ``_flags``)."""
+        flags = [("static_alloc", static_alloc), ("static_shape", static_shape), ("inline_limit", inline_limit)]
+        if forward_bulk_size is not None:
+            flags.append(("forward_bulk_size", forward_bulk_size))
+        if backward_bulk_size is not None:
+            flags.append(("backward_bulk_size", backward_bulk_size))
+        reason = self._rebuild_reason
+        if self._flags and flags != self._flags:
+            reason = "hybridize flags changed"
+        self._active = active
+        self._partition_if_dynamic = partition_if_dynamic
+        self._flags = flags
+        self._clear_cached_op(reason)
+        if active and (self._forward_hooks or self._forward_pre_hooks):
+            warnings.warn(f'"{self}" is being hybridized while still having forward hook/pre-hook. If "{self}" is a '
+                          f'child of HybridBlock, the hooks will not take effect.', stacklevel=2)
+        super().hybridize(active, partition_if_dynamic=partition_if_dynamic, static_alloc=static_alloc,
+                          static_shape=static_shape, inline_limit=inline_limit, forward_bulk_size=forward_bulk_size,
+                          backward_bulk_size=backward_bulk_size)
+
+    def cast(self, dtype):
+        if self._active:
+            warnings.warn("Currently the model has been hybridized. Automatically deactivate the hybridization when "
+                          "cast the block to use another data type.", stacklevel=2)
+            self._active = False
+        self._clear_cached_op("cast")
+        super().cast(dtype)
+
+    def register_op_hook(self, callback, monitor_all=False):
+        """Keep ``callback(name, op_name, array)`` for the hybridized graph's ops (recursively)."""
+        self._callback = callback
+        self._monitor_all = monitor_all
+        for child in self._children.values():
+            child.register_op_hook(callback, monitor_all)
+
+    def reset_device(self, device):
+        super().reset_device(device)
+
+    # ---- export -----------------------------------------------------------------------------
+    def export(self, path, epoch=0, remove_amp_cast=True):
+        """Write ``path-symbol.json`` and ``path-%04d.params`` (keys ``arg:``/``aux:`` + graph names)
+        that MXNet 1.9's ``SymbolBlock.imports`` loads; returns the two file names. With ``path=None``
+        returns ``(symbol, {key: array})`` instead of writing."""
+        if not self._cached_graph:
+            raise RuntimeError("Please first call block.hybridize() and then run forward with this block at least "
+                               "once before calling export.")
+        sym = self._cached_graph[1]
+        arg_names = set(sym.list_arguments())
+        aux_names = set(sym.list_auxiliary_states())
+        arg_dict = {}
+        seen = set()
+        for param in self.collect_params().values():
+            if id(param) in seen:
+                continue
+            seen.add(id(param))
+            name = param.var().name
+            if name in arg_names:
+                arg_dict[f"arg:{name}"] = param._reduce()
+            elif name in aux_names:
+                arg_dict[f"aux:{name}"] = param._reduce()
+            else:
+                warnings.warn(f'Parameter "{name}" is not found in the graph. ', stacklevel=3)
+        if path is None:
+            if remove_amp_cast:
+                sym = symbol.fromjson(sym.tojson(remove_amp_cast=True))
+            return sym, arg_dict
+        sym_filename = f"{path}-symbol.json"
+        params_filename = f"{path}-{epoch:04d}.params"
+        sym.save(sym_filename, remove_amp_cast=remove_amp_cast)
+        ndarray.save(params_filename, arg_dict)
+        return sym_filename, params_filename

@@ -1,0 +1,311 @@
+"""HybridBlock in both styles: identical outputs and gradients before and after hybridize(), the
+cached op and its events, graph naming and scopes, deferred shapes, and MXNet's errors."""
+import warnings
+
+import numpy as np
+import pytest
+
+import hybridlab as mx
+from hybridlab import events, gluon
+from hybridlab.gluon import nn
+
+
+class Legacy(gluon.HybridBlock):
+    """MXNet 1.x style, with its own parameter and children."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.conv = nn.Conv2D(4, kernel_size=3, padding=1, activation="relu")
+            self.bn = nn.BatchNorm()
+            self.pool = nn.MaxPool2D()
+            self.dense = nn.Dense(5)
+            self.scale = self.params.get("scale", shape=(1, 5), init=mx.init.Constant(2.0))
+
+    def hybrid_forward(self, F, x, scale):
+        x = self.pool(self.bn(self.conv(x)))
+        return F.broadcast_mul(F.tanh(self.dense(x)), scale)
+
+
+class Modern(gluon.HybridBlock):
+    """MXNet 2.0 style, with a deferred-shape parameter of its own."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2D(4, kernel_size=3, padding=1, activation="relu")
+        self.bn = nn.BatchNorm()
+        self.pool = nn.GlobalAvgPool2D()
+        self.proj = gluon.Parameter("proj", shape=(6, 0), allow_deferred_init=True)
+
+    def forward(self, x):
+        x = mx.npx.batch_flatten(self.pool(self.bn(self.conv(x))))
+        return mx.np.tanh(mx.npx.fully_connected(x, self.proj.data(), num_hidden=6, no_bias=True))
+
+
+def _grads(net):
+    return {k: p.grad().asnumpy().copy() for k, p in net.collect_params().items() if p.grad_req != "null"}
+
+
+@pytest.mark.parametrize("make, array", [(Legacy, mx.nd.array), (Modern, mx.np.array)])
+def test_same_outputs_and_gradients_hybridized(make, array):
+    mx.random.seed(3)
+    net = make()
+    net.initialize(mx.init.Xavier())
+    x = array(np.random.RandomState(0).normal(size=(2, 3, 8, 8)).astype("float32"))
+    with mx.autograd.record():
+        loss = (net(x) ** 2).sum()
+    loss.backward()
+    imperative_grads = _grads(net)
+    before = net(x).asnumpy()        # after the training step (BatchNorm's running statistics moved)
+    running = net.bn.running_mean.data().asnumpy().copy()
+    net.hybridize()
+    np.testing.assert_allclose(net(x).asnumpy(), before, rtol=1e-5, atol=1e-6)
+    net.zero_grad()
+    with mx.autograd.record():
+        loss = (net(x) ** 2).sum()
+    loss.backward()
+    for k, g in _grads(net).items():
+        np.testing.assert_allclose(g, imperative_grads[k], rtol=1e-4, atol=1e-5, err_msg=k)
+    assert not np.allclose(net.bn.running_mean.data().asnumpy(), running)   # the cached op updates them too
+    assert "def forward(" in str(net.cached_op) and net.cached_op.source() == str(net.cached_op)
+
+
+def test_modern_deferred_shapes_come_from_tracing():
+    net = Modern()
+    net.initialize()
+    assert net.proj.shape == (6, 0)
+    net(mx.np.ones((1, 3, 8, 8)))
+    assert net.proj.shape == (6, 4) and net.conv.weight.shape == (4, 3, 3, 3)
+    hybrid = Modern()
+    hybrid.initialize()
+    hybrid.hybridize()
+    hybrid(mx.np.ones((1, 3, 8, 8)))
+    assert hybrid.proj.shape == (6, 4)
+
+
+def test_legacy_graph_names_like_mxnet_export():
+    with mx.name.NameManager():
+        net = Legacy()
+    net.initialize()
+    net.hybridize()
+    net(mx.nd.ones((1, 3, 8, 8)))
+    inputs, out = net._cached_graph
+    assert [s.name for s in inputs] == ["data"]
+    names = [n.name for n in out._nodes() if not n.is_variable]
+    assert names == ["legacy0_conv0_fwd", "legacy0_conv0_relu_fwd", "legacy0_batchnorm0_fwd", "legacy0_pool0_fwd",
+                     "legacy0_dense0_fwd", "legacy0_tanh0", "legacy0_broadcast_mul0"]
+    assert out.list_auxiliary_states() == ["legacy0_batchnorm0_running_mean", "legacy0_batchnorm0_running_var"]
+    by_name = {n.name: n for n in out._nodes()}
+    assert by_name["legacy0_dense0_fwd"].meta["scope"] == ["legacy0", "dense0"]
+    assert by_name["legacy0_conv0_relu_fwd"].meta["scope"] == ["legacy0", "conv0", "relu"]
+    assert by_name["legacy0_tanh0"].meta["source"]["file"].endswith("test_gluon_hybrid.py")
+
+
+def test_modern_graph_has_scopes_and_user_lines():
+    with mx.name.NameManager():
+        net = Modern()
+    net.initialize()
+    net.hybridize()
+    net(mx.np.ones((1, 3, 8, 8)))
+    nodes = [n for n in net._cached_graph[1]._nodes() if not n.is_variable]
+    scopes = {tuple(n.meta["scope"]) for n in nodes}
+    assert ("modern0", "conv0") in {s[:2] for s in scopes} and ("modern0",) in scopes
+    tanh = [n for n in nodes if n.op.name.endswith("tanh")][0]
+    assert tanh.meta["source"]["code"].startswith("return mx.np.tanh(")
+
+
+def test_symbol_call_returns_symbol_and_mixed_styles():
+    net = Legacy()
+    net.initialize()
+    out = net(mx.sym.var("data"))
+    assert isinstance(out, mx.sym.Symbol) and out.list_arguments()[0] == "data"
+    seq = nn.HybridSequential()
+    seq.add(Modern(), nn.Dense(2))          # a 2.0-style child: the container is traced instead
+    seq.initialize()
+    x = mx.np.ones((2, 3, 8, 8))
+    before = seq(x).asnumpy()
+    seq.hybridize()
+    np.testing.assert_allclose(seq(x).asnumpy(), before, rtol=1e-5, atol=1e-6)
+    with pytest.raises(TypeError, match="defines forward\\(\\) \\(MXNet 2.0 style\\) and was called with a Symbol"):
+        seq(mx.sym.var("data"))
+
+
+def test_cache_built_events_with_reasons():
+    seen = []
+    with events.subscribe("cache_built", lambda e: seen.append((e["block"], e["reason"], e["signature"],
+                                                                 len(e["graph"]["nodes"])))):
+        with mx.name.NameManager():
+            net = nn.HybridSequential()
+            net.add(nn.Dense(3, in_units=4))
+        net.initialize()
+        net.hybridize()
+        net(mx.nd.ones((1, 4)))
+        net(mx.nd.ones((1, 4)))
+        net(mx.nd.ones((2, 4)))
+        net.hybridize(static_alloc=True, static_shape=True)
+        net(mx.nd.ones((2, 4)))
+        with pytest.warns(UserWarning, match="Automatically deactivate the hybridization when adding new children"):
+            net.add(nn.Dense(2))
+        net[1].initialize()
+        net.hybridize(static_alloc=True, static_shape=True)
+        net(mx.nd.ones((2, 4)))
+        with pytest.warns(UserWarning, match="when cast the block to use another data type"):
+            net.cast("float64")
+        net.hybridize(static_alloc=True, static_shape=True)
+        net(mx.nd.ones((2, 4), dtype="float64"))
+    assert [(b, r) for b, r, _, _ in seen] == [
+        ("hybridsequential0", "first call"), ("hybridsequential0", "new input signature"),
+        ("hybridsequential0", "hybridize flags changed"), ("hybridsequential0", "child added"),
+        ("hybridsequential0", "cast")]
+    assert seen[1][2].startswith("(2, 4) float32") and seen[0][3] == 4
+    assert net._flags[:2] == [("static_alloc", True), ("static_shape", True)]
+    assert net[0]._flags[:2] == [("static_alloc", True), ("static_shape", True)]    # recursive
+
+
+def test_hybridize_error_event_and_tracing_value_reads():
+    class ReadsValues(gluon.HybridBlock):
+        def forward(self, x):
+            if x.sum().item() > 0:
+                return x
+            return -x
+
+    net = ReadsValues()
+    net(mx.np.ones((2,)))            # imperative: values exist
+    net.hybridize()
+    errors = []
+    with events.subscribe("hybridize_error", lambda e: errors.append(e["block"])):
+        with pytest.raises(mx.MXNetError, match="while the graph is being traced.*test_gluon_hybrid.py"):
+            net(mx.np.ones((2,)))
+    assert errors == [net.name]
+
+
+def test_argument_structure_and_none_inputs():
+    class Two(gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Dense(2, in_units=3)
+
+        def forward(self, x, y=None):
+            out = self.a(x)
+            return out if y is None else out + y
+
+    net = Two()
+    net.initialize()
+    net.hybridize()
+    x, y = mx.np.ones((1, 3)), mx.np.ones((1, 2))
+    np.testing.assert_allclose(net(x, y).asnumpy(), net.a(x).asnumpy() + 1, rtol=1e-6)
+    with pytest.raises(ValueError, match=r"The argument structure of HybridBlock does not match the cached version. "
+                                         r"Stored format = \[0, 0\], input format = \[0, \[0, 0\]\]"):
+        net(x, [y, y])
+    other = Two()
+    other.initialize()
+    other.hybridize()
+    other(x)
+    other(x, None)                   # trailing None: the stored structure plus defaults
+    assert other._cached_graph[0][0].name == "data"
+
+
+def test_unused_input_and_parameter_warnings_and_devices():
+    class Unused(gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.used = nn.Dense(2, in_units=3)
+            self.spare = nn.Dense(2, in_units=3)
+
+        def forward(self, x, y):
+            return self.used(x)
+
+    net = Unused()
+    net.initialize()
+    net.hybridize()
+    with pytest.warns(UserWarning) as record:
+        net(mx.np.ones((1, 3)), mx.np.ones((1, 3)))
+    messages = [str(w.message) for w in record]
+    assert "The 1-th input to HybridBlock is not used by any computation. Is this intended?" in messages
+    assert any(m.startswith(f"Parameter {net.spare.weight.var().name}") and m.endswith(
+        "is not used by any computation. Is this intended?") for m in messages)
+    with pytest.raises(ValueError, match="Find multiple devices in the input.*Find all devices = "):
+        net(mx.np.ones((1, 3)), mx.np.ones((1, 3), device=mx.cpu(1)))
+
+
+def test_wrong_rank_names_the_node_and_parameter():
+    net = nn.HybridSequential()
+    with net.name_scope():
+        net.add(nn.Dense(4), nn.Dense(2))
+    net.initialize()
+    net.hybridize()
+    net(mx.nd.ones((2, 6)))
+    with pytest.raises(mx.MXNetError, match=r"dense0_fwd.*FullyConnected.*weight.*expected shape \(4, 3\), "
+                                            r"got \(4, 6\)"):
+        net(mx.nd.ones((2, 3)))
+
+
+def test_infer_shape_and_type():
+    net = Legacy()
+    net.initialize()
+    net.infer_shape(mx.nd.ones((2, 3, 8, 8)))
+    assert net.conv.weight.shape == (4, 3, 3, 3) and net.dense.weight.shape == (5, 64)
+    net.infer_type(mx.nd.ones((2, 3, 8, 8)))
+    assert net.dense.weight.dtype == np.float32
+
+
+def test_export_before_forward_and_export_none():
+    net = nn.HybridSequential()
+    net.add(nn.Dense(2, in_units=3))
+    net.initialize()
+    with pytest.raises(RuntimeError, match="Please first call block.hybridize\\(\\) and then run forward with this "
+                                           "block at least once before calling export."):
+        net.export("never")
+    net.hybridize()
+    net(mx.nd.ones((1, 3)))
+    sym, params = net.export(None)
+    assert isinstance(sym, mx.sym.Symbol)
+    assert sorted(params) == sorted(f"arg:{p.var().name}" for p in net.collect_params().values())
+
+
+def test_hybrid_lambda_identity_and_dropout_modes():
+    lam = nn.HybridLambda("tanh")
+    lam.hybridize()
+    np.testing.assert_allclose(lam(mx.nd.array([0.5])).asnumpy(), np.tanh([0.5]), rtol=1e-6)
+    ident = nn.Identity()
+    ident.hybridize()
+    assert ident(mx.nd.array([1.0, 2.0])).asnumpy().tolist() == [1.0, 2.0]
+    drop = nn.Dropout(0.5)
+    drop.hybridize()
+    x = mx.nd.ones((100, 100))
+    assert drop(x).asnumpy().sum() == 10000                   # prediction mode: identity
+    with mx.autograd.record():
+        dropped = drop(x).asnumpy()
+    assert 0.3 < (dropped == 0).mean() < 0.7 and set(np.unique(dropped)) <= {0.0, 2.0}
+
+
+def test_no_warnings_in_the_common_path():
+    net = nn.HybridSequential()
+    net.add(nn.Dense(3, activation="relu"), nn.Dense(1))
+    net.initialize()
+    net.hybridize(static_alloc=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        net(mx.nd.ones((2, 4)))
+        net(mx.nd.ones((2, 4)))
+
+
+def test_hybridized_child_is_traced_into_the_parent():
+    with mx.name.NameManager():
+        net = nn.HybridSequential()
+        with net.name_scope():
+            inner = nn.HybridSequential()
+            with inner.name_scope():
+                inner.add(nn.Dense(3, activation="relu"))
+            net.add(inner, nn.Dense(2))
+    net.initialize()
+    net.hybridize()                      # recursive: the child is hybridized too
+    assert inner._active
+    x = mx.nd.ones((1, 4))
+    net(x)
+    names = [n.name for n in net._cached_graph[1]._nodes() if not n.is_variable]
+    assert names == ["hybridsequential0_hybridsequential0_dense0_fwd",
+                     "hybridsequential0_hybridsequential0_dense0_relu_fwd", "hybridsequential0_dense0_fwd"]
+    assert inner.cached_op is None       # it ran inside the parent's program, not its own
+    inner(x)                             # called alone it builds its own
+    assert inner.cached_op is not None
