@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import hybridlab as mx
-from hybridlab.lab.graph_json import GRAPH_JSON_VERSION, graph_json
+from hybridlab.graph_json import GRAPH_JSON_VERSION, graph_json
 from hybridlab.symbol import provenance
 
 NODE_KEYS = {"id", "name", "op", "family", "attrs", "inputs", "outputs", "scope", "source", "is_param", "is_aux",

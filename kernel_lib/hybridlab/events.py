@@ -10,7 +10,7 @@ Topics (``topics`` maps each name to its description):
 ``"cache_built"``
     a HybridBlock built or rebuilt its cached graph. Payload: ``block`` (the block's name, a str, so
     the event keeps no block alive), ``reason`` (str: "first call", "new input signature", ...),
-    ``graph`` (the graph JSON dict of ``hybridlab.lab.graph_json``), ``signature`` (str).
+    ``graph`` (the graph JSON dict of ``hybridlab.graph_json``), ``signature`` (str).
 ``"hybridize_error"``
     building a block's graph failed. Payload: ``block`` (name, str), ``error`` (the exception).
 

@@ -379,7 +379,7 @@ class HybridBlock(Block):
         self._rebuild_reason = "first call"
         from .. import events
         if events.has_subscribers("cache_built"):
-            from ..lab.graph_json import graph_json   # the lab layer builds the payload only for listeners
+            from ..graph_json import graph_json   # built only when someone listens
             shapes, device, training = key
             sig = ", ".join(f"{sh} {dt}" for sh, dt in shapes) + f", device={device}, " + \
                 ("train" if training else "predict")

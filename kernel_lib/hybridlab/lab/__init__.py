@@ -1,8 +1,9 @@
 """The lab layer: what the JupyterLab extension reads from the kernel.
 
 It depends on the core (``hybridlab.symbol``, ``hybridlab.events``...), never the reverse, and
-importing it needs neither JupyterLab nor ipywidgets. ``graph_json`` turns a Symbol or a hybridized
-block into the graph JSON contract (docs/graph-json.md).
+importing it needs neither JupyterLab nor ipywidgets. ``graph_json`` (built in the core,
+``hybridlab.graph_json``, because the core's "cache_built" events carry it) turns a Symbol or a
+hybridized block into the graph JSON contract (docs/graph-json.md).
 
 Example::
 
@@ -15,6 +16,6 @@ Example::
     >>> len(json.dumps(g)) > 0
     True
 """
-from .graph_json import graph_json  # noqa: F401
+from ..graph_json import graph_json  # noqa: F401
 
 __all__ = ["graph_json"]

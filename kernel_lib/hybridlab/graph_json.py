@@ -18,7 +18,7 @@ frontend must escape them (model files are untrusted).
 Example::
 
     >>> import hybridlab as mx
-    >>> from hybridlab.lab.graph_json import graph_json
+    >>> from hybridlab.graph_json import graph_json
     >>> from hybridlab.symbol import provenance
     >>> with provenance.scope('net0'), provenance.scope('dense0'):
     ...     y = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=4, name='fc')
@@ -30,9 +30,9 @@ Example::
 """
 import numpy as np
 
-from ..symbol.graph import topo_order
-from ..symbol.symbol import Symbol
-from ..viz import variable_kinds
+from .symbol.graph import topo_order
+from .symbol.symbol import Symbol
+from .viz import variable_kinds
 
 __all__ = ["graph_json", "GRAPH_JSON_VERSION"]
 
@@ -81,7 +81,7 @@ def _generated_source(block):
 def _annotate(symbol, shapes, dtypes):
     """Graph-level inference from the given input shapes/dtypes, stored in ``node.meta`` (unknown
     entries stay ``None``)."""
-    from ..symbol.infer import annotate
+    from .symbol.infer import annotate
     if dtypes is None:      # MXNet's default: the inputs given a shape are float32
         arguments = set(symbol.list_arguments())
         dtypes = {name: "float32" for name in shapes or {} if name in arguments}
@@ -137,7 +137,7 @@ def graph_json(symbol_or_block, shapes=None, dtypes=None, inputs=None):
 
     >>> import json
     >>> import hybridlab as mx
-    >>> from hybridlab.lab.graph_json import graph_json
+    >>> from hybridlab.graph_json import graph_json
     >>> a, b = mx.sym.var('a'), mx.sym.var('b')
     >>> g = graph_json(mx.sym.Group([mx.sym.broadcast_add(a, b, name='add'), mx.sym.exp(a, name='e')]))
     >>> [(n["name"], n["op"], n["family"], n["inputs"]) for n in g["nodes"]]
