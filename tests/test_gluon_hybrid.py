@@ -309,3 +309,21 @@ def test_hybridized_child_is_traced_into_the_parent():
     assert inner.cached_op is None       # it ran inside the parent's program, not its own
     inner(x)                             # called alone it builds its own
     assert inner.cached_op is not None
+
+
+def test_cache_built_events_carry_the_reason_and_the_new_signature_shapes():
+    import hybridlab as mx
+    from hybridlab.gluon import nn
+    net = nn.HybridSequential()
+    net.add(nn.Dense(4, activation="relu"), nn.Dense(2))
+    net.initialize()
+    net.hybridize()
+    seen = []
+    with mx.events.subscribe("cache_built", seen.append):
+        net(mx.nd.ones((3, 5)))
+        net(mx.nd.ones((7, 5)))
+        net(mx.nd.ones((7, 5)))          # same signature: no rebuild
+    assert [e["reason"] for e in seen] == ["first call", "new input signature"]
+    heads = [e["graph"]["nodes"][e["graph"]["heads"][0][0]]["outputs"][0]["shape"] for e in seen]
+    assert heads == [[3, 2], [7, 2]]
+    assert all(e["graph"]["source_code"] for e in seen)

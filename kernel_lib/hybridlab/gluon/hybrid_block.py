@@ -363,9 +363,9 @@ class HybridBlock(Block):
                                            else ref.data(device))
                  for is_arg, _, ref in self._cached_op_args]
         key = (tuple([(a._data.shape, a._data.dtype) for a in real]), device, autograd._state.training)
-        if key not in self._signatures:
-            self._note_signature(key)
         out = self._cached_op(*cargs)
+        if key not in self._signatures:
+            self._note_signature(key)   # after the call: the program (and its shapes) now exist
         if isinstance(out, NDArray):
             out = [out]
         if real and real[0]._np:
@@ -383,7 +383,10 @@ class HybridBlock(Block):
             shapes, device, training = key
             sig = ", ".join(f"{sh} {dt}" for sh, dt in shapes) + f", device={device}, " + \
                 ("train" if training else "predict")
-            events.publish("cache_built", block=self.name, reason=reason, graph=graph_json(self), signature=sig)
+            names = [v.name for v in self._cached_graph[0]]
+            graph = graph_json(self, shapes={n: sh for n, (sh, _) in zip(names, shapes)},
+                               dtypes={n: dt for n, (_, dt) in zip(names, shapes)})
+            events.publish("cache_built", block=self.name, reason=reason, graph=graph, signature=sig)
 
     def _clear_cached_op(self, reason="first call"):
         built = bool(getattr(self, "_signatures", None)) or getattr(self, "_rebuild_reason", "first call") != "first call"
