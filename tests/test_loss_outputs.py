@@ -2,7 +2,6 @@
 ignores the head gradient and labels get none. (Each op's gradient rule is checked for every case by
 the shared op checker through ``Case.grad_rule``.)"""
 import numpy as np
-import pytest
 
 import hybridlab as mx
 

@@ -23,9 +23,7 @@ Example::
     >>> sorted(model.collect_params('.*weight'))
     ['dense0.weight', 'dense1.weight']
 """
-import os
 import re
-import tempfile
 import threading
 import warnings
 from collections import OrderedDict
@@ -37,32 +35,12 @@ from .parameter import Parameter
 from .parameter_dict import ParameterDict
 from .utils import HookHandle, brief_print_list, indent
 
-__all__ = ["Block", "ParamLoadError", "write_atomic"]
+__all__ = ["Block", "ParamLoadError"]
 
 
 class ParamLoadError(MXNetError, AssertionError):
     """A parameter file does not match the block (MXNet raises AssertionError; both catch this)."""
 
-
-def write_atomic(path, text):
-    """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _umask():
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 class _BlockScope:

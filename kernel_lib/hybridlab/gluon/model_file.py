@@ -22,7 +22,7 @@ Example::
 import json
 
 from .. import symbol
-from .block import write_atomic
+from ..fileio import write_atomic
 
 __all__ = ["save_model", "load_model"]
 
@@ -51,7 +51,7 @@ def save_model(block, prefix):
         return index
 
     save(block, model)
-    write_atomic(prefix + "-model.json", json.dumps(model))
+    write_atomic(prefix + "-model.json", json.dumps(model), "model file")
     block.save_parameters(prefix + "-model.params")
 
 

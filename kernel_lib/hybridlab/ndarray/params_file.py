@@ -27,12 +27,11 @@ Example::
     {'arg:w': (2, 3), 'aux:m': (3,)}
 """
 import os
-import stat
 import struct
-import tempfile
 
 import numpy as np
 
+from ..fileio import write_atomic
 from ..base import MXNetError, dtype_flag, dtype_from_flag
 from ..device import Device, cpu, num_gpus
 from .ndarray import NDArray
@@ -331,48 +330,6 @@ def dumps(data, v3=None):
     return b"".join(bytes(p) for p in _pieces(keys, arrays, v3))
 
 
-def _umask():
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except OSError:
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _write_atomic(fname, pieces):
-    path = os.fspath(fname)
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
-    except OSError:
-        mode = 0o666 & ~_umask()
-    try:
-        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
-    except OSError as err:
-        raise MXNetError(f"cannot save NDArray file {path!r}: {err.strerror or err}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            for piece in pieces:
-                f.write(piece)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException as err:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(err, OSError):
-            raise MXNetError(f"cannot save NDArray file {path!r}: {err.strerror or err}") from None
-        raise
-
-
 def save(fname, data):
     """Save an NDArray, a list of NDArrays or a dict str -> NDArray in MXNet's binary format
     (V2 records, as MXNet 1.x ``mx.nd.save``; V3 when an array is an ``mx.np`` array, 0-d or
@@ -382,7 +339,7 @@ def save(fname, data):
     for a in arrays:
         if a is not None:
             dtype_flag(a.dtype)  # an unsupported dtype fails before anything is written
-    _write_atomic(fname, _pieces(keys, arrays, v3))
+    write_atomic(fname, _pieces(keys, arrays, v3), "NDArray file")
 
 
 def npx_save(file, arr):
@@ -391,4 +348,4 @@ def npx_save(file, arr):
     for a in arrays:
         if a is not None:
             dtype_flag(a.dtype)
-    _write_atomic(file, _pieces(keys, arrays, True))
+    write_atomic(file, _pieces(keys, arrays, True), "NDArray file")

@@ -252,7 +252,7 @@ def _broadcast_like_out(a, l, r):
     else:
         la, ra = la or (), ra or ()
         if len(la) != len(ra):
-            raise InferError(1, f"lhs_axes and rhs_axes of equal length", f"{tuple(la)} and {tuple(ra)}")
+            raise InferError(1, "lhs_axes and rhs_axes of equal length", f"{tuple(la)} and {tuple(ra)}")
         out = list(l)
         for x, y in zip(la, ra):
             out[normalize_axis(x, len(l))] = r[normalize_axis(y, len(r), 1)]

@@ -45,8 +45,8 @@ Example::
 """
 import json as _json
 import os
-import tempfile
 
+from ..fileio import write_atomic
 from ..base import MXNetError
 from .graph import Node, topo_order
 
@@ -214,25 +214,7 @@ def save(symbol, fname, remove_amp_cast=True):
     if not isinstance(fname, (str, os.PathLike)):
         raise TypeError(f"fname need to be string, got {type(fname).__name__}")
     text = to_json(symbol, remove_amp_cast).encode("utf-8")
-    path = os.fspath(fname)
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
-    except OSError as err:
-        raise MXNetError(f"cannot save symbol file {path!r}: {err.strerror or err}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException as err:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(err, OSError):
-            raise MXNetError(f"cannot save symbol file {path!r}: {err.strerror or err}") from None
-        raise
+    write_atomic(fname, text, "symbol file")
 
 
 # ---- reading -------------------------------------------------------------------------------------
