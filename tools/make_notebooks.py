@@ -72,11 +72,96 @@ assert abs(w.asnumpy()[0, 0] - 2.0) < 0.05 and abs(b.asscalar() - 4.2) < 0.05"""
 ]
 
 
+HYBRIDIZE = [
+    new_markdown_cell("""# 2. Imperative vs symbolic: hybridize
+
+A Gluon `HybridBlock` runs imperatively (each op computes as Python reaches it) until you call
+`hybridize()`. The next call builds a **graph** of the whole forward pass, compiles it into one program,
+and later calls run that program. This lesson shows each stage."""),
+    new_code_cell("""import numpy as np
+import hybridlab as mx
+from hybridlab import nd, gluon
+from hybridlab.gluon import nn
+
+def get_net():
+    net = nn.HybridSequential()
+    with net.name_scope():
+        net.add(nn.Dense(256, activation="relu"))
+        net.add(nn.Dense(128, activation="relu"))
+        net.add(nn.Dense(2))
+    net.initialize()
+    return net
+
+x = nd.random.normal(shape=(1, 512))
+net = get_net()
+imperative = net(x)
+net.hybridize()
+hybrid = net(x)
+print(imperative, hybrid)
+assert np.allclose(imperative.asnumpy(), hybrid.asnumpy(), atol=1e-6)"""),
+    new_markdown_cell("""## What hybrid_forward sees
+In MXNet 1.x style, `F` is `mx.nd` when running imperatively and `mx.sym` while the graph is built, so
+`print(x)` prints an NDArray, then a Symbol once, then nothing: later calls never enter Python code."""),
+    new_code_cell("""class Net(gluon.HybridBlock):
+    def __init__(self, **kwargs):
+        super(Net, self).__init__(**kwargs)
+        with self.name_scope():
+            self.fc1 = nn.Dense(10)
+            self.fc2 = nn.Dense(2)
+
+    def hybrid_forward(self, F, x):
+        print('  hybrid_forward sees', type(x).__name__, x if isinstance(x, mx.sym.Symbol) else x.shape)
+        return self.fc2(F.relu(self.fc1(x)))
+
+small = Net()
+small.initialize()
+print('imperative:'); small(nd.ones((1, 4)))
+small.hybridize()
+print('first hybridized call:'); small(nd.ones((1, 4)))
+print('second hybridized call:'); small(nd.ones((1, 4)))"""),
+    new_markdown_cell("""## The graph and the program
+Calling a block on a `Symbol` returns the graph. The compiled program is plain Python: print it."""),
+    new_code_cell("""graph = net(mx.sym.var('data'))
+print(graph.list_arguments())
+mx.viz.print_summary(graph, shape={'data': (1, 512)})"""),
+    new_code_cell("""print(net.cached_op)"""),
+    new_markdown_cell("""## Why hybridize: speed
+Imperative calls pay Python dispatch per op; the compiled program pays it once per call."""),
+    new_code_cell("""import timeit
+imp = get_net(); imp(x)
+hyb = get_net(); hyb.load_dict({k: v.data() for k, v in imp.collect_params().items()})
+hyb.hybridize(static_alloc=True, static_shape=True); hyb(x)
+t_imp = min(timeit.repeat(lambda: imp(x), number=200, repeat=5)) / 200
+t_hyb = min(timeit.repeat(lambda: hyb(x), number=200, repeat=5)) / 200
+print(f'imperative {t_imp * 1e6:.1f} us, hybridized {t_hyb * 1e6:.1f} us: {t_imp / t_hyb:.1f}x')"""),
+    new_markdown_cell("""## Deploy: export and import
+`export` writes MXNet 1.9's files; `SymbolBlock.imports` (here or in real MXNet) loads them."""),
+    new_code_cell("""import os, tempfile
+prefix = os.path.join(tempfile.mkdtemp(), 'mlp')
+print(net.export(prefix, epoch=1))
+loaded = gluon.nn.SymbolBlock.imports(prefix + '-symbol.json', ['data'], prefix + '-0001.params')
+print(np.abs(loaded(x).asnumpy() - net(x).asnumpy()).max())"""),
+    new_markdown_cell("""## What a graph cannot do
+A Symbol has no values, so value-dependent Python fails while the graph is built, with the rewrite
+to use:"""),
+    new_code_cell("""class UsesShape(gluon.HybridBlock):
+    def hybrid_forward(self, F, x):
+        return x.reshape((x.shape[0], -1))
+
+bad = UsesShape()
+bad.hybridize()
+try:
+    bad(nd.ones((2, 3, 4)))
+except AttributeError as err:
+    print(err)"""),
+]
+
+
 def main():
     HERE.mkdir(exist_ok=True)
-    nb = new_notebook(cells=NDARRAY_AND_AUTOGRAD, metadata={
-        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
-    nbformat.write(nb, HERE / "01-ndarray-and-autograd.ipynb")
+    meta = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    for name, cells in (("01-ndarray-and-autograd", NDARRAY_AND_AUTOGRAD), ("02-hybridize", HYBRIDIZE)):
+        nbformat.write(new_notebook(cells=cells, metadata=meta), HERE / f"{name}.ipynb")
 
 
 if __name__ == "__main__":
