@@ -29,6 +29,7 @@ from . import symbol as sym  # noqa: F401
 from . import deferred as _deferred_compute  # noqa: F401
 from . import events, viz, compiler  # noqa: F401
 from . import gluon, initializer  # noqa: F401
+from . import profiler  # noqa: F401
 init = initializer
 from .ndarray.fluent import attach as _attach_fluent
 

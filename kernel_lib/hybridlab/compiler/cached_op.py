@@ -6,8 +6,13 @@ inputs by running every node's shape/type inference, then generates and compiles
 Python function for the graph (see ``codegen``). Later calls with that signature cost one dict
 lookup and one function call: no per-node dispatch, attribute parsing or shape checks.
 
-Under ``autograd.record()`` with an input that needs a gradient, the graph runs node by node through
-the imperative dispatcher instead, so autograd records every op and ``backward`` works.
+Under ``autograd.record()`` with an input that needs a gradient, a call runs a *train forward*
+(the program that also returns the intermediates the backward reads) and records ONE tape node; its
+gradient runs the compiled backward program (``backward.BackwardPlan``: the gradient graph derived
+on the graph IR from the registry's gradients, compiled per signature and per set of inputs that
+need gradients). ``source(kind="backward")`` prints it, ``backward_symbol()`` gives its graph. The
+op-by-op recorded path remains only where the backward cannot be compiled (``fallbacks`` says why)
+and for ``autograd.grad(..., create_graph=True)``, whose gradient must itself be recorded.
 
 Example::
 
@@ -33,12 +38,32 @@ Example::
         act = Activation(ctx, attrs1, fc)
         del fc
         return act
+
+Training through it: one tape node per call, its gradient the compiled backward program (pruned to
+the gradients needed: here only the weight's)::
+
+    >>> w = mx.nd.ones((2, 3)); w.attach_grad()
+    >>> with mx.autograd.record():
+    ...     out = op(mx.nd.ones((1, 3)), w, mx.nd.array([-5.0, 1.0]))
+    >>> out.backward()
+    >>> w.grad.asnumpy().tolist()
+    [[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]
+    >>> print(op.source(kind="backward"))      # doctest: +ELLIPSIS
+    # hybridlab cached op backward program: <Symbol act>
+    ...
+    def backward(act_output_head_grad, fc_output, data):
+    ...
+        return fc_backward_dot1
+    <BLANKLINE>
+    >>> op.backward_symbol().list_inputs()
+    ['act_output_head_grad', 'fc_output', 'data']
 """
 from .. import autograd
 from ..base import MXNetError
 from ..device import current_device
 from ..ndarray.ndarray import NDArray
 from ..symbol.graph import topo_order
+from .backward import BackwardPlan, BackwardUnavailable
 from .codegen import compile_program, make_entry
 from .signature import Signature, infer_graph, where
 
@@ -114,13 +139,17 @@ class CachedOp:
         self._fns = {}           # signature key -> Program.fn (what the entry looks up)
         self._by_file = {}       # generated file name -> Program (to name a failing node)
         self._latest = None
+        self._plans = {}         # (signature key, gradient mask) -> BackwardPlan
+        self._latest_plan = None
+        self.fallbacks = {}      # (signature key, gradient mask) -> why the op-by-op recorded path runs
+        self._tape_op = _TapeOp(f"CachedOp({symbol!r})", self._tape_grad)
         self._entry = make_entry(self._n_inputs, _state, self._fns.get, self._miss) if self._inputs else None
 
     # ---- calling ----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         default_device = _default_device(kwargs) if kwargs else None
         if _state.recording and _needs_record(args):
-            return self._call_recorded(args, default_device)
+            return self._call_train(args, default_device)
         if len(args) != self._n_inputs:
             raise self._count_error(args)
         if not args:
@@ -156,8 +185,90 @@ class CachedOp:
             return NDArray._wrap(res, device)
         return [NDArray._wrap(r, device) for r in res]
 
+    def _call_train(self, args, default_device):
+        """Recording with inputs that need gradients: the train forward, then ONE tape node whose
+        gradient runs the compiled backward program."""
+        for x in args:
+            if not isinstance(x, NDArray):
+                raise self._type_error(args)
+        if len(args) != self._n_inputs:
+            raise self._count_error(args)
+        key = _key(args)
+        if key not in self._programs:
+            self._compile(key, args, default_device)   # checks the inputs once, names them on error
+        need = tuple(x._node is not None or x._grad_req != "null" for x in args)
+        plan = self._plans.get((key, need))
+        if plan is None:
+            if (key, need) in self.fallbacks:
+                return self._call_recorded(args, default_device)
+            plan = self._build_plan(key, need)
+            if plan is None:
+                return self._call_recorded(args, default_device)
+        datas = [x._data for x in args]
+        try:
+            res = plan.forward.fn(*datas)
+        except Exception as err:
+            _add_node_note(err, {plan.forward.filename: plan.forward})
+            raise
+        outs, saved = plan.split(res)
+        x0 = args[0]
+        node = autograd.TapeNode(self._tape_op, (plan, saved, datas), list(args), tuple(outs), x0._device)
+        wrapped = []
+        for i, o in enumerate(outs):
+            w = NDArray._wrap(o, x0._device, x0._np)
+            w._node = (node, i)
+            wrapped.append(w)
+        return wrapped[0] if self._single else wrapped
+
+    def _build_plan(self, key, need):
+        prog = self._programs[key]
+        try:
+            plan = BackwardPlan(self._outputs, self._inputs, prog.signature, prog.shapes, prog.dtypes, need,
+                                title=repr(self.symbol))
+        except BackwardUnavailable as err:
+            self.fallbacks[(key, need)] = str(err)
+            return None
+        self._plans[(key, need)] = self._latest_plan = plan
+        return plan
+
+    def _tape_grad(self, F, state, inputs, outputs, ograds):
+        """The tape node's gradient: the compiled backward program (or, when the gradient itself is
+        being recorded, create_graph=True, the forward and its gradient op by op)."""
+        plan, saved, datas = state
+        if _state.recording:
+            return self._grad_recorded(plan, inputs, ograds)
+        x0 = inputs[0]
+        try:
+            grads = plan.run(saved, datas, [g._data for g in ograds])
+        except Exception as err:
+            _add_node_note(err, {plan.backward.filename: plan.backward})
+            raise
+        return [None if g is None else NDArray._wrap(g, x0._device, x0._np) for g in grads]
+
+    def _grad_recorded(self, plan, inputs, ograds):
+        """create_graph=True: re-run the forward op by op from stand-ins of the inputs, differentiate it
+        with recording on, then point the recorded gradient graph at the real inputs. (Random ops draw
+        again here: with Dropout in training mode this gradient uses a new mask.)"""
+        aliases = []
+        for x, k in zip(inputs, plan.need):
+            a = NDArray._wrap(x._data, x._device, x._np)
+            if k:
+                a._grad_req = "write"
+            aliases.append(a)
+        with autograd._Scope(True, _state.training):
+            outs = self._call_recorded(aliases, None)
+        outs = outs if isinstance(outs, list) else [outs]
+        got = autograd._run_backward(outs, list(ograds), True, True, _state.training)
+        grads = [got[id(a)][1] if k and id(a) in got else None for a, k in zip(aliases, plan.need)]
+        real = {id(a): x for a, x in zip(aliases, inputs)}
+        for tnode in autograd._toposort([g for g in grads if g is not None]):
+            tnode.sources = [_source_of(real[id(s)]) if not isinstance(s, tuple) and id(s) in real else s
+                             for s in tnode.sources]
+        return grads
+
     def _call_recorded(self, args, default_device):
-        """Node by node through the imperative dispatcher, so autograd records every op."""
+        """Node by node through the imperative dispatcher, so autograd records every op (the path of
+        graphs whose backward cannot be compiled)."""
         from ..ndarray.dispatch import invoke
         for x in args:
             if not isinstance(x, NDArray):
@@ -206,6 +317,8 @@ class CachedOp:
             old_key = next(iter(self._programs))
             self._by_file.pop(self._programs.pop(old_key).filename, None)
             self._fns.pop(old_key, None)
+            for k in [k for k in self._plans if k[0] == old_key]:
+                del self._plans[k]
         self._programs[key] = prog
         self._fns[key] = prog.fn
         self._by_file[prog.filename] = prog
@@ -259,9 +372,38 @@ class CachedOp:
                 return p
         raise MXNetError(f"CachedOp: no program for {signature}; compiled: {self.signatures}")
 
-    def source(self, signature=None):
-        """The generated Python source of ``signature``'s program (default: the latest one)."""
-        return self.program(signature).source
+    def source(self, signature=None, kind="forward"):
+        """The generated Python source of ``signature``'s program (default: the latest one).
+        ``kind``: ``"forward"`` (the inference/plain program), ``"train_forward"`` (the forward that
+        also returns what the backward reads) or ``"backward"`` (both exist once the op ran under
+        ``autograd.record()`` with inputs that need gradients)."""
+        if kind == "forward":
+            return self.program(signature).source
+        if kind not in ("backward", "train_forward"):
+            raise MXNetError(f"CachedOp.source: kind expected 'forward', 'train_forward' or 'backward', "
+                             f"got {kind!r}")
+        plan = self.backward_plan(signature)
+        return (plan.backward if kind == "backward" else plan.forward).source
+
+    def backward_plan(self, signature=None):
+        """The ``BackwardPlan`` of ``signature`` (default: the latest one built)."""
+        plans = list(self._plans.values())
+        if signature is None and self._latest_plan is not None:
+            return self._latest_plan
+        if signature is not None:
+            sig = self.program(signature).signature
+            for plan in reversed(plans):
+                if plan.forward.signature == sig:
+                    return plan
+        where_ = f" for {signature}" if signature is not None else ""
+        why = f"; op-by-op fallbacks: {list(self.fallbacks.values())}" if self.fallbacks else ""
+        raise MXNetError(f"CachedOp has no compiled backward{where_}: expected a call under autograd.record() "
+                         f"with inputs that need gradients (attach_grad) first, got none{why}")
+
+    def backward_symbol(self, signature=None):
+        """The backward graph (a ``Symbol`` whose outputs are the input gradients; its variables are
+        the saved forward values and ``<output>_head_grad``) of ``signature`` (default: latest)."""
+        return self.backward_plan(signature).symbol
 
     def __str__(self):
         if self._latest is None:
@@ -278,6 +420,23 @@ def _key(args):
     for x in args:
         key += (x._data.shape, x._data.dtype)
     return tuple(key)
+
+
+class _TapeOp:
+    """What a cached op's tape node holds in place of an ``OpDef``: a name and ``grad``."""
+
+    __slots__ = ("name", "grad")
+
+    def __init__(self, name, grad):
+        self.name, self.grad = name, grad
+
+    def __repr__(self):
+        return f"<{self.name}>"
+
+
+def _source_of(x):
+    """Where the gradient of ``x`` goes (as ``TapeNode.sources`` holds it)."""
+    return x._node if x._node is not None else (x if x._grad_req != "null" else None)
 
 
 def _needs_record(args):

@@ -121,15 +121,22 @@ class _Source:
         return self._source
 
 
-def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forward", title=""):
+def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forward", title="",
+             instrument=False):
     """Python source of the program for ``outputs`` ((node, index) entries) with variable nodes
     ``inputs`` as parameters, plus the globals it needs and ``{line number: node}``.
 
     ``shapes``/``dtypes`` (``{id(node): [per output]}``, from ``signature.infer_graph``) only feed the
-    comments and the 0-d rewrap on the CPU (NumPy returns scalars for 0-d results)."""
+    comments and the 0-d rewrap on the CPU (NumPy returns scalars for 0-d results).
+
+    ``instrument=True`` generates the INSTRUMENTED variant (op hooks, the profiler): the function
+    takes one more parameter, ``mon``, and around the statement of node number ``k`` (``k`` indexes
+    ``Program.nodes``) calls ``mon.enter(k, (input values...))`` and ``mon.exit(k, (visible output
+    values...))``. Visible outputs nobody reads are kept until ``mon.exit`` has seen them. The plain
+    variant (the default) has none of this: a block without hooks pays nothing."""
     shapes, dtypes = shapes or {}, dtypes or {}
     nodes = [n for n in topo_order(outputs) if not n.is_variable]
-    namer = _Namer({"ctx", "asarray", "single", fn_name})
+    namer = _Namer({"ctx", "asarray", "single", "mon", fn_name})
     env = {"ctx": op_context(signature.device, signature.training), "asarray": asarray, "single": _single}
     kernels, attr_names, ctx_names = {}, {}, {}
     header = []
@@ -137,7 +144,8 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
         op = node.op
         if op.name not in kernels:
             kernels[op.name] = k = namer(op.name)
-            env[k] = op.compute
+            # the op's own compute, never a wrapper the imperative monitor (op_monitor) may have put in place
+            env[k] = getattr(op.compute, "_hl_plain", op.compute)
         a = node.parsed_attrs()
         if id(a) not in attr_names:
             attr_names[id(a)] = k = namer(f"attrs{len(attr_names)}")
@@ -166,6 +174,10 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
         a = node.parsed_attrs()
         n_out = node.num_outputs()
         used = [(id(node), i) in last_use or (id(node), i) in keep for i in range(n_out)]
+        n_vis = node.op.n_visible(a) if instrument else 0
+        shown = [i < n_vis for i in range(n_out)]      # outputs the monitor sees (instrumented only)
+        unread = [i for i in range(n_out) if shown[i] and not used[i]]
+        used = [u or s for u, s in zip(used, shown)]
         out_names = node.op.output_names(a)
         targets = []
         for i in range(n_out):
@@ -183,6 +195,9 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
         call = f"{kernels[node.op.name]}({', '.join([ctx, attr_names[id(a)]] + args)})"
         outs = ", ".join(_fmt_shape(s, d) for s, d in zip(node_shapes, node_dtypes))
         body.append(f"    # {_comment(node.name)} = {node.op.name} -> {outs}{_comment(_source_note(node))}")
+        if instrument:
+            body.append(f"    mon.enter({step}, ({''.join(x + ', ' for x in args)}))")
+            line_nodes[len(body)] = node
         rewrap = [i for i in range(n_out) if used[i] and wrap0d and node_shapes[i] in ((), None)]
         if n_out == 1:
             if callable(node.op.num_outputs):   # output count set by attributes: may come as a 1-tuple
@@ -197,8 +212,12 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
             for i in rewrap:
                 body.append(f"    {targets[i]} = asarray({targets[i]})")
                 line_nodes[len(body)] = node
+        if instrument:
+            body.append(f"    mon.exit({step}, ({''.join(targets[i] + ', ' for i in range(n_out) if shown[i])}))")
+            line_nodes[len(body)] = node
         dead = [names[(id(src), i)] for src, i in dict.fromkeys(node.inputs)
                 if last_use.get((id(src), i)) == step and (id(src), i) not in keep]
+        dead += [targets[i] for i in unread]
         if "_" in targets:
             dead.append("_")
         if dead:
@@ -213,7 +232,9 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
            f"# signature: {_comment(signature.describe(), 10000)}",
            f"# bound once: the kernels {_comment(bound, 10000)} (each op's compute); {'; '.join(ctxs)}"]
     top += header
-    top.append(f"def {fn_name}({', '.join(params)}):")
+    if instrument:
+        top.append("# instrumented variant: mon.enter/mon.exit around every node (op hooks, profiler)")
+    top.append(f"def {fn_name}({', '.join(params + (['mon'] if instrument else []))}):")
     offset = len(top)
     source = "\n".join(top + body) + "\n"
     line_nodes = {offset + k: v for k, v in line_nodes.items()}
@@ -234,6 +255,24 @@ class Program:
         self.shapes = shapes
         self.dtypes = dtypes
         self.n_outputs = n_outputs
+        self.nodes = []            # the op nodes in program order (``mon.enter(k, ...)``: ``nodes[k]``)
+        self.instrumented_of = None    # the plain Program this one instruments (instrumented variants)
+        self._gen = None           # (outputs, inputs, generate keyword arguments): to build variants
+        self._instrumented = None
+
+    def instrumented(self):
+        """The instrumented variant of this program (built on first use, then kept): the same graph
+        and signature, generated with ``instrument=True``; its ``fn`` takes the raw inputs plus a
+        monitor ``mon`` with ``enter(k, inputs)`` / ``exit(k, outputs)`` (``k`` indexes ``nodes``).
+        The plain ``fn`` is untouched. Used by op hooks and the profiler (``compiler.instrument``)."""
+        if self._instrumented is None:
+            if self._gen is None:
+                raise ValueError(f"{self!r}: built without its graph; cannot generate an instrumented variant")
+            outputs, inputs, kwargs = self._gen
+            prog = compile_program(outputs, inputs, **dict(kwargs, instrument=True))
+            prog.instrumented_of = self
+            self._instrumented = prog
+        return self._instrumented
 
     def node_at(self, lineno):
         """The graph node whose statement is at ``lineno`` of the generated file (or ``None``)."""
@@ -246,9 +285,11 @@ class Program:
         return self.source
 
 
-def compile_program(outputs, inputs, signature, shapes=None, dtypes=None, title=""):
-    """Generate, compile and register the program of ``outputs`` for ``signature`` (see ``generate``)."""
-    source, env, line_nodes = generate(outputs, inputs, signature, shapes, dtypes, title=title)
+def compile_program(outputs, inputs, signature, shapes=None, dtypes=None, title="", instrument=False):
+    """Generate, compile and register the program of ``outputs`` for ``signature`` (see ``generate``;
+    ``instrument=True``: the instrumented variant, see ``Program.instrumented``)."""
+    source, env, line_nodes = generate(outputs, inputs, signature, shapes, dtypes, title=title,
+                                       instrument=instrument)
     filename = f"<hybridlab-cached-op>.{next(_counter)}"   # not "<...>": linecache.lazycache accepts it
     env["__name__"] = filename
     env["__loader__"] = _Source(source)   # linecache.lazycache re-reads from here if the cache is cleared
@@ -256,6 +297,8 @@ def compile_program(outputs, inputs, signature, shapes=None, dtypes=None, title=
     exec(code, env)   # noqa: S102 - our own generated source; model names are sanitised identifiers
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     prog = Program(env["forward"], source, filename, signature, line_nodes, shapes, dtypes, len(outputs))
+    prog.nodes = [n for n in topo_order(outputs) if not n.is_variable]
+    prog._gen = (outputs, inputs, {"signature": signature, "shapes": shapes, "dtypes": dtypes, "title": title})
     weakref.finalize(prog, linecache.cache.pop, filename, None)
     return prog
 

@@ -29,6 +29,7 @@ import warnings
 from collections import OrderedDict
 
 from .. import initializer
+from ..profiler import _state as _pstate
 from .. import name as _name
 from ..base import MXNetError
 from .parameter import Parameter
@@ -365,8 +366,18 @@ class Block:
             child._shared_parameters(shared, shared_set, prefix + name)
 
     # ---- calling ----------------------------------------------------------------------------
+    _callback = None        # the op hook (register_op_hook) and its monitor_all flag
+    _monitor_all = False
+
     def __call__(self, *args):
-        """Run the pre-hooks, ``forward`` and the hooks."""
+        """Run the pre-hooks, ``forward`` and the hooks (with an op hook set or the profiler
+        running, through ``gluon.monitoring``)."""
+        if self._callback is not None or _pstate.running:
+            from .monitoring import call_monitored
+            return call_monitored(self, self._call, args)
+        return self._call(*args)
+
+    def _call(self, *args):
         for hook in list(self._forward_pre_hooks.values()):
             hook(self, args)
         out = self.forward(*args)
@@ -379,7 +390,10 @@ class Block:
         raise NotImplementedError(f"{type(self).__name__} must define forward(self, *args)")
 
     def register_op_hook(self, callback, monitor_all=False):
-        """Install ``callback(name, op_name, array)`` on the hybridized children's ops."""
+        """Install ``callback(name, op_name, array)`` on this block's ops and its children's
+        (see ``HybridBlock.register_op_hook``; ``None`` removes it)."""
+        self._callback = callback
+        self._monitor_all = monitor_all
         for child in self._children.values():
             child.register_op_hook(callback, monitor_all)
 

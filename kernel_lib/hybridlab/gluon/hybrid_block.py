@@ -10,8 +10,15 @@ program (``hybridize()``), in both Gluon styles:
 
 After ``hybridize()``, the first call builds the graph (``block._cached_graph``: the input
 symbols and the output Symbol) and a ``CachedOp`` (``block.cached_op``; ``print`` shows the
-generated Python). Hybridized children are traced into their parent's graph. Each new input
-signature publishes a ``"cache_built"`` event (``hybridlab.events``) with the reason.
+generated Python). Hybridized children are traced into their parent's graph. Each build (the
+first call, a new input signature, a call after the cache was invalidated) is recorded in
+``block.rebuild_history`` with its reason (``print(block.rebuild_history)``: a table; see
+``gluon.rebuild_history``) and published as a ``"cache_built"`` event (``hybridlab.events``).
+
+``register_op_hook(callback, monitor_all)`` reports every op's outputs (and inputs) to
+``callback(name, op_name, array)``: hybridized, through an instrumented variant of the generated
+program; imperatively, per op call (``gluon.monitoring``). The profiler (``mx.profiler``) times
+block calls and ops the same way. Neither costs anything while unused.
 
 Example::
 
@@ -37,8 +44,12 @@ from .. import deferred as _dc
 from ..ndarray.ndarray import NDArray
 from ..symbol import provenance
 from ..symbol.symbol import Symbol
+from .. import profiler as _profiler
+from ..compiler.instrument import quiet as _quiet
+from . import monitoring as _monitoring
 from .block import Block
 from .parameter import DeferredInitializationError
+from .rebuild_history import RebuildHistory, flags_diff, note_build
 from .trace_names import NamingNamespace
 from .utils import flatten, regroup, shape_is_known
 
@@ -47,6 +58,7 @@ __all__ = ["HybridBlock"]
 _TRACING_ND = NamingNamespace(ndarray)    # F while deferred compute traces a 1.x-style block
 _ONE = [0]    # the input format of a single array argument
 _local = threading.local()    # the prefixes of the blocks whose graph is being built (scope names)
+_pstate = _profiler._state    # .running: the profiler records (block calls take the monitored path)
 
 
 def _gather(args):
@@ -81,7 +93,11 @@ class HybridBlock(Block):
         self._callback = None
         self._monitor_all = False
         self._rebuild_reason = "first call"
+        self._rebuild_pending = []     # (reason, detail) of invalidations since the last build
+        self._rebuild_detail = ""
+        self._last_key = None
         self._signatures = set()
+        self.rebuild_history = RebuildHistory()
 
     def __setattr__(self, name, value):
         super().__setattr__(name, value)
@@ -90,6 +106,7 @@ class HybridBlock(Block):
                 warnings.warn("Currently the model has been hybridized. Automatically deactivate the "
                               "hybridization when changing the children blocks.", stacklevel=2)
                 self._active = False
+            self._rebuild_detail = value.name
             self._clear_cached_op("child added")
 
     # ---- style ------------------------------------------------------------------------------
@@ -106,6 +123,11 @@ class HybridBlock(Block):
 
     # ---- calling ----------------------------------------------------------------------------
     def __call__(self, x, *args):
+        if self._callback is not None or _pstate.running:     # op hooks / profiler: gluon.monitoring
+            return _monitoring.call_monitored(self, self._call, (x,) + args)
+        return self._call(x, *args)
+
+    def _call(self, x, *args):
         for hook in list(self._forward_pre_hooks.values()):
             hook(self, (x,) + args)
         if type(self).forward is HybridBlock.forward:    # MXNet 1.x style (hybrid_forward)
@@ -204,10 +226,11 @@ class HybridBlock(Block):
         pending = [p for p in self._reg_params.values() if p._deferred_init]
         if not pending:
             return
-        if not all(shape_is_known(p.shape) for p in pending):
-            self._deferred_infer_shape(*args)
-        for p in pending:
-            p._finish_deferred_init()
+        with _quiet():     # initialisation ops are not the block's ops: op hooks and the profiler skip them
+            if not all(shape_is_known(p.shape) for p in pending):
+                self._deferred_infer_shape(*args)
+            for p in pending:
+                p._finish_deferred_init()
 
     def _deferred_infer_shape(self, *args):
         try:
@@ -363,7 +386,10 @@ class HybridBlock(Block):
                                            else ref.data(device))
                  for is_arg, _, ref in self._cached_op_args]
         key = (tuple([(a._data.shape, a._data.dtype) for a in real]), device, autograd._state.training)
-        out = self._cached_op(*cargs)
+        if self._callback is None and not _pstate.running:
+            out = self._cached_op(*cargs)
+        else:
+            out = _monitoring.run_cached_op(self, cargs)
         if key not in self._signatures:
             self._note_signature(key)   # after the call: the program (and its shapes) now exist
         if isinstance(out, NDArray):
@@ -373,28 +399,22 @@ class HybridBlock(Block):
         return regroup(out, self._out_format)
 
     def _note_signature(self, key):
-        """A new input signature (shapes and dtypes, device, training mode): publish ``cache_built``."""
-        reason = self._rebuild_reason if not self._signatures else "new input signature"
-        self._signatures.add(key)
-        self._rebuild_reason = "first call"
-        from .. import events
-        if events.has_subscribers("cache_built"):
-            from ..graph_json import graph_json   # built only when someone listens
-            shapes, device, training = key
-            sig = ", ".join(f"{sh} {dt}" for sh, dt in shapes) + f", device={device}, " + \
-                ("train" if training else "predict")
-            names = [v.name for v in self._cached_graph[0]]
-            graph = graph_json(self, shapes={n: sh for n, (sh, _) in zip(names, shapes)},
-                               dtypes={n: dt for n, (_, dt) in zip(names, shapes)})
-            events.publish("cache_built", block=self.name, reason=reason, graph=graph, signature=sig)
+        """A build for a new signature: record why in ``rebuild_history``, publish ``cache_built``."""
+        note_build(self, key)
 
     def _clear_cached_op(self, reason="first call"):
-        built = bool(getattr(self, "_signatures", None)) or getattr(self, "_rebuild_reason", "first call") != "first call"
+        """Drop the cached graph and op; the next call builds again, recorded with ``reason`` (and
+        ``self._rebuild_detail``, set just before; ``"first call"`` adds no reason)."""
+        detail = getattr(self, "_rebuild_detail", "")
+        self._rebuild_detail = ""
         self._cached_graph = ()
         self._cached_op = None
         self._cached_op_args = []
         self._signatures = set()
-        self._rebuild_reason = reason if built else "first call"   # nothing was built yet: still the first
+        if reason != "first call" and getattr(self, "rebuild_history", None):
+            self._rebuild_pending.append((reason, detail))
+        self._rebuild_reason = self._rebuild_pending[0][0] if getattr(self, "_rebuild_pending", None) \
+            else "first call"
 
     # ---- configuration ----------------------------------------------------------------------
     def register_child(self, block, name=None):
@@ -407,6 +427,7 @@ class HybridBlock(Block):
                           "when adding new children block.", stacklevel=3)
             self._active = False
         if hasattr(self, "_cached_graph"):
+            self._rebuild_detail = block.name
             self._clear_cached_op("child added")
 
     def hybridize(self, active=True, partition_if_dynamic=True, static_alloc=False, static_shape=False,
@@ -418,9 +439,11 @@ class HybridBlock(Block):
             flags.append(("forward_bulk_size", forward_bulk_size))
         if backward_bulk_size is not None:
             flags.append(("backward_bulk_size", backward_bulk_size))
-        reason = self._rebuild_reason
+        reason = "first call"
         if self._flags and flags != self._flags:
-            reason = "hybridize flags changed"
+            reason, self._rebuild_detail = "hybridize flags changed", flags_diff(self._flags, flags)
+        elif self._signatures and not self._rebuild_pending:
+            reason, self._rebuild_detail = "hybridize called again", "same flags"
         self._active = active
         self._partition_if_dynamic = partition_if_dynamic
         self._flags = flags
@@ -437,11 +460,29 @@ class HybridBlock(Block):
             warnings.warn("Currently the model has been hybridized. Automatically deactivate the hybridization when "
                           "cast the block to use another data type.", stacklevel=2)
             self._active = False
+        self._rebuild_detail = str(getattr(dtype, "__name__", dtype))
         self._clear_cached_op("cast")
         super().cast(dtype)
 
     def register_op_hook(self, callback, monitor_all=False):
-        """Keep ``callback(name, op_name, array)`` for the hybridized graph's ops (recursively)."""
+        """Install MXNet's op hook ``callback(name, op_name, array)`` here and in the children: once
+        per op per call with its outputs (``<node>_output``), with ``monitor_all`` first its inputs
+        (``<node>_<input name>``). See ``gluon.monitoring`` and ``compiler.instrument`` (names, the
+        imperative case, a raising callback). ``callback=None`` removes it.
+
+        >>> import hybridlab as mx
+        >>> from hybridlab.gluon import nn
+        >>> net = nn.Dense(2, activation='relu', in_units=3, prefix='fc_')
+        >>> net.initialize()
+        >>> net.hybridize()
+        >>> names = []
+        >>> net.register_op_hook(lambda name, op_name, arr: names.append((name, op_name)), monitor_all=True)
+        >>> _ = net(mx.nd.ones((1, 3)))
+        >>> names      # doctest: +NORMALIZE_WHITESPACE
+        [('fc_fwd_data', 'FullyConnected'), ('fc_fwd_weight', 'FullyConnected'),
+         ('fc_fwd_bias', 'FullyConnected'), ('fc_fwd_output', 'FullyConnected'),
+         ('fc_relu_fwd_data', 'Activation'), ('fc_relu_fwd_output', 'Activation')]
+        """
         self._callback = callback
         self._monitor_all = monitor_all
         for child in self._children.values():
@@ -455,31 +496,5 @@ class HybridBlock(Block):
         """Write ``path-symbol.json`` and ``path-%04d.params`` (keys ``arg:``/``aux:`` + graph names)
         that MXNet 1.9's ``SymbolBlock.imports`` loads; returns the two file names. With ``path=None``
         returns ``(symbol, {key: array})`` instead of writing."""
-        if not self._cached_graph:
-            raise RuntimeError("Please first call block.hybridize() and then run forward with this block at least "
-                               "once before calling export.")
-        sym = self._cached_graph[1]
-        arg_names = set(sym.list_arguments())
-        aux_names = set(sym.list_auxiliary_states())
-        arg_dict = {}
-        seen = set()
-        for param in self.collect_params().values():
-            if id(param) in seen:
-                continue
-            seen.add(id(param))
-            name = param.var().name
-            if name in arg_names:
-                arg_dict[f"arg:{name}"] = param._reduce()
-            elif name in aux_names:
-                arg_dict[f"aux:{name}"] = param._reduce()
-            else:
-                warnings.warn(f'Parameter "{name}" is not found in the graph. ', stacklevel=3)
-        if path is None:
-            if remove_amp_cast:
-                sym = symbol.fromjson(sym.tojson(remove_amp_cast=True))
-            return sym, arg_dict
-        sym_filename = f"{path}-symbol.json"
-        params_filename = f"{path}-{epoch:04d}.params"
-        sym.save(sym_filename, remove_amp_cast=remove_amp_cast)
-        ndarray.save(params_filename, arg_dict)
-        return sym_filename, params_filename
+        from .hybrid_export import export_block
+        return export_block(self, path, epoch, remove_amp_cast)

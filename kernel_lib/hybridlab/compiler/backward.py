@@ -1,0 +1,312 @@
+"""Backward of a cached op: the gradient graph derived on the graph IR and compiled like the forward.
+
+``derive_backward`` walks the forward graph in reverse and traces each node's registered gradient
+(``op.grad(F=mx.nd, ...)``) with deferred compute over value-less stand-ins for the forward values
+(stand-ins carry shapes and dtypes, so gradients that read ``x.shape`` / ``x.ndim`` work). Every
+forward value a gradient reads becomes a variable of the backward graph (a *saved* entry); head
+gradients are variables too. Gradients meeting at one value are summed with ``elemwise_add``, as
+autograd does. Only nodes on a path from an input that needs a gradient are differentiated, and only
+the saved entries the gradient graph actually reads are kept (pruning).
+
+``BackwardPlan`` compiles two programs with the forward's code generator:
+
+* ``forward``: the forward that also returns the saved intermediates (``train forward``),
+* ``backward``: saved entries + head gradients -> the input gradients.
+
+Side effects of gradients are not traced: BatchNorm's gradient updates the moving statistics in
+place (MXNet 1.9 on CPU), so its stand-ins for the moving statistics carry no data, and the backward
+program gets an explicit update statement per BatchNorm node in training mode instead.
+
+Example::
+
+    >>> import numpy as np
+    >>> import hybridlab as mx
+    >>> from hybridlab.compiler.backward import BackwardPlan
+    >>> from hybridlab.compiler.signature import Signature, infer_graph
+    >>> x = mx.sym.var('x')
+    >>> y = mx.sym.tanh(mx.sym._mul_scalar(x, scalar=2, name='m'), name='t')
+    >>> sig = Signature(['x'], [(2,)], [np.dtype('float32')], mx.cpu(), True)
+    >>> shapes, dtypes = infer_graph(y._outputs, [x._outputs[0][0]], sig)
+    >>> plan = BackwardPlan(y._outputs, [x._outputs[0][0]], sig, shapes, dtypes, need=[True])
+    >>> out, *saved = plan.forward.fn(np.array([0.0, 1.0], dtype=np.float32))
+    >>> grads = plan.run(saved, [np.array([0.0, 1.0], dtype=np.float32)], [np.ones(2, np.float32)])
+    >>> [round(float(v), 4) for v in grads[0]]      # 2 * (1 - tanh(2x)^2)
+    [2.0, 0.1413]
+    >>> print(plan.backward.source)      # doctest: +ELLIPSIS
+    # hybridlab cached op backward program: ...
+    def backward(t_output_head_grad, t_output):
+        # t_backward_square0 = square -> (2,) float32 ...
+        t_backward_square0 = square(ctx, attrs0, t_output)
+    ...
+        return m_backward__mul_scalar0
+    <BLANKLINE>
+"""
+import linecache
+import weakref
+
+from .. import autograd, deferred
+from .. import name as _name
+from ..base import MXNetError
+from ..symbol.graph import Node, topo_order
+from ..symbol.symbol import Symbol
+from .codegen import Program, _Source, _counter, compile_program, generate
+from .signature import Signature, infer_graph
+
+__all__ = ["BackwardPlan", "derive_backward", "BackwardUnavailable"]
+
+
+class BackwardUnavailable(MXNetError):
+    """The graph's backward cannot be compiled (a value-dependent shape, a gradient that cannot be
+    traced); the cached op then records the graph op by op instead (the message says why)."""
+
+
+class _AuxStandIn:
+    """Stands for a mutated (aux) input in a traced gradient: no data, so the in-place update a
+    gradient would do (BatchNorm's moving statistics) is skipped while tracing."""
+
+    __slots__ = ("shape", "dtype", "_data", "_node", "_grad_req", "_trace")
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = shape, dtype
+        self._data = self._node = self._trace = None
+        self._grad_req = "null"
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+
+class _Raw:
+    """A raw array seen as ``NDArray``-like (``._data``) by a gradient's side-effect helper."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data):
+        self._data = data
+
+
+def _bn_update(attrs, mean, var, moving_mean, moving_var):
+    """BatchNorm in training mode: the moving statistics updated in place, as its gradient does."""
+    from ..ops.norm import _bn_update_moving
+    _bn_update_moving(attrs, _Raw(mean), _Raw(var), _Raw(moving_mean), _Raw(moving_var))
+
+
+def _bn_updates(node, training):
+    """(saved entries read, update function) of a node whose gradient mutates its aux inputs."""
+    a = node.parsed_attrs()
+    if not training or a["use_global_stats"]:
+        return None
+    return [(node, 1), (node, 2), node.inputs[3], node.inputs[4]], _bn_update
+
+
+# op name -> f(node, training) -> None | (entries, fn(attrs, *raw arrays)): gradients with side effects
+SIDE_EFFECTS = {"BatchNorm": _bn_updates}
+
+
+class Derived:
+    """The traced gradient graph: ``outputs`` (entries, one per input that gets a gradient),
+    ``grad_inputs`` (their forward input indices), ``variables`` (backward graph variables with
+    ``spec``: ``("saved", (node, i))`` or ``("head", k)``) and ``updates`` (side-effect steps)."""
+
+    def __init__(self, outputs, grad_inputs, variables, spec, updates):
+        self.outputs, self.grad_inputs = outputs, grad_inputs
+        self.variables, self.spec, self.updates = variables, spec, updates
+
+
+def derive_backward(outputs, inputs, shapes, dtypes, device, training, need):
+    """Trace the gradient graph of ``outputs`` w.r.t. the ``inputs`` (variable nodes) with
+    ``need[k]`` true. Raises ``BackwardUnavailable`` when a value is needed whose shape is unknown."""
+    from .. import ndarray as F
+    from ..ndarray.ndarray import NDArray
+    requires = {(id(n), 0) for n, k in zip(inputs, need) if k}
+    active = []
+    for node in topo_order(outputs):
+        if node.is_variable or node.op.grad is None:
+            continue
+        if any((id(s), i) in requires for s, i in node.inputs):
+            requires.update((id(node), i) for i in range(node.num_outputs()))
+            active.append(node)
+
+    saved = {}   # (id(node), i) -> (variable node, stand-in NDArray)
+    order = []   # variables in creation order with their spec
+
+    def shape_of(node, i):
+        shape = (shapes.get(id(node)) or [None] * (i + 1))[i]
+        if shape is None:
+            raise BackwardUnavailable(f"the gradient of the graph reads output {i} of node '{node.name}', "
+                                      f"whose shape depends on values")
+        return shape, dtypes[id(node)][i]
+
+    def stand_in(node, i):
+        hit = saved.get((id(node), i))
+        if hit is None:
+            shape, dtype = shape_of(node, i)
+            var = Node(None, node.output_name(i))
+            arr = NDArray._wrap(deferred.TracedValue(shape, dtype), device)
+            arr._trace = (var, 0)
+            hit = saved[(id(node), i)] = (var, arr)
+            order.append((var, ("saved", (node, i))))
+        return hit[1]
+
+    acc = {}
+
+    def accumulate(key, g):
+        old = acc.get(key)
+        acc[key] = g if old is None else F.elemwise_add(old, g)
+
+    updates, claimed = [], set()
+    prev = autograd.set_recording(False), autograd.set_training(training)
+    try:
+        with deferred.context():
+            for k, (node, i) in enumerate(outputs):
+                shape, dtype = shape_of(node, i)
+                var = Node(None, f"{node.output_name(i)}_head_grad")
+                arr = NDArray._wrap(deferred.TracedValue(shape, dtype), device)
+                arr._trace = (var, 0)
+                order.append((var, ("head", k)))
+                accumulate((id(node), i), arr)
+            for node in reversed(active):
+                n_out = node.num_outputs()
+                ograds = [acc.pop((id(node), i), None) for i in range(n_out)]
+                if all(g is None for g in ograds):
+                    continue
+                outs = [stand_in(node, i) for i in range(n_out)]
+                with _name.Prefix(f"{node.name}_backward_"):
+                    ograds = [g if g is not None else F.zeros_like(o) for g, o in zip(ograds, outs)]
+                    aux = node.aux_input_indices()
+                    ins = [_AuxStandIn(*shape_of(s, i)) if k in aux else stand_in(s, i)
+                           for k, (s, i) in enumerate(node.inputs)]
+                    in_grads = node.op.grad(F, node.parsed_attrs(), ins, outs, ograds)
+                _claim(ograds + list(in_grads), node, claimed)
+                if len(in_grads) != len(node.inputs):
+                    raise MXNetError(f"{node.op.name}: gradient returned {len(in_grads)} values, expected "
+                                     f"{len(node.inputs)} (one per input) [node '{node.name}']")
+                for (src, i), g in zip(node.inputs, in_grads):
+                    if g is not None and (id(src), i) in requires:
+                        if getattr(g, "_trace", None) is None:
+                            raise BackwardUnavailable(f"the gradient of node '{node.name}' ({node.op.name}) "
+                                                      f"returned a value that is not traced")
+                        accumulate((id(src), i), g)
+                effect = SIDE_EFFECTS.get(node.op.name)
+                step = effect(node, training) if effect else None
+                if step is not None:
+                    entries, fn = step
+                    for s, i in entries:
+                        stand_in(s, i)
+                    updates.append((node, fn, [saved[(id(s), i)][0] for s, i in entries]))
+    except BackwardUnavailable:
+        raise
+    except Exception as err:   # noqa: BLE001 - a gradient that cannot be traced: say which node
+        raise BackwardUnavailable(f"tracing the gradient failed: {type(err).__name__}: {err}") from err
+    finally:
+        autograd.set_recording(prev[0])
+        autograd.set_training(prev[1])
+
+    grad_outputs, grad_inputs = [], []
+    for k, (node, flag) in enumerate(zip(inputs, need)):
+        g = acc.get((id(node), 0))
+        if flag and g is not None:
+            grad_outputs.append(g._trace)
+            grad_inputs.append(k)
+    reachable = {id(n) for n in topo_order(grad_outputs)}
+    reachable |= {id(v) for _, _, vs in updates for v in vs}
+    kept = [(v, spec) for v, spec in order if id(v) in reachable]
+    return Derived(grad_outputs, grad_inputs, [v for v, _ in kept], [s for _, s in kept], updates)
+
+
+def _claim(arrays, fwd_node, claimed):
+    """Mark the gradient nodes just traced for ``fwd_node``: ``meta['backward_of']`` names it and
+    ``meta['source']`` is its user line (not the line that compiled the backward)."""
+    stack = [a._trace[0] for a in arrays if getattr(a, "_trace", None) is not None]
+    while stack:
+        node = stack.pop()
+        if id(node) in claimed or node.is_variable:
+            continue
+        claimed.add(id(node))
+        node.meta["backward_of"] = fwd_node.name
+        node.meta["source"] = fwd_node.meta.get("source")
+        stack.extend(src for src, _ in node.inputs)
+
+
+class BackwardPlan:
+    """The compiled training pair of one signature and one gradient mask ``need`` (which inputs
+    get a gradient): ``forward`` returns the outputs then the saved intermediates, ``backward``
+    maps saved values + head gradients to the input gradients. ``symbol`` is the backward graph
+    (its variables: saved entries and ``<output>_head_grad``), ``run`` calls the backward."""
+
+    def __init__(self, outputs, inputs, signature, shapes, dtypes, need, title=""):
+        self.need = tuple(bool(k) for k in need)
+        self._outputs, self._fwd_shapes, self._fwd_dtypes = list(outputs), shapes, dtypes
+        d = derive_backward(outputs, inputs, shapes, dtypes, signature.device, signature.training, self.need)
+        self.grad_inputs = d.grad_inputs
+        self.symbol = Symbol(d.outputs) if d.outputs else None
+        input_pos = {id(n): k for k, n in enumerate(inputs)}
+        self.saved_entries = []      # forward op entries the train forward returns after the outputs
+        self._bind = []              # per backward variable: ("input", k) | ("saved", j) | ("head", k)
+        for spec in d.spec:
+            kind, what = spec
+            if kind == "head":
+                self._bind.append(spec)
+            elif what[0].is_variable:
+                self._bind.append(("input", input_pos[id(what[0])]))
+            else:
+                self._bind.append(("saved", len(self.saved_entries)))
+                self.saved_entries.append(what)
+        self.n_outputs = len(outputs)
+        fwd_outs = list(outputs) + self.saved_entries
+        self.forward = compile_program(fwd_outs, inputs, signature, shapes, dtypes, title=f"{title} (train forward)")
+        self._single_forward = len(fwd_outs) == 1
+        self.backward = self._compile_backward(d, signature, title)
+        self.updates = d.updates
+
+    def _compile_backward(self, d, signature, title):
+        names = [v.name for v in d.variables]
+        shapes_in, dtypes_in = [], []
+        for v, (kind, what) in zip(d.variables, d.spec):
+            node, i = what if kind == "saved" else self._outputs[what]
+            shapes_in.append(self._fwd_shapes[id(node)][i])
+            dtypes_in.append(self._fwd_dtypes[id(node)][i])
+        sig = Signature(names, shapes_in, dtypes_in, signature.device, signature.training)
+        shapes, dtypes = infer_graph(d.outputs, d.variables, sig)
+        source, env, line_nodes = generate(d.outputs, d.variables, sig, shapes, dtypes, fn_name="backward",
+                                           title=title)
+        source = source.replace("# hybridlab cached op program:", "# hybridlab cached op backward program:", 1)
+        lines = source.rstrip("\n").split("\n")
+        header = next(ln for ln in lines if ln.startswith("def backward("))
+        params = [p.strip() for p in header[len("def backward("):-2].split(",") if p.strip()]
+        pos = {id(v): p for v, p in zip(d.variables, params)}
+        extra = []
+        for k, (node, fn, vs) in enumerate(d.updates):
+            env[f"update{k}"], env[f"update_attrs{k}"] = fn, node.parsed_attrs()
+            extra.append(f"    # {node.name}: {node.op.name} training-mode side effect of its gradient "
+                         f"(moving statistics updated in place)")
+            extra.append(f"    update{k}(update_attrs{k}, {', '.join(pos[id(v)] for v in vs)})")
+        lines[-1:-1] = extra
+        source = "\n".join(lines) + "\n"
+        filename = f"<hybridlab-cached-op-backward>.{next(_counter)}"
+        env["__name__"], env["__loader__"] = filename, _Source(source)
+        exec(compile(source, filename, "exec"), env)   # noqa: S102 - generated from sanitised names
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        prog = Program(env["backward"], source, filename, sig, line_nodes, shapes, dtypes, len(d.outputs))
+        weakref.finalize(prog, linecache.cache.pop, filename, None)
+        return prog
+
+    def split(self, result):
+        """(outputs, saved) of what ``forward.fn`` returned."""
+        if self._single_forward:
+            return (result,), ()
+        return result[:self.n_outputs], result[self.n_outputs:]
+
+    def run(self, saved, input_data, head_grads):
+        """Input gradients (raw arrays; ``None`` where no gradient) from the ``saved`` values of one
+        train forward, the raw forward ``input_data`` and one head gradient per output."""
+        args = []
+        for kind, k in self._bind:
+            args.append(input_data[k] if kind == "input" else saved[k] if kind == "saved" else head_grads[k])
+        res = self.backward.fn(*args)
+        if len(self.grad_inputs) == 1:
+            res = (res,)
+        grads = [None] * len(input_data)
+        for k, g in zip(self.grad_inputs, res or ()):
+            grads[k] = g
+        return grads

@@ -1,0 +1,237 @@
+"""Running a cached op's graph with a monitor: op hooks and per-op profiling.
+
+A *monitor* has two methods the instrumented program variant calls around every node
+(``codegen.generate(..., instrument=True)``): ``enter(k, inputs)`` before node ``k`` runs and
+``exit(k, outputs)`` after (``k`` indexes ``nodes``, the graph's op nodes in program order; the
+values are raw NumPy/CuPy arrays). Two monitors exist:
+
+* ``HookMonitor(callback, monitor_all)``: MXNet's op hook. ``callback(name, op_name, array)`` gets
+  every visible output as ``<node>_<output name>`` (``<node>_output``; multi-output ops name theirs,
+  e.g. ``<node>_mean``, or ``<node>_output<i>``) and, with ``monitor_all``, first every input as
+  ``<node>_<input name>`` (``<node>_data``, ``<node>_weight``...). The array is an NDArray sharing the
+  value's memory (as MXNet's hook gets it: copy it to keep it). A callback that raises stops the
+  run with an ``MXNetError`` naming the node, its op and the tensor; nothing of the cached op is
+  changed, so the next call works.
+* ``ProfileMonitor``: times each node (``time.perf_counter``; the device is synchronised first on a
+  GPU) into ``hybridlab.profiler``.
+
+``run_program(cached_op, args, monitor)`` runs a ``CachedOp`` on NDArray ``args`` through the
+instrumented variant of the program compiled for their signature (compiling it if needed); the
+plain program is left as it is. ``run_nodes(cached_op, args, monitor)`` runs the graph node by node
+through the imperative dispatcher instead (autograd records each op), for calls under
+``autograd.record()``.
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> from hybridlab.compiler import CachedOp
+    >>> from hybridlab.compiler.instrument import HookMonitor, run_program
+    >>> x = mx.sym.var('x')
+    >>> op = CachedOp(mx.sym.relu(mx.sym.exp(x, name='e'), name='act'))
+    >>> seen = []
+    >>> out = run_program(op, [mx.nd.zeros((2,))], HookMonitor(lambda n, o, a: seen.append((n, o))))
+    >>> out.asnumpy().tolist(), seen
+    ([1.0, 1.0], [('e_output', 'exp'), ('act_output', 'relu')])
+"""
+import contextlib
+import time
+
+from .. import autograd
+from ..base import MXNetError
+from ..ndarray.ndarray import NDArray
+from .signature import where
+
+__all__ = ["HookMonitor", "ProfileMonitor", "MonitorChain", "run_program", "run_nodes", "suspended", "quiet"]
+
+_state = autograd._state
+_suspend = [0]     # > 0 while a graph runs under a monitor: the imperative monitor stays quiet
+
+
+@contextlib.contextmanager
+def quiet():
+    """Inside: imperative op calls are not reported to op hooks or the profiler (parameter
+    initialisation, a monitored graph run that reports its ops itself)."""
+    _suspend[0] += 1
+    try:
+        yield
+    finally:
+        _suspend[0] -= 1
+
+
+def suspended():
+    """Whether a monitored graph run is in progress (the imperative op monitor skips its ops)."""
+    return _suspend[0] > 0
+
+
+class _Monitor:
+    """Base: binds the node list and the device of one run (``start``)."""
+
+    nodes = ()
+    device = None
+
+    def start(self, nodes, device):
+        self.nodes, self.device = nodes, device
+        return self
+
+    def enter(self, k, inputs):
+        pass
+
+    def exit(self, k, outputs):
+        pass
+
+
+class HookMonitor(_Monitor):
+    """Calls ``callback(name, op_name, NDArray)`` for each node's outputs (and inputs when
+    ``monitor_all``), with MXNet's tensor names (see the module docstring)."""
+
+    def __init__(self, callback, monitor_all=False):
+        self.callback = callback
+        self.monitor_all = bool(monitor_all)
+
+    def _call(self, node, tensor, value):
+        if value is None:
+            return
+        try:
+            self.callback(tensor, node.op.name, NDArray._wrap(value, self.device))
+        except Exception as err:
+            name = getattr(self.callback, "__name__", type(self.callback).__name__)
+            raise MXNetError(f"op hook {name!r} raised {type(err).__name__}: {err} (on tensor '{tensor}' of node "
+                             f"'{node.name}', op {node.op.name}{where(node)}); the cached op is unchanged and "
+                             f"the next call runs normally") from err
+
+    def enter(self, k, inputs):
+        if self.monitor_all:
+            node = self.nodes[k]
+            names = node.input_names()
+            for i, value in enumerate(inputs):
+                self._call(node, f"{node.name}_{names[i] if i < len(names) else f'input{i}'}", value)
+
+    def exit(self, k, outputs):
+        node = self.nodes[k]
+        names = node.op.output_names(node.parsed_attrs())
+        for i, value in enumerate(outputs):
+            self._call(node, f"{node.name}_{names[i] if i < len(names) else f'output{i}'}", value)
+
+
+class ProfileMonitor(_Monitor):
+    """Times every node of one run into ``hybridlab.profiler`` (category ``operator``, mode
+    ``hybridized``, the block's name in ``args``)."""
+
+    def __init__(self, block=""):
+        self.block = block
+        self._t0 = 0.0
+        self._sync = None
+
+    def start(self, nodes, device):
+        super().start(nodes, device)
+        self._sync = _synchronizer(device)
+        return self
+
+    def enter(self, k, inputs):
+        if self._sync is not None:
+            self._sync()
+        self._t0 = time.perf_counter()
+
+    def exit(self, k, outputs):
+        if self._sync is not None:
+            self._sync()
+        t1 = time.perf_counter()
+        from .. import profiler
+        node = self.nodes[k]
+        profiler.record(node.op.name, self._t0, t1, "operator",
+                        {"mode": "hybridized", "node": node.name, "block": self.block})
+
+
+class MonitorChain(_Monitor):
+    """Several monitors as one (hooks first, timing last, so a hook's time is not the op's)."""
+
+    def __init__(self, monitors):
+        self.monitors = list(monitors)
+
+    def start(self, nodes, device):
+        for m in self.monitors:
+            m.start(nodes, device)
+        return self
+
+    def enter(self, k, inputs):
+        for m in self.monitors:
+            m.enter(k, inputs)
+
+    def exit(self, k, outputs):
+        for m in reversed(self.monitors):
+            m.exit(k, outputs)
+
+
+def _synchronizer(device):
+    if device is None or not getattr(device, "is_gpu", False):
+        return None
+    return device.xp.cuda.Device(device.device_id).synchronize
+
+
+def _program_for(cached_op, args):
+    """The plain Program ``cached_op`` runs for ``args`` (compiled now if it is not yet)."""
+    key = [_state.training, args[0]._device]
+    for x in args:
+        key += (x._data.shape, x._data.dtype)
+    key = tuple(key)
+    prog = cached_op._programs.get(key)
+    if prog is None:
+        prog = cached_op._compile(key, args, None)
+    return prog
+
+
+def run_program(cached_op, args, monitor):
+    """Run ``cached_op`` on the NDArrays ``args`` through the instrumented variant of its program,
+    with ``monitor``; returns what ``cached_op(*args)`` would (an NDArray or a list)."""
+    if len(args) != len(cached_op.input_names) or not args:
+        return cached_op(*args)           # its own error messages (or a graph without inputs)
+    for x in args:
+        if not isinstance(x, NDArray):
+            return cached_op(*args)
+    prog = _program_for(cached_op, args).instrumented()
+    x0 = args[0]
+    monitor.start(prog.nodes, x0._device)
+    _suspend[0] += 1
+    try:
+        res = prog.fn(*[x._data for x in args], monitor)
+    finally:
+        _suspend[0] -= 1
+    if prog.n_outputs == 1:
+        return NDArray._wrap(res, x0._device, x0._np)
+    return [NDArray._wrap(r, x0._device, x0._np) for r in res]
+
+
+def run_nodes(cached_op, args, monitor):
+    """Run ``cached_op``'s graph node by node through the imperative dispatcher (so autograd records
+    every op, under ``autograd.record()``), calling ``monitor`` around each node."""
+    from ..ndarray.dispatch import invoke
+    from ..symbol.graph import topo_order
+    outputs = list(cached_op.symbol._outputs)
+    nodes = [n for n in topo_order(outputs) if not n.is_variable]
+    inputs = [n for n in topo_order(outputs) if n.is_variable]
+    if len(args) != len(inputs):
+        return cached_op(*args)
+    values = {(id(n), 0): x for n, x in zip(inputs, args)}
+    monitor.start(nodes, args[0]._device if args else None)
+    _suspend[0] += 1
+    try:
+        for k, node in enumerate(nodes):
+            ins = [values[(id(src), i)] for src, i in node.inputs]
+            monitor.enter(k, [x._data for x in ins])
+            try:
+                out = invoke(node.op, ins, node.attrs)
+            except MXNetError as err:
+                raise MXNetError(f"{err} [in node '{node.name}'{where(node)}]") from None
+            outs = out if isinstance(out, list) else [out]
+            for i, o in enumerate(outs):
+                values[(id(node), i)] = o
+            monitor.exit(k, [o._data for o in outs])
+    finally:
+        _suspend[0] -= 1
+    res = []
+    for n, i in outputs:
+        v = values.get((id(n), i))
+        if v is None:
+            raise MXNetError(f"CachedOp: output {i} of node '{n.name}' is hidden; the recorded path cannot return it")
+        res.append(v)
+    return res[0] if len(res) == 1 else res

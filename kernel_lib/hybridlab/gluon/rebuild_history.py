@@ -1,0 +1,135 @@
+"""Why a hybridized block (re)built its cached op: one record per build, kept on the block.
+
+Every time a HybridBlock compiles a program for its graph (``block.rebuild_history``), a
+``RebuildRecord(time, reason, detail, signature)`` is appended. Reasons:
+
+* ``"first call"``: the first build of the block;
+* ``"new input signature"``: shapes, dtypes, device or training mode the cached op has not seen;
+  ``detail`` says which input changed from what to what (``data: (1, 4) float32 -> (8, 4) float32``);
+* ``"hybridize flags changed"``: ``hybridize()`` with other flags (``detail``: ``static_alloc: False
+  -> True``);
+* ``"child added"`` (``detail``: the child's name), ``"cast"`` (``detail``: the dtype),
+  ``"optimize_for"`` (``detail``: the backend), ``"hybridize called again"``, ``"loaded"``.
+
+Several invalidations before the next build are joined (``"cast + hybridize flags changed"``).
+``print(block.rebuild_history)`` (or ``.table()``) shows them as a table; each build is also
+published as a ``"cache_built"`` event with ``reason``, ``detail`` and ``signature``.
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> from hybridlab.gluon import nn
+    >>> net = nn.Dense(2, in_units=3)
+    >>> net.initialize()
+    >>> net.hybridize()
+    >>> _ = net(mx.nd.ones((1, 3)))
+    >>> _ = net(mx.nd.ones((4, 3)))
+    >>> [r.reason for r in net.rebuild_history]
+    ['first call', 'new input signature']
+    >>> net.rebuild_history[1].detail
+    'data: (1, 3) float32 -> (4, 3) float32'
+    >>> print(net.rebuild_history)      # doctest: +ELLIPSIS +NORMALIZE_WHITESPACE
+    #  time      reason               detail                                   signature
+    0  ...  first call           data=(1, 3) float32, device=cpu(0), predict  data=(1, 3) float32, ...
+    1  ...  new input signature  data: (1, 3) float32 -> (4, 3) float32       data=(4, 3) float32, ...
+"""
+import time
+from collections import namedtuple
+
+__all__ = ["RebuildRecord", "RebuildHistory", "describe_key", "signature_diff", "flags_diff", "note_build"]
+
+RebuildRecord = namedtuple("RebuildRecord", ["time", "reason", "detail", "signature"])
+RebuildRecord.__doc__ = ("One build of a block's cached op: ``time`` (``time.time()``), ``reason`` (str), "
+                         "``detail`` (str: what changed), ``signature`` (str: the inputs it was built for)")
+
+
+def _dt(dtype):
+    return getattr(dtype, "name", str(dtype))
+
+
+def describe_key(names, key):
+    """``data=(1, 4) float32, device=cpu(0), predict`` for a block's signature key
+    ``(((shape, dtype), ...), device, training)``."""
+    shapes, device, training = key
+    ins = ", ".join(f"{n}={sh} {_dt(dt)}" for n, (sh, dt) in zip(names, shapes))
+    return f"{ins}, device={device}, {'train' if training else 'predict'}"
+
+
+def signature_diff(names, old, new):
+    """What changed between two signature keys: ``data: (1, 4) float32 -> (8, 4) float32; ...``."""
+    if old is None:
+        return describe_key(names, new)
+    changes = [f"{n}: {s0} {_dt(d0)} -> {s1} {_dt(d1)}" for n, (s0, d0), (s1, d1) in zip(names, old[0], new[0])
+               if (s0, d0) != (s1, d1)]
+    if len(old[0]) != len(new[0]):
+        changes.append(f"input count {len(old[0])} -> {len(new[0])}")
+    if old[1] != new[1]:
+        changes.append(f"device {old[1]} -> {new[1]}")
+    if old[2] != new[2]:
+        changes.append(f"mode {'train' if old[2] else 'predict'} -> {'train' if new[2] else 'predict'}")
+    return "; ".join(changes) or "same as an earlier signature (built again after an invalidation)"
+
+
+def flags_diff(old, new):
+    """``static_alloc: False -> True, ...`` for two ``[(flag, value), ...]`` lists."""
+    old, new = dict(old), dict(new)
+    return ", ".join(f"{k}: {old.get(k)} -> {new.get(k)}" for k in dict.fromkeys(list(old) + list(new))
+                     if old.get(k) != new.get(k))
+
+
+class RebuildHistory(list):
+    """The block's ``RebuildRecord`` list; ``str()``/``table()`` format it as a table."""
+
+    def add(self, reason, detail, signature):
+        record = RebuildRecord(time.time(), reason, detail, signature)
+        self.append(record)
+        return record
+
+    def table(self):
+        """The records as a text table: number, time, reason, detail, signature."""
+        rows = [("#", "time", "reason", "detail", "signature")]
+        rows += [(str(i), time.strftime("%H:%M:%S", time.localtime(r.time)), r.reason, r.detail, r.signature)
+                 for i, r in enumerate(self)]
+        widths = [max(len(row[c]) for row in rows) for c in range(4)]
+        return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths)) + "  " + row[4]
+                         for row in rows)
+
+    def __str__(self):
+        return self.table() if self else "(no builds yet)"
+
+    def __repr__(self):
+        return f"<RebuildHistory: {len(self)} build(s){': ' if self else ''}" \
+               f"{', '.join(r.reason for r in self)}>"
+
+
+def note_build(block, key):
+    """``block`` (a HybridBlock) built its cached op for the new signature ``key``: append the
+    record (reason: first call, the pending invalidations, or the signature diff) and publish
+    ``cache_built`` (payload keys ``block``, ``reason``, ``graph``, ``signature`` as before, plus
+    ``detail`` and ``history``, the record's index)."""
+    names = [v.name for v in block._cached_graph[0]]
+    sig = describe_key(names, key)
+    if not block.rebuild_history:
+        reason, detail = "first call", sig
+    elif block._rebuild_pending:
+        reason = " + ".join(dict.fromkeys(r for r, _ in block._rebuild_pending))
+        detail = "; ".join(d for _, d in block._rebuild_pending if d)
+    else:
+        reason, detail = "new input signature", signature_diff(names, block._last_key, key)
+        if dict(block._flags).get("static_shape"):
+            detail += " (static_shape: the program is specialised to the new shapes)"
+    block._signatures.add(key)
+    block._last_key = key
+    block._rebuild_pending = []
+    block._rebuild_reason = "first call"
+    block.rebuild_history.add(reason, detail, sig)
+    from .. import events
+    if events.has_subscribers("cache_built"):
+        from ..graph_json import graph_json   # built only when someone listens
+        shapes, device, training = key
+        short = ", ".join(f"{sh} {dt}" for sh, dt in shapes) + f", device={device}, " + \
+            ("train" if training else "predict")
+        graph = graph_json(block, shapes={n: sh for n, (sh, _) in zip(names, shapes)},
+                           dtypes={n: dt for n, (_, dt) in zip(names, shapes)})
+        events.publish("cache_built", block=block.name, reason=reason, graph=graph, signature=short,
+                       detail=detail, history=len(block.rebuild_history) - 1)
