@@ -1,0 +1,66 @@
+"""Helpers every pass shares: copying a graph, counting consumers, substituting entries, and the
+op questions passes ask (by family and flags, never by op name)."""
+import copy as _copy
+
+from ...symbol.graph import topo_order
+from ...symbol.symbol import Symbol
+
+__all__ = ["clone", "op_nodes", "consumers", "substitute", "is_pure", "count_ops"]
+
+
+def clone(symbol):
+    """A deep copy of ``symbol``'s graph (new nodes, meta copied): passes rewrite it in place."""
+    return _copy.deepcopy(symbol)
+
+
+def op_nodes(symbol):
+    return [n for n in topo_order(symbol._outputs) if not n.is_variable]
+
+
+def count_ops(symbol):
+    """Number of op (non-variable) nodes."""
+    return len(op_nodes(symbol))
+
+
+def consumers(symbol):
+    """``{(id(node), output): number of reads}``, graph outputs counted as reads too."""
+    uses = {}
+    for node in topo_order(symbol._outputs):
+        for src, i in node.inputs:
+            uses[(id(src), i)] = uses.get((id(src), i), 0) + 1
+    for node, i in symbol._outputs:
+        uses[(id(node), i)] = uses.get((id(node), i), 0) + 1
+    return uses
+
+
+def heads(symbol):
+    return {(id(n), i) for n, i in symbol._outputs}
+
+
+def substitute(symbol, replace):
+    """Rewrite every input and output through ``replace`` (``{id(old node): new node}``, same output
+    indices); returns the new Symbol."""
+    if not replace:
+        return symbol
+    for node in topo_order(symbol._outputs):
+        if any(id(src) in replace for src, _ in node.inputs):
+            node.inputs = [(replace.get(id(src), src), i) for src, i in node.inputs]
+    return Symbol([(replace.get(id(n), n), i) for n, i in symbol._outputs])
+
+
+def is_pure(node):
+    """An op whose result depends only on its inputs and attributes: no random numbers, no
+    training-mode behaviour, no mutated (auxiliary) inputs, a static output shape."""
+    op = node.op
+    return (op is not None and not op.needs_rng and not op.needs_train and op.family != "random"
+            and not op.aux and not op.dynamic_shape)
+
+
+def retarget(node, op, attrs, inputs):
+    """Turn ``node`` into a call of ``op`` in place (its name and meta stay: the graph view and
+    output names still find it)."""
+    node.op = op
+    node.attrs = dict(attrs)
+    node.inputs = list(inputs)
+    node._parsed = None
+    return node

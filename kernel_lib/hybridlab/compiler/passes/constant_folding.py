@@ -1,0 +1,77 @@
+"""Constant folding: a subgraph with no variable inputs (``_ones``/``_full`` chains, arithmetic on
+them) is computed once at compile time and embedded as a ``_constant`` node.
+
+Only pure ops fold (``_graph.is_pure``), single-output ones, and only subgraphs that compute
+something (a lone ``_zeros`` stays: it is as cheap to make as to copy). Values are computed with
+each op's own ``compute`` on the CPU; the ``_constant`` node takes the name and meta of the node it
+replaces, records the names it absorbed in ``meta["folded_from"]``, and holds the value in
+``meta["constant"]`` (see ``ops/fused.py``). Creation ops pinned to another device (``ctx=gpu(0)``)
+are left alone.
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> from hybridlab.compiler import CachedOp
+    >>> from hybridlab.compiler.passes import constant_folding, count_ops
+    >>> x = mx.sym.var('x')
+    >>> c = mx.sym._mul_scalar(mx.sym._ones(shape=(2,)), scalar=3.0, name='three')
+    >>> y = mx.sym.broadcast_add(x, c, name='y')
+    >>> folded = constant_folding.fold_constants(y)
+    >>> count_ops(y), count_ops(folded), [n.op_name for n in folded._nodes()]
+    (3, 2, ['null', '_constant', 'broadcast_add'])
+    >>> CachedOp(folded)(mx.nd.array([1.0, 2.0])).asnumpy().tolist()
+    [4.0, 5.0]
+"""
+import numpy as np
+
+from ...device import cpu
+from ...ops.context import op_context
+from ...ops.fused import add_constant
+from ...ops.registry import get_op
+from ._graph import clone, is_pure, retarget
+
+__all__ = ["fold_constants"]
+
+_CONSTANT = get_op("_constant")
+
+
+def _foldable(node, const):
+    if node.is_variable or not _pure_single(node):
+        return False
+    if node.op.device_attr:
+        dev = node.parsed_attrs().get(node.op.device_attr)
+        if dev is not None and dev.is_gpu:
+            return False
+    return all(id(src) in const for src, _ in node.inputs)
+
+
+def _pure_single(node):
+    return is_pure(node) and node.num_outputs() == 1 and node.op is not _CONSTANT
+
+
+def fold_constants(symbol, copy=True):
+    """``symbol`` with its variable-free computed subgraphs replaced by ``_constant`` nodes."""
+    sym = clone(symbol) if copy else symbol
+    ctx = op_context(cpu(), False)
+    const, values, absorbed = set(), {}, {}
+    order = sym._nodes()
+    for node in order:
+        if not _foldable(node, const):
+            continue
+        const.add(id(node))
+        value = node.op.compute(ctx, node.parsed_attrs(), *[values[id(src)] for src, _ in node.inputs])
+        values[id(node)] = np.asarray(value[0] if type(value) is tuple else value)
+        absorbed[id(node)] = [n for src, _ in node.inputs for n in absorbed[id(src)]] + [node.name]
+    readers = {}
+    for node in order:
+        for src, _ in node.inputs:
+            readers.setdefault(id(src), []).append(node)
+    frontier = [n for n in order if id(n) in const and n.inputs and (
+        any(id(r) not in const for r in readers.get(id(n), ())) or any(h is n for h, _ in sym._outputs))]
+    for node in frontier:
+        value = values[id(node)]
+        key, holder = add_constant(value)
+        retarget(node, _CONSTANT, {"key": key, "shape": str(tuple(value.shape)), "dtype": value.dtype.name}, [])
+        node.meta["constant"] = holder
+        node.meta["folded_from"] = list(dict.fromkeys(absorbed[id(node)]))
+    return sym

@@ -1,0 +1,84 @@
+"""The pass pipeline: the passes run in order on a copy of a Symbol's graph, and the graph after
+each pass is kept (a snapshot) so the lab's graph view can step through them.
+
+``run_pipeline(symbol, flags=None, passes=None)`` returns ``(optimized_symbol, stages)``, ``stages``
+a list of ``(pass name, Symbol snapshot)``; ``stages_json(stages)`` is what the graph JSON's
+``"passes"`` field holds: ``[{"name": ..., "graph": <graph_json of the snapshot>}]``. The input
+symbol is never modified.
+
+``passes`` names passes from ``PASSES`` (default ``DEFAULT_PASSES``) or gives ``(name, fn)`` pairs,
+``fn(symbol) -> symbol`` free to rewrite the graph it is given. ``flags`` are the CachedOp flags;
+no pass depends on them (every pass preserves results in every mode), they are accepted so the
+cached op can hand its flags through.
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> from hybridlab.compiler.passes import run_pipeline, stages_json, count_ops
+    >>> x = mx.sym.var('x')
+    >>> y = mx.sym.relu(mx.sym.exp(x, name='a') + mx.sym.exp(x, name='b'), name='act')
+    >>> opt, stages = run_pipeline(y)
+    >>> [(name, count_ops(s)) for name, s in stages]
+    [('dce', 4), ('cse', 3), ('constant_folding', 3), ('fusion', 1), ('inplace', 1)]
+    >>> [n.op_name for n in opt._nodes()], count_ops(y)
+    (['null', '_fused_elemwise'], 4)
+    >>> [p["name"] for p in stages_json(stages)]
+    ['dce', 'cse', 'constant_folding', 'fusion', 'inplace']
+"""
+import copy as _copy
+
+from ...base import MXNetError
+from ._graph import clone
+from .constant_folding import fold_constants
+from .cse import eliminate_common_subexpressions
+from .dce import eliminate_dead_code
+from .fusion import fuse_elementwise
+from .inplace import mark_inplace
+
+__all__ = ["PASSES", "DEFAULT_PASSES", "run_pipeline", "stages_json"]
+
+PASSES = {
+    "dce": lambda s: eliminate_dead_code(s, copy=False),
+    "cse": lambda s: eliminate_common_subexpressions(s, copy=False),
+    "constant_folding": lambda s: fold_constants(s, copy=False),
+    "fusion": lambda s: fuse_elementwise(s, copy=False),
+    "inplace": lambda s: mark_inplace(s, copy=False),
+}
+DEFAULT_PASSES = ("dce", "cse", "constant_folding", "fusion", "inplace")
+
+
+def _resolve(passes):
+    out = []
+    for p in DEFAULT_PASSES if passes is None else passes:
+        if isinstance(p, str):
+            if p not in PASSES:
+                raise MXNetError(f"run_pipeline: unknown pass {p!r}; expected one of {', '.join(PASSES)} "
+                                 f"or a (name, function) pair")
+            out.append((p, PASSES[p]))
+        elif isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) and callable(p[1]):
+            out.append(p)
+        else:
+            raise MXNetError(f"run_pipeline: a pass is a name or a (name, function) pair, got {p!r}")
+    return out
+
+
+def run_pipeline(symbol, flags=None, passes=None, snapshots=True):
+    """Run ``passes`` on a copy of ``symbol``: ``(optimized symbol, [(pass name, snapshot)])``.
+    ``snapshots=False`` skips the per-pass copies (the stages list is then empty)."""
+    steps = _resolve(passes)
+    sym = clone(symbol)
+    stages = []
+    for name, fn in steps:
+        out = fn(sym)
+        if out is None or not hasattr(out, "_outputs"):
+            raise MXNetError(f"run_pipeline: pass {name!r} expected to return a Symbol, got {type(out).__name__}")
+        sym = out
+        if snapshots:
+            stages.append((name, _copy.deepcopy(sym)))
+    return sym, stages
+
+
+def stages_json(stages):
+    """The graph JSON ``"passes"`` field for ``stages``: ``[{"name", "graph"}]``."""
+    from ...graph_json import graph_json
+    return [{"name": name, "graph": graph_json(snapshot)} for name, snapshot in stages]
