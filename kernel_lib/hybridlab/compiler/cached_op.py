@@ -31,9 +31,10 @@ Example::
     >>> print(op)      # doctest: +ELLIPSIS
     # hybridlab cached op program: <Symbol act>
     ...
+    # static_alloc: planned 16 B (buffers 8 B + per call 8 B), imperative 16 B, unplanned 16 B
     def forward(data, fc_weight, fc_bias):
         # fc = FullyConnected -> (1, 2) float32 ...
-        fc = FullyConnected(ctx, attrs0, data, fc_weight, fc_bias)
+        fc = FullyConnected_out(ctx, attrs0, buf0_n0, data, fc_weight, fc_bias)
         # act = Activation -> (1, 2) float32 ...
         act = Activation(ctx, attrs1, fc)
         del fc
@@ -65,6 +66,7 @@ from ..ndarray.ndarray import NDArray
 from ..symbol.graph import topo_order
 from .backward import BackwardPlan, BackwardUnavailable
 from .codegen import compile_program, make_entry
+from .memory import ArenaPool, plan_graph
 from .signature import Signature, infer_graph, where
 
 __all__ = ["CachedOp", "FLAG_DEFAULTS"]
@@ -128,6 +130,9 @@ class CachedOp:
         self.symbol = symbol
         self.flags = parse_flags(flags)
         self.on_compile = on_compile
+        self.compile_count = 0   # programs compiled so far: callers detect a (re)build cheaply
+        self._pools = {}         # device -> ArenaPool: static_alloc buffers shared by this op's plans
+        self.memory_plans = {}   # signature key -> MemoryPlan (static_alloc)
         self._outputs = list(symbol._outputs)
         nodes = topo_order(self._outputs)
         self._inputs = [n for n in nodes if n.is_variable]
@@ -301,6 +306,7 @@ class CachedOp:
 
     # ---- compiling --------------------------------------------------------------------------
     def _compile(self, key, args, default_device):
+        self.compile_count += 1
         if args:
             device = args[0]._device
             for name, x in zip(self.input_names, args):
@@ -311,7 +317,13 @@ class CachedOp:
             device = default_device or current_device()
         sig = Signature(self.input_names, [x.shape for x in args], [x.dtype for x in args], device, key[0])
         shapes, dtypes = infer_graph(self._outputs, self._inputs, sig)
-        prog = compile_program(self._outputs, self._inputs, sig, shapes, dtypes, title=repr(self.symbol))
+        memory = None
+        if self.flags.get("static_alloc") and not key[0]:   # predict programs reuse planned buffers
+            plan = plan_graph(self._outputs, shapes, dtypes)
+            memory = (plan, self._pools.setdefault(device, ArenaPool()))
+            self.memory_plans[key] = plan
+        prog = compile_program(self._outputs, self._inputs, sig, shapes, dtypes, title=repr(self.symbol),
+                               memory=memory)
         reason = self._reason(sig)
         if len(self._programs) >= MAX_PROGRAMS:
             old_key = next(iter(self._programs))

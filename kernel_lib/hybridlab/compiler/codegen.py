@@ -122,7 +122,7 @@ class _Source:
 
 
 def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forward", title="",
-             instrument=False):
+             instrument=False, memory=None):
     """Python source of the program for ``outputs`` ((node, index) entries) with variable nodes
     ``inputs`` as parameters, plus the globals it needs and ``{line number: node}``.
 
@@ -133,10 +133,14 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
     takes one more parameter, ``mon``, and around the statement of node number ``k`` (``k`` indexes
     ``Program.nodes``) calls ``mon.enter(k, (input values...))`` and ``mon.exit(k, (visible output
     values...))``. Visible outputs nobody reads are kept until ``mon.exit`` has seen them. The plain
-    variant (the default) has none of this: a block without hooks pays nothing."""
+    variant (the default) has none of this: a block without hooks pays nothing.
+
+    ``memory`` (``(MemoryPlan, ArenaPool)``, for ``static_alloc``): nodes the plan puts in a buffer
+    call their ``out=`` kernel with the buffer's view, bound once as a global (``compiler.memory``)."""
     shapes, dtypes = shapes or {}, dtypes or {}
     nodes = [n for n in topo_order(outputs) if not n.is_variable]
-    namer = _Namer({"ctx", "asarray", "single", "mon", fn_name})
+    plan = memory[0] if memory is not None else None
+    namer = _Namer({"ctx", "asarray", "single", "mon", fn_name} | set(plan.global_names() if plan else ()))
     env = {"ctx": op_context(signature.device, signature.training), "asarray": asarray, "single": _single}
     kernels, attr_names, ctx_names = {}, {}, {}
     header = []
@@ -192,7 +196,13 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
         args = [names[(id(src), i)] for src, i in node.inputs]
         dev = a.get(node.op.device_attr) if node.op.device_attr else None
         ctx = ctx_names.get(dev, "ctx") if dev is not None else "ctx"
-        call = f"{kernels[node.op.name]}({', '.join([ctx, attr_names[id(a)]] + args)})"
+        planned = plan.out_call(node) if plan is not None else None
+        if planned is not None:   # static_alloc: write into the planned buffer
+            kname = f"{kernels[node.op.name]}_out"
+            env[kname] = planned[0]
+            call = f"{kname}({', '.join([ctx, attr_names[id(a)], planned[1]] + args)})"
+        else:
+            call = f"{kernels[node.op.name]}({', '.join([ctx, attr_names[id(a)]] + args)})"
         outs = ", ".join(_fmt_shape(s, d) for s, d in zip(node_shapes, node_dtypes))
         body.append(f"    # {_comment(node.name)} = {node.op.name} -> {outs}{_comment(_source_note(node))}")
         if instrument:
@@ -225,6 +235,8 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
     results = [names[(id(n), i)] for n, i in outputs]
     body.append(f"    return {', '.join(results)}")
 
+    if plan is not None:
+        memory[1].bind(plan, signature.device.xp, target=env)
     bound = ", ".join(n if n == op else f"{n} = {op}" for op, n in kernels.items())
     ctxs = [f"ctx = OpContext({signature.device}, is_train={signature.training})"]
     ctxs += [f"{n} = OpContext({d}, is_train={signature.training})" for d, n in ctx_names.items()]
@@ -232,6 +244,8 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
            f"# signature: {_comment(signature.describe(), 10000)}",
            f"# bound once: the kernels {_comment(bound, 10000)} (each op's compute); {'; '.join(ctxs)}"]
     top += header
+    if plan is not None:
+        top.append(f"# static_alloc: {_comment(str(plan).splitlines()[1].strip(), 10000)}")
     if instrument:
         top.append("# instrumented variant: mon.enter/mon.exit around every node (op hooks, profiler)")
     top.append(f"def {fn_name}({', '.join(params + (['mon'] if instrument else []))}):")
@@ -285,11 +299,14 @@ class Program:
         return self.source
 
 
-def compile_program(outputs, inputs, signature, shapes=None, dtypes=None, title="", instrument=False):
+def compile_program(outputs, inputs, signature, shapes=None, dtypes=None, title="", instrument=False,
+                    memory=None):
     """Generate, compile and register the program of ``outputs`` for ``signature`` (see ``generate``;
-    ``instrument=True``: the instrumented variant, see ``Program.instrumented``)."""
+    ``instrument=True``: the instrumented variant, see ``Program.instrumented``; ``memory``: the
+    static_alloc plan and buffer pool; instrumented variants never reuse buffers, so hooks may keep
+    the arrays they are given)."""
     source, env, line_nodes = generate(outputs, inputs, signature, shapes, dtypes, title=title,
-                                       instrument=instrument)
+                                       instrument=instrument, memory=memory)
     filename = f"<hybridlab-cached-op>.{next(_counter)}"   # not "<...>": linecache.lazycache accepts it
     env["__name__"] = filename
     env["__loader__"] = _Source(source)   # linecache.lazycache re-reads from here if the cache is cleared

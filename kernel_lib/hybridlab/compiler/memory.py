@@ -119,7 +119,9 @@ class MemoryPlan:
         """The global name a program binds the typed view of a planned value under (``None`` when
         the value is not in a buffer)."""
         v = self._by_key.get((id(node), index))
-        return None if v is None or v.storage != "buffer" else f"_mp_b{v.buffer}_v{id(node):x}_{index}"
+        if v is None or v.storage != "buffer":
+            return None
+        return f"buf{v.buffer}_n{v.step}" + (f"_{index}" if index else "")   # buffer, then the node's step
 
     def out_call(self, node):
         """``(out kernel, view name)`` when ``node`` writes its single output into a buffer, else
@@ -320,7 +322,7 @@ class ArenaPool:
         >>> y = mx.sym.exp(mx.sym.relu(x, name='r'), name='e') * 2
         >>> pool = ArenaPool()
         >>> env = pool.bind(plan(y, {'x': (4,)}), np)
-        >>> sorted(env)[0].startswith('_mp_b0_')
+        >>> sorted(env)[0].startswith('buf0_')
         True
         >>> _ = pool.bind(plan(y, {'x': (64,)}), np)   # a second signature: buffer 0 grows
         >>> pool.nbytes

@@ -48,7 +48,7 @@ from .. import profiler as _profiler
 from ..compiler.instrument import quiet as _quiet
 from . import monitoring as _monitoring
 from .block import Block
-from .parameter import DeferredInitializationError
+from .parameter import DATA_VERSION as _PARAM_DATA_VERSION, DeferredInitializationError
 from .rebuild_history import RebuildHistory, flags_diff, note_build
 from .trace_names import NamingNamespace
 from .utils import flatten, regroup, shape_is_known
@@ -97,6 +97,7 @@ class HybridBlock(Block):
         self._rebuild_detail = ""
         self._last_key = None
         self._signatures = set()
+        self._cargs_cache = None      # (parameter data version, device, argument list, data slots)
         self.rebuild_history = RebuildHistory()
 
     def __setattr__(self, name, value):
@@ -128,14 +129,16 @@ class HybridBlock(Block):
         return self._call(x, *args)
 
     def _call(self, x, *args):
-        for hook in list(self._forward_pre_hooks.values()):
-            hook(self, (x,) + args)
+        if self._forward_pre_hooks:
+            for hook in list(self._forward_pre_hooks.values()):
+                hook(self, (x,) + args)
         if type(self).forward is HybridBlock.forward:    # MXNet 1.x style (hybrid_forward)
             out = self.forward(x, *args)
         else:
             out = self._call_forward_style(x, *args)
-        for hook in list(self._forward_hooks.values()):
-            hook(self, (x,) + args, out)
+        if self._forward_hooks:
+            for hook in list(self._forward_hooks.values()):
+                hook(self, (x,) + args, out)
         return out
 
     def forward(self, x, *args):
@@ -358,6 +361,7 @@ class HybridBlock(Block):
                 p._finish_deferred_init()
         self._cached_op_args = [(True, name, data_names[name]) if name in data_names else (False, name, params[name])
                                 for name in input_names]
+        self._cargs_cache = None
         flags = [("data_indices", [i for i, a in enumerate(self._cached_op_args) if a[0]]),
                  ("param_indices", [i for i, a in enumerate(self._cached_op_args) if not a[0]])] + self._flags
         from ..compiler import CachedOp
@@ -382,16 +386,27 @@ class HybridBlock(Block):
                                  f"Stored format = {self._in_format}, input format = {fmt} (block '{self.name}')")
         real = [a for a in flat if a is not None]
         device = real[0]._device
-        cargs = [real[ref] if is_arg else (ref._data[0] if ref._data is not None and len(ref._data) == 1
-                                           else ref.data(device))
-                 for is_arg, _, ref in self._cached_op_args]
-        key = (tuple([(a._data.shape, a._data.dtype) for a in real]), device, autograd._state.training)
+        cache = self._cargs_cache
+        if cache is not None and cache[0] == _PARAM_DATA_VERSION[0] and cache[1] is device:
+            cargs = list(cache[2])             # parameter arrays unchanged since the last call
+            for pos, ref in cache[3]:
+                cargs[pos] = real[ref]
+        else:
+            cargs = [real[ref] if is_arg else (ref._data[0] if ref._data is not None and len(ref._data) == 1
+                                               else ref.data(device))
+                     for is_arg, _, ref in self._cached_op_args]
+            self._cargs_cache = (_PARAM_DATA_VERSION[0], device, cargs,
+                                 [(pos, ref) for pos, (is_arg, _, ref) in enumerate(self._cached_op_args) if is_arg])
+        cop = self._cached_op
+        compiled = cop.compile_count
         if self._callback is None and not _pstate.running:
-            out = self._cached_op(*cargs)
+            out = cop(*cargs)
         else:
             out = _monitoring.run_cached_op(self, cargs)
-        if key not in self._signatures:
-            self._note_signature(key)   # after the call: the program (and its shapes) now exist
+        if cop.compile_count != compiled:   # a program was built for this call: record why
+            key = (tuple([(a._data.shape, a._data.dtype) for a in real]), device, autograd._state.training)
+            if key not in self._signatures:
+                self._note_signature(key)
         if isinstance(out, NDArray):
             out = [out]
         if real and real[0]._np:
@@ -410,6 +425,7 @@ class HybridBlock(Block):
         self._cached_graph = ()
         self._cached_op = None
         self._cached_op_args = []
+        self._cargs_cache = None
         self._signatures = set()
         if reason != "first call" and getattr(self, "rebuild_history", None):
             self._rebuild_pending.append((reason, detail))

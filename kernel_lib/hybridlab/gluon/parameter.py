@@ -53,6 +53,9 @@ def _devices(device):
     return list(device)
 
 
+DATA_VERSION = [0]   # bumped whenever any Parameter's data arrays are replaced
+
+
 class Parameter:
     """A container of a block's weight: its data on each device and their gradients.
 
@@ -61,6 +64,16 @@ class Parameter:
     """
 
     _from_dict = False   # created by ParameterDict.get (its name already carries the block prefix)
+
+    @property
+    def _data(self):
+        return self._data_arrays
+
+    @_data.setter
+    def _data(self, arrays):
+        # any Parameter getting new arrays invalidates the hybridized blocks' cached argument lists
+        self._data_arrays = arrays
+        DATA_VERSION[0] += 1
 
     def __init__(self, name="weight", grad_req="write", shape=None, dtype=np.float32, lr_mult=1.0,
                  wd_mult=1.0, init=None, allow_deferred_init=False, differentiable=True, stype="default",
