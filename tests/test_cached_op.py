@@ -207,17 +207,17 @@ def test_failing_op_traceback_shows_the_generated_line():
 def test_untrusted_names_become_identifiers_and_comments_stay_comments():
     x = mx.sym.var("in put\n__import__('os')")
     y = mx.sym.relu(x, name="lambda")
-    z = mx.sym.exp(y, name="1st\nexit()")
+    z = mx.sym.sum(y, name="1st\nexit()")          # relu -> sum: nothing for the fusion pass to merge
     op = CachedOp(z)
-    out = op(mx.nd.array([-1.0, 0.0]))
-    assert out.asnumpy().tolist() == [1.0, 1.0]
+    out = op(mx.nd.array([-1.0, 2.0]))
+    assert out.asnumpy().tolist() == [2.0]
     src = op.source()
     lines = src.splitlines()
     assert all(line.startswith(("#", "def ", "    ")) for line in lines)
     assert "def forward(in_put___import____os__):" in src
     assert "    lambda_1 = relu(ctx, attrs0, in_put___import____os__)" in src
-    assert "    v1st_exit__ = exp(ctx, attrs1, lambda_1)" in src and "\n    exit()" not in src
-    assert "# 1st exit() = exp" in src
+    assert "    v1st_exit__ = sum_1(ctx, attrs1, lambda_1)" in src   # "sum" is a builtin: renamed and "\n    exit()" not in src
+    assert "# 1st exit() = sum" in src
 
 
 # ---- signatures ---------------------------------------------------------------------------------------

@@ -67,6 +67,7 @@ from ..symbol.graph import topo_order
 from .backward import BackwardPlan, BackwardUnavailable
 from .codegen import compile_program, make_entry
 from .memory import ArenaPool, plan_graph
+from .passes import run_pipeline
 from .signature import Signature, infer_graph, where
 
 __all__ = ["CachedOp", "FLAG_DEFAULTS"]
@@ -133,10 +134,11 @@ class CachedOp:
         self.compile_count = 0   # programs compiled so far: callers detect a (re)build cheaply
         self._pools = {}         # device -> ArenaPool: static_alloc buffers shared by this op's plans
         self.memory_plans = {}   # signature key -> MemoryPlan (static_alloc)
-        self._outputs = list(symbol._outputs)
-        nodes = topo_order(self._outputs)
-        self._inputs = [n for n in nodes if n.is_variable]
-        self._ops = [n for n in nodes if not n.is_variable]
+        self._outputs, self._inputs, self.pipeline = _optimized(symbol, self.flags)
+        self._traced_outputs = list(symbol._outputs)
+        by_name = {n.name: n for n in topo_order(self._traced_outputs) if n.is_variable}
+        self._traced_inputs = [by_name[n.name] for n in self._inputs]
+        self._ops = [n for n in topo_order(self._outputs) if not n.is_variable]
         self.input_names = [n.name for n in self._inputs]
         self._n_inputs = len(self._inputs)
         self._single = len(self._outputs) == 1
@@ -324,6 +326,9 @@ class CachedOp:
             self.memory_plans[key] = plan
         prog = compile_program(self._outputs, self._inputs, sig, shapes, dtypes, title=repr(self.symbol),
                                memory=memory)
+        # op hooks and the profiler run the instrumented variant of the graph as traced (every op
+        # visible under its own name), not the pipeline's rewrite (fused nodes)
+        prog._gen = (self._traced_outputs, self._traced_inputs, {"signature": sig, "title": repr(self.symbol)})
         reason = self._reason(sig)
         if len(self._programs) >= MAX_PROGRAMS:
             old_key = next(iter(self._programs))
@@ -424,6 +429,21 @@ class CachedOp:
 
     def __repr__(self):
         return f"<CachedOp {self.symbol!r}: {len(self._programs)} compiled signature(s)>"
+
+
+def _optimized(symbol, flags):
+    """The graph the programs are generated from: ``symbol`` after the pass pipeline (DCE, CSE,
+    constant folding, elementwise fusion, in-place marks), with the variables in ``symbol``'s input
+    order; plus the pipeline's stages (the graph after each pass, for the graph view)."""
+    original = [n.name for n in topo_order(symbol._outputs) if n.is_variable]
+    optimized, stages = run_pipeline(symbol, flags)
+    outputs = list(optimized._outputs)
+    by_name = {n.name: n for n in topo_order(outputs) if n.is_variable}
+    if len(by_name) != len(original) or set(by_name) != set(original):   # a pass changed the inputs
+        outputs = list(symbol._outputs)                                   # (cannot happen: be safe)
+        by_name = {n.name: n for n in topo_order(outputs) if n.is_variable}
+        stages = []
+    return outputs, [by_name[n] for n in original], stages
 
 
 def _key(args):
