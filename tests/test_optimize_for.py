@@ -132,3 +132,23 @@ def test_match_chains_respects_single_readers_and_outputs():
     z = mx.sym.exp(mx.sym.exp(mx.sym.exp(x, name="a"), name="b"), name="c")
     chains = backends.match_chains(z, ["exp", lambda n: n.op.family == "elemwise"])
     assert [[n.name for n in c] for c in chains] == [["a", "b"]]   # chains do not overlap
+
+
+def test_hybridblock_optimize_for_with_the_docs_backend():
+    dense_relu_backend()                      # registers "dense_relu" as docs/passes.md shows
+    net = nn.HybridSequential()
+    with net.name_scope():
+        net.add(nn.Dense(8, activation="relu"), nn.Dense(3))
+    net.initialize()
+    x = mx.nd.random.normal(shape=(4, 5))
+    expected = net(x).asnumpy()
+    net.optimize_for(x, backend="dense_relu")
+    np.testing.assert_allclose(net(x).asnumpy(), expected, rtol=1e-6, atol=1e-6)
+    ops = [n.op_name for n in net.cached_op._ops]
+    assert "_fused_dense_relu" in ops and "Activation" not in ops
+    assert "_fused_dense_relu" in net.cached_op.source()
+    assert net.rebuild_history[-1].reason.startswith("optimize_for")
+    from hybridlab.graph_json import graph_json
+    assert "optimize_for:dense_relu" in [p["name"] for p in graph_json(net)["passes"]]
+    with pytest.raises(MXNetError):
+        net.optimize_for(x, backend="no_such_backend")

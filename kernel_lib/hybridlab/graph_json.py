@@ -66,6 +66,12 @@ def _resolve(obj):
                     f"got {type(obj).__name__}")
 
 
+def _passes(obj):
+    """The graph after each pass of a hybridized block's pipeline (``CachedOp.pipeline``), oldest first."""
+    op = getattr(obj, "_cached_op", None) if not isinstance(obj, Symbol) else None
+    return [{"name": name, "graph": graph_json(snapshot)} for name, snapshot in getattr(op, "pipeline", None) or ()]
+
+
 def _generated_source(block):
     op = getattr(block, "cached_op", None) or getattr(block, "_cached_op", None)
     source = getattr(op, "source", None)
@@ -176,6 +182,6 @@ def graph_json(symbol_or_block, shapes=None, dtypes=None, inputs=None):
         "version": GRAPH_JSON_VERSION,
         "nodes": out_nodes,
         "heads": [[ids[id(node)], int(i)] for node, i in symbol._outputs],
-        "passes": [],
+        "passes": _passes(symbol_or_block),
         "source_code": source_code,
     }

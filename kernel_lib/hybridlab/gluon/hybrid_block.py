@@ -50,6 +50,7 @@ from . import monitoring as _monitoring
 from .block import Block
 from .parameter import DATA_VERSION as _PARAM_DATA_VERSION, DeferredInitializationError
 from .rebuild_history import RebuildHistory, flags_diff, note_build
+from .hybrid_graph import infer_attrs, trace
 from .trace_names import NamingNamespace
 from .utils import flatten, regroup, shape_is_known
 
@@ -98,6 +99,7 @@ class HybridBlock(Block):
         self._last_key = None
         self._signatures = set()
         self._cargs_cache = None      # (parameter data version, device, argument list, data slots)
+        self._backend, self._backend_opts = None, {}   # set by optimize_for
         self.rebuild_history = RebuildHistory()
 
     def __setattr__(self, name, value):
@@ -261,20 +263,7 @@ class HybridBlock(Block):
         self._infer_attrs("infer_type", "dtype", *args)
 
     def _infer_attrs(self, infer_fn, attr, *args):
-        inputs, out = self._get_graph(*args)
-        flat = [a for a in flatten(args, "input")[0] if a is not None]
-        with warnings.catch_warnings(record=True) as w:
-            warnings.simplefilter("always")
-            arg_attrs, _, aux_attrs = getattr(out, infer_fn)(
-                **{i.name: getattr(j, attr) for i, j in zip(inputs, flat)})
-        if arg_attrs is None:
-            raise ValueError(str(w[0].message) if w else f"{infer_fn} failed for {self.name}")
-        sdict = dict(zip(out.list_arguments(), arg_attrs))
-        sdict.update(zip(out.list_auxiliary_states(), aux_attrs))
-        for p in self.collect_params().values():
-            value = sdict.get(p.var().name)
-            if value is not None and getattr(p, attr) != value:
-                setattr(p, attr, value)
+        infer_attrs(self, infer_fn, attr, *args)
 
     # ---- graph building ---------------------------------------------------------------------
     def _get_graph(self, *args):
@@ -288,45 +277,8 @@ class HybridBlock(Block):
         return self._is_legacy() and all(c._builds_symbolically() for c in self._children.values())
 
     def _trace(self, *args):
-        """Build the graph: (input variables, output Symbol). 1.x style calls ``hybrid_forward`` with
-        Symbols; 2.0 style traces ``forward`` with value-less arrays (deferred compute)."""
-        flat_args, in_format = flatten(args, "input")
-        real = [a for a in flat_args if a is not None]
-        if not real:
-            raise ValueError(f"All args are None and we do not support such a case. Received args={args}")
-        names = ["data"] if len(real) == 1 else [f"data{i}" for i in range(len(real))]
-        inputs = [symbol.var(n) for n in names]
-        it = iter(inputs)
-        if self._builds_symbolically():
-            grouped = regroup([next(it) if a is not None else None for a in flat_args], in_format)
-            out = self._symbolic_forward(*grouped)
-            flat_out, out_format = flatten(out, "output")
-            out_sym = symbol.Group(flat_out)
-        else:
-            placeholders = []
-            for a in real:
-                if not isinstance(a, NDArray):
-                    raise ValueError(f"When hybridized, the input of HybridBlock {self.name} must be (nested) list "
-                                     f"of NDArray, but got {a!r} of type {type(a)}")
-                ph = _dc.placeholder(a.shape, a.dtype, a.device)
-                ph._np = a._np
-                placeholders.append(ph)
-            _dc.set_variable(placeholders, inputs)
-            ph_it = iter(placeholders)
-            grouped = regroup([next(ph_it) if a is not None else None for a in flat_args], in_format)
-            with autograd.pause(), _dc.context():
-                if self._is_legacy():
-                    out = self._traced_forward(*grouped)
-                else:
-                    with self._graph_scope():
-                        out = self.forward(*grouped)
-            flat_out, out_format = flatten(out, "output")
-            out_sym = _dc.get_symbol(flat_out)
-            _dc.clear(flat_out)
-            for p in self.collect_params().values():
-                p._take_traced_shape()
-        self._in_format, self._out_format = in_format, out_format
-        return inputs, out_sym
+        """Build the graph: (input variables, output Symbol); see ``hybrid_graph.trace``."""
+        return trace(self, *args)
 
     def _build_cache(self, *args):
         try:
@@ -365,7 +317,17 @@ class HybridBlock(Block):
         flags = [("data_indices", [i for i, a in enumerate(self._cached_op_args) if a[0]]),
                  ("param_indices", [i for i, a in enumerate(self._cached_op_args) if not a[0]])] + self._flags
         from ..compiler import CachedOp
+        stages = []
+        if self._backend is not None:   # optimize_for: the backend partitions the graph first
+            from ..compiler.backends import optimize_for
+            real = [a for a in flatten(args, "input")[0] if a is not None]
+            shapes = {name: real[i].shape for name, i in data_names.items() if i < len(real)}
+            out = optimize_for(out, self._backend, args_shapes=shapes, stages=stages, **self._backend_opts)
         self._cached_op = CachedOp(out, flags)
+        self._cached_op.pipeline = stages + self._cached_op.pipeline
+        if self._cached_op.input_names != [a[1] for a in self._cached_op_args]:   # a backend reordered inputs
+            by_name = {a[1]: a for a in self._cached_op_args}
+            self._cached_op_args = [by_name[n] for n in self._cached_op.input_names]
 
     def _call_cached_op(self, *args):
         if self._cached_op is None:
@@ -470,6 +432,33 @@ class HybridBlock(Block):
         super().hybridize(active, partition_if_dynamic=partition_if_dynamic, static_alloc=static_alloc,
                           static_shape=static_shape, inline_limit=inline_limit, forward_bulk_size=forward_bulk_size,
                           backward_bulk_size=backward_bulk_size)
+
+    def optimize_for(self, x, *args, backend=None, clear=False, partition_if_dynamic=True, static_alloc=False,
+                     static_shape=False, inline_limit=2, forward_bulk_size=None, backward_bulk_size=None,
+                     **backend_opts):
+        """Hybridize with the graph partitioned by ``backend`` (``compiler.backends``; "default" runs the
+        pass pipeline; docs/passes.md shows how to write one), building the cached op for ``x, *args``
+        (recorded in ``rebuild_history`` as "optimize_for"). ``clear=True`` drops a previous backend.
+
+        >>> import hybridlab as mx
+        >>> net = mx.gluon.nn.Dense(2, in_units=3); net.initialize()
+        >>> net.optimize_for(mx.nd.ones((1, 3)), backend="default")
+        >>> from hybridlab.graph_json import graph_json
+        >>> [p["name"] for p in graph_json(net)["passes"]][:2]
+        ['dce', 'cse']
+        """
+        from ..compiler.backends import get_backend
+        if backend is None and not clear:
+            raise ValueError("optimize_for: expected a backend name (see hybridlab.compiler.backends), got None")
+        if backend is not None:
+            get_backend(backend)          # an unknown name fails here, listing the registered ones
+        self.hybridize(True, partition_if_dynamic, static_alloc, static_shape, inline_limit, forward_bulk_size,
+                       backward_bulk_size)
+        self._backend, self._backend_opts = backend, backend_opts
+        self._clear_cached_op("optimize_for")
+        self._rebuild_pending = [("optimize_for", f"backend {backend}")]   # the reason even for a first build
+        self._build_cache(x, *args)
+        self(x, *args)
 
     def cast(self, dtype):
         if self._active:

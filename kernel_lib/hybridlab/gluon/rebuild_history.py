@@ -109,11 +109,11 @@ def note_build(block, key):
     ``detail`` and ``history``, the record's index)."""
     names = [v.name for v in block._cached_graph[0]]
     sig = describe_key(names, key)
-    if not block.rebuild_history:
-        reason, detail = "first call", sig
-    elif block._rebuild_pending:
+    if block._rebuild_pending:
         reason = " + ".join(dict.fromkeys(r for r, _ in block._rebuild_pending))
         detail = "; ".join(d for _, d in block._rebuild_pending if d)
+    elif not block.rebuild_history:
+        reason, detail = "first call", sig
     else:
         reason, detail = "new input signature", signature_diff(names, block._last_key, key)
         if dict(block._flags).get("static_shape"):
