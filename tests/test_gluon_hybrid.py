@@ -327,3 +327,27 @@ def test_cache_built_events_carry_the_reason_and_the_new_signature_shapes():
     heads = [e["graph"]["nodes"][e["graph"]["heads"][0][0]]["outputs"][0]["shape"] for e in seen]
     assert heads == [[3, 2], [7, 2]]
     assert all(e["graph"]["source_code"] for e in seen)
+
+
+def test_repeated_calls_see_parameter_updates_shapes_and_modes():
+    """Repeated calls with an unchanged signature skip the lookup: they must still see new parameter
+    values (in place or replaced), new shapes, np-style inputs and training mode."""
+    import numpy as np
+    import hybridlab as mx
+    from hybridlab.gluon import nn
+    net = nn.HybridSequential()
+    net.add(nn.Dense(3, in_units=4), nn.Dropout(0.5))
+    net.initialize()
+    net.hybridize(static_alloc=True)
+    x = mx.nd.ones((2, 4))
+    first = net(x).asnumpy()
+    np.testing.assert_array_equal(net(x).asnumpy(), first)
+    net[0].weight.data()[:] = 0                         # written in place
+    np.testing.assert_allclose(net(x).asnumpy(), np.broadcast_to(net[0].bias.data().asnumpy(), (2, 3)))
+    net[0].weight.set_data(mx.nd.ones((3, 4)))          # replaced
+    np.testing.assert_allclose(net(x).asnumpy(), 4 + np.broadcast_to(net[0].bias.data().asnumpy(), (2, 3)))
+    assert net(mx.nd.ones((5, 4))).shape == (5, 3)
+    assert isinstance(net(mx.np.ones((2, 4))), mx.nd.NDArray) and net(mx.np.ones((2, 4)))._np
+    with mx.autograd.train_mode():
+        dropped = net(mx.nd.ones((50, 4))).asnumpy()
+    assert (dropped == 0).any()

@@ -174,6 +174,12 @@ class CachedOp:
             return NDArray._wrap(res, x0._device, x0._np)
         return [NDArray._wrap(r, x0._device, x0._np) for r in res]
 
+    def program_fn(self, args):
+        """The compiled function for NDArrays ``args`` (taking their raw arrays, returning raw
+        results), or ``None`` when that signature is not compiled: lets a caller that already knows
+        the signature is unchanged skip the lookup (HybridBlock's fast path)."""
+        return self._fns.get(_key(args)) if args else None
+
     def _miss(self, *args):
         """No program found by the entry's fast lookup: look again with device equality (inputs on
         equal but distinct Device objects), else check the inputs and compile."""
