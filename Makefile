@@ -1,12 +1,22 @@
-# Two entry points, both work on a fresh machine with Python 3.11 and the package registries:
-#   make lab   - create .venv, install hybridlab, open JupyterLab on notebooks/
-#   make test  - create/update .venv, install with test extras, run the whole suite
+# Two entry points, both work on a fresh machine with Python 3.11, Node.js >= 20 and the package
+# registries (PyPI, npm):
+#   make lab   - create .venv, install hybridlab (building the JupyterLab extension), open JupyterLab
+#                on notebooks/ with the extension active
+#   make test  - create/update .venv, install with test extras, run the jest suite and the whole
+#                pytest suite
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
+# jlpm, jupyter-builder and jupyter come from the venv
+export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: lab test venv
+# what the extension is built from (jest tests excluded)
+EXT_SRC := package.json yarn.lock .yarnrc.yml tsconfig.json \
+           $(shell find src style -type f -not -path 'src/__tests__/*' 2>/dev/null)
+LABEXT_SHARE := $(VENV)/share/jupyter/labextensions/hybridlab
+
+.PHONY: lab test venv install ext jest
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -14,10 +24,33 @@ $(BIN)/python:
 
 venv: $(BIN)/python
 
-lab: venv
-	$(BIN)/python -m pip install --quiet -e .
+# `pip install -e .` builds the extension (hatch-jupyter-builder) on a clean clone and copies it
+# into the venv's share/; the link below makes later rebuilds of labextension/ show up (what
+# `jupyter labextension develop --overwrite .` does).
+install: venv
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(MAKE) ext
+	rm -rf $(LABEXT_SHARE)
+	ln -s $(CURDIR)/labextension $(LABEXT_SHARE)
+
+node_modules/.yarn-state.yml: package.json yarn.lock .yarnrc.yml
+	$(BIN)/jlpm install
+	touch $@
+
+labextension/package.json: node_modules/.yarn-state.yml $(EXT_SRC)
+	$(BIN)/jlpm build
+	touch $@
+
+ext: labextension/package.json
+
+jest: node_modules/.yarn-state.yml
+	$(BIN)/jlpm test
+
+lab: install
+	$(BIN)/jupyter labextension list 2>&1 | grep -E 'hybridlab .*enabled'
 	$(BIN)/python -m jupyterlab --notebook-dir=notebooks $(ROOT_FLAG)
 
-test: venv
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+test: install
+	$(BIN)/jupyter labextension list 2>&1 | grep -E 'hybridlab .*enabled'
+	$(BIN)/jlpm test
 	$(BIN)/python -m pytest -n 2 --dist loadfile

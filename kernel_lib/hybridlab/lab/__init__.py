@@ -1,9 +1,15 @@
 """The lab layer: what the JupyterLab extension reads from the kernel.
 
 It depends on the core (``hybridlab.symbol``, ``hybridlab.events``...), never the reverse, and
-importing it needs neither JupyterLab nor ipywidgets. ``graph_json`` (built in the core,
-``hybridlab.graph_json``, because the core's "cache_built" events carry it) turns a Symbol or a
-hybridized block into the graph JSON contract (docs/graph-json.md).
+importing it needs neither JupyterLab nor ipywidgets (the widgets load on first use).
+``graph_json`` (built in the core, ``hybridlab.graph_json``, because the core's "cache_built"
+events carry it) turns a Symbol or a hybridized block into the graph JSON contract
+(docs/graph-json.md).
+
+- ``GraphView(block_or_symbol)``: the live graph widget (``hybridlab.lab.widgets``);
+- ``graph_mimebundle(obj)``, ``register_formatters()``: static graph output (``hybridlab.lab.mime``);
+  inside IPython, importing this package registers the display formatters, so a Symbol or a
+  hybridized block displays as a graph.
 
 Example::
 
@@ -17,5 +23,27 @@ Example::
     True
 """
 from ..graph_json import graph_json  # noqa: F401
+from .mime import GRAPH_MIME_TYPE, graph_mimebundle, register_formatters  # noqa: F401
 
-__all__ = ["graph_json"]
+__all__ = ["graph_json", "GraphView", "GRAPH_MIME_TYPE", "graph_mimebundle", "register_formatters"]
+
+_LAZY = {"GraphView": "widgets"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+        module = importlib.import_module(f".{_LAZY[name]}", __name__)
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _jupyter_labextension_paths():
+    """Where the built extension is, for ``jupyter labextension develop --overwrite .`` (a
+    development checkout: labextension/ at the repository root). The package root
+    (``hybridlab/__init__.py``) re-exports this; paths are relative to that file. An installed
+    wheel ships the extension in share/jupyter/labextensions/hybridlab instead."""
+    return [{"src": "../../labextension", "dest": "hybridlab"}]
+
+
+register_formatters()

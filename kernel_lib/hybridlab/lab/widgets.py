@@ -1,0 +1,180 @@
+"""Jupyter widgets of the lab layer (ipywidgets 8; the views live in the JupyterLab extension,
+``src/widgets/``).
+
+``GraphView(block_or_symbol)`` draws a Symbol or a hybridized block's cached graph (the graph JSON
+of ``hybridlab.graph_json``, docs/graph-json.md) with Graphviz in the browser. For a block it
+subscribes to the ``"cache_built"`` event (``hybridlab.events``), so when the block builds or
+rebuilds its cached op the view updates and shows why (``reason``, ``detail``).
+
+Synced traits: ``graph`` (the graph JSON dict, ``{}`` until the block's first hybridized call),
+``block`` (the block's name, ``""`` for a Symbol), ``reason`` and ``detail`` (why the cached op was
+last built), ``signature`` (the input signature it was built for), ``rebuilds`` (how many builds
+the block has made), ``error`` (the last hybridization error as text, ``""`` when none),
+``param_stats`` (per parameter, keyed by its graph variable name: ``shape``, ``dtype``, ``mean``,
+``std``, ``min``, ``max``, ``zeros`` (share of zeros); computed in the kernel, refreshed on every
+build; the frontend shows them in the details panel of the parameter's node).
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> from hybridlab.gluon import nn
+    >>> from hybridlab.lab.widgets import GraphView
+    >>> net = nn.HybridSequential()
+    >>> net.add(nn.Dense(4, activation='relu'), nn.Dense(2))
+    >>> net.initialize()
+    >>> net.hybridize()
+    >>> view = GraphView(net)
+    >>> view.graph, view.reason
+    ({}, '')
+    >>> _ = net(mx.nd.ones((1, 3)))
+    >>> view.reason, len(view.graph["nodes"]) > 0
+    ('first call', True)
+    >>> _ = net(mx.nd.ones((5, 3)))
+    >>> view.reason, view.rebuilds
+    ('new input signature', 2)
+    >>> view.close()
+"""
+import math
+import weakref
+
+import numpy as np
+import ipywidgets as widgets
+from traitlets import Dict, Int, Unicode
+
+from .. import events
+from ..graph_json import graph_json
+from ..symbol.symbol import Symbol
+
+__all__ = ["GraphView", "MODULE_NAME", "MODULE_VERSION", "param_stats"]
+
+MODULE_NAME = "hybridlab"        # the npm package (package.json "name")
+MODULE_VERSION = "^0.1.0"       # a semver range admitting the extension's version (package.json "version")
+
+
+def _finite(x):
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def param_stats(block):
+    """``{graph variable name: {shape, dtype, mean, std, min, max, zeros}}`` for the block's
+    initialized parameters (plain JSON; non-finite values become None; parameters whose
+    initialization is still deferred are left out).
+
+    >>> from hybridlab.gluon import nn
+    >>> net = nn.Dense(2, in_units=3)
+    >>> net.initialize()
+    >>> stats = param_stats(net)
+    >>> sorted(stats), stats[net.bias.name]["zeros"], stats[net.weight.name]["shape"]
+    (['dense..._bias', 'dense..._weight'], 1.0, [2, 3])
+    """
+    out = {}
+    for param in block.collect_params().values():
+        try:
+            data = param.data().asnumpy()
+        except Exception:  # noqa: BLE001 -- deferred initialization: nothing to show yet
+            continue
+        a = np.asarray(data, dtype=np.float64)
+        out[param.name] = {
+            "shape": [int(d) for d in data.shape], "dtype": str(data.dtype),
+            "mean": _finite(a.mean()) if a.size else None, "std": _finite(a.std()) if a.size else None,
+            "min": _finite(a.min()) if a.size else None, "max": _finite(a.max()) if a.size else None,
+            "zeros": float((a == 0).mean()) if a.size else 0.0,
+        }
+    return out
+
+
+def _subscribe_weakly(topic, widget, method_name):
+    """Subscribe ``widget.<method_name>(event)`` to ``topic`` without keeping the widget alive:
+    once it is garbage-collected the subscription detaches itself."""
+    ref = weakref.ref(widget)
+    handle = None
+
+    def deliver(event):
+        target = ref()
+        if target is None:
+            handle.detach()
+            return
+        getattr(target, method_name)(event)
+
+    deliver.__name__ = f"GraphView.{method_name}"
+    handle = events.subscribe(topic, deliver)
+    return handle
+
+
+class GraphView(widgets.DOMWidget):
+    """The graph of a Symbol or a hybridized block, drawn in JupyterLab, live for blocks.
+
+    ``GraphView(sym, shapes={"data": (1, 4)})`` passes ``shapes``/``dtypes``/``inputs`` to
+    ``graph_json`` for a Symbol. For a block, the view is empty until the block's first hybridized
+    call and follows every rebuild. ``close()`` stops listening.
+    """
+
+    _model_name = Unicode("GraphViewModel").tag(sync=True)
+    _model_module = Unicode(MODULE_NAME).tag(sync=True)
+    _model_module_version = Unicode(MODULE_VERSION).tag(sync=True)
+    _view_name = Unicode("GraphView").tag(sync=True)
+    _view_module = Unicode(MODULE_NAME).tag(sync=True)
+    _view_module_version = Unicode(MODULE_VERSION).tag(sync=True)
+
+    graph = Dict().tag(sync=True)
+    block = Unicode("").tag(sync=True)
+    reason = Unicode("").tag(sync=True)
+    detail = Unicode("").tag(sync=True)
+    signature = Unicode("").tag(sync=True)
+    rebuilds = Int(0).tag(sync=True)
+    error = Unicode("").tag(sync=True)
+    param_stats = Dict().tag(sync=True)
+
+    def __init__(self, block_or_symbol, shapes=None, dtypes=None, inputs=None, **kwargs):
+        super().__init__(**kwargs)
+        self._subscriptions = []
+        if isinstance(block_or_symbol, Symbol):
+            self.graph = graph_json(block_or_symbol, shapes=shapes, dtypes=dtypes, inputs=inputs)
+            return
+        if not hasattr(block_or_symbol, "_cached_graph") or not hasattr(block_or_symbol, "name"):
+            raise TypeError(f"GraphView: expected a Symbol or a HybridBlock, got {type(block_or_symbol).__name__}")
+        self.block = block_or_symbol.name
+        self._block_ref = weakref.ref(block_or_symbol)
+        history = list(getattr(block_or_symbol, "rebuild_history", None) or [])
+        if block_or_symbol._cached_graph:
+            self.graph = graph_json(block_or_symbol)
+            if history:
+                last = history[-1]
+                self.reason, self.detail, self.signature = last.reason, last.detail, last.signature
+        self.rebuilds = len(history)
+        self.param_stats = param_stats(block_or_symbol)
+        self._subscriptions.append(_subscribe_weakly("cache_built", self, "_on_cache_built"))
+        self._subscriptions.append(_subscribe_weakly("hybridize_error", self, "_on_hybridize_error"))
+
+    def _on_cache_built(self, event):
+        if event.get("block") != self.block:
+            return
+        with self.hold_sync():
+            self.graph = event["graph"]
+            self.reason = str(event.get("reason", ""))
+            self.detail = str(event.get("detail", "") or "")
+            self.signature = str(event.get("signature", "") or "")
+            history = event.get("history")
+            self.rebuilds = history + 1 if isinstance(history, int) else self.rebuilds + 1
+            self.error = ""
+            block = self._block_ref()
+            if block is not None:
+                self.param_stats = param_stats(block)
+
+    def _on_hybridize_error(self, event):
+        if event.get("block") != self.block:
+            return
+        err = event.get("error")
+        self.error = f"{type(err).__name__}: {err}" if isinstance(err, BaseException) else str(err)
+
+    def close(self):
+        """Stop following the block and close the widget."""
+        for sub in self._subscriptions:
+            sub.detach()
+        self._subscriptions = []
+        super().close()
+
+    def __repr__(self):
+        what = f"block {self.block!r}" if self.block else "symbol"
+        return f"<GraphView of {what}: {len(self.graph.get('nodes', []))} nodes, {self.rebuilds} build(s)>"

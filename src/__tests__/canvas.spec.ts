@@ -1,0 +1,206 @@
+import { GraphCanvas } from '../graph/canvas';
+import { layoutDot, parseLayout } from '../graph/layout';
+import { toDot } from '../graph/dot';
+import { visibleGraph } from '../graph/model';
+import { statusText } from '../widgets/status';
+import { chainGraph, HOSTILE, mlpGraph } from './fixtures';
+
+// jsdom has no layout engine: SVG geometry is not needed by the code under test.
+
+describe('Graphviz layout (WASM, real)', () => {
+  it('places every visible node and edge', async () => {
+    const vis = visibleGraph(mlpGraph());
+    const layout = await layoutDot(toDot(vis));
+    expect(layout.nodes.size).toBe(vis.nodes.length);
+    expect(layout.edges).toHaveLength(vis.edges.length);
+    expect(layout.clusters.size).toBe(3);
+    for (const box of layout.nodes.values()) {
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.y).toBeGreaterThanOrEqual(0);
+      expect(box.width).toBeGreaterThan(0);
+    }
+    // y goes downwards: the input is above the output
+    expect(layout.nodes.get('n0')!.y).toBeLessThan(layout.nodes.get('n7')!.y);
+  }, 30000);
+
+  it('parses Graphviz json output', () => {
+    const l = parseLayout({
+      bb: '0,0,100,50',
+      objects: [
+        { _gvid: 0, name: 'cluster_0', bb: '10,10,90,40', lp: '50,35' },
+        { _gvid: 1, name: 'n0', pos: '50,40', width: '1', height: '0.5' },
+        { _gvid: 2, name: 'n1', pos: '50,10', width: '1', height: '0.5' }
+      ],
+      edges: [{ tail: 1, head: 2, pos: 'e,50,15 50,35 50,30 50,25 50,20', lp: '55,25' }]
+    });
+    expect(l.nodes.get('n0')).toEqual({ x: 50, y: 10, width: 72, height: 36 });
+    expect(l.clusters.get('cluster_0')).toEqual({ x: 10, y: 10, width: 80, height: 30, labelPos: [50, 15] });
+    expect(l.edges[0]).toMatchObject({ tail: 'n0', head: 'n1', arrow: [50, 35], labelPos: [55, 25] });
+    expect(l.edges[0].points).toHaveLength(4);
+  });
+});
+
+describe('GraphCanvas', () => {
+  let canvas: GraphCanvas;
+  beforeEach(() => {
+    canvas = new GraphCanvas();
+    document.body.appendChild(canvas.node);
+  });
+  afterEach(() => canvas.dispose());
+
+  it('draws one [data-hl-node] per graph node, shapes on edges, clusters per scope', async () => {
+    const g = mlpGraph();
+    await canvas.setGraph(g, 'mlp0: cached op built (first call)');
+    expect(canvas.node.classList.contains('hl-graph')).toBe(true);
+    expect(canvas.node.getAttribute('data-hl-state')).toBe('ready');
+    expect(canvas.node.querySelectorAll('[data-hl-node]')).toHaveLength(g.nodes.length);
+    expect(canvas.node.querySelectorAll('.hl-cluster')).toHaveLength(3);
+    const labels = Array.from(canvas.node.querySelectorAll('.hl-edge-label')).map(e => e.textContent);
+    expect(labels).toContain('1×4');
+    expect(canvas.node.querySelector('.hl-status')!.textContent).toContain('first call');
+    expect(canvas.node.querySelector('[data-hl-node="mlp0_dense0_fwd"]')!.getAttribute('class')).toContain('hl-family-nn');
+  }, 30000);
+
+  it('renders a hostile node name and attribute as text, never HTML', async () => {
+    await canvas.setGraph(mlpGraph());
+    expect(canvas.node.querySelector('img')).toBeNull();
+    expect(canvas.node.querySelector('b')).toBeNull();
+    const el = Array.from(canvas.node.querySelectorAll('[data-hl-node]')).find(e => e.getAttribute('data-hl-node') === HOSTILE);
+    expect(el).toBeDefined();
+    expect(el!.textContent).toContain('<img src=x');
+    (el as SVGGElement).dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    const details = canvas.node.querySelector('.hl-details')!;
+    expect(details.querySelector('img')).toBeNull();
+    expect(details.querySelector('.hl-details-title')!.textContent).toBe(HOSTILE);
+    expect(details.textContent).toContain('<b>relu</b>');
+  }, 30000);
+
+  it('shows the details of a clicked node', async () => {
+    await canvas.setGraph(mlpGraph());
+    const el = canvas.node.querySelector('[data-hl-node="mlp0_dense0_fwd"]')!;
+    el.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    const table = canvas.node.querySelector('[data-hl-details="mlp0_dense0_fwd"]')!;
+    const text = table.textContent!;
+    expect(text).toContain('FullyConnected');
+    expect(text).toContain('num_hidden');
+    expect(text).toContain('1×4 float32'); // input shape and dtype
+    expect(text).toContain('1×8 float32'); // output
+    expect(text).toContain('/tmp/mlp.py:12');
+    expect(canvas.node.querySelector('.hl-details-code')!.textContent).toBe('x = F.FullyConnected(x)');
+    expect(el.getAttribute('class')).toContain('hl-selected');
+  }, 30000);
+
+  it('shows parameter statistics from the kernel in the details panel', async () => {
+    await canvas.setGraph(mlpGraph());
+    canvas.setParamStats({
+      mlp0_dense0_weight: { shape: [8, 4], dtype: 'float32', mean: 0.01234, std: 0.5, min: -1, max: 1, zeros: 0.25 },
+      mlp0_dense0_bias: { shape: [8], dtype: 'float32', mean: null, std: null, min: null, max: null, zeros: 0 }
+    });
+    canvas.select('mlp0_dense0_weight');
+    const text = canvas.node.querySelector('.hl-details')!.textContent!;
+    expect(text).toContain('0.01234 ± 0.5');
+    expect(text).toContain('25.0%');
+    canvas.select('mlp0_dense0_bias');
+    expect(canvas.node.querySelector('.hl-details')!.textContent).toContain('n/a ± n/a');
+    canvas.select('mlp0_dense0_fwd');
+    expect(canvas.node.querySelector('.hl-details')!.textContent).not.toContain('mean ± std');
+  }, 30000);
+
+  it('collapses and expands a Block scope on click', async () => {
+    const g = mlpGraph();
+    await canvas.setGraph(g);
+    const label = canvas.node.querySelector('[data-hl-scope="mlp0/dense0"] .hl-cluster-label')!;
+    label.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    await canvas.rendered;
+    expect(canvas.node.querySelectorAll('[data-hl-node]')).toHaveLength(g.nodes.length - 3);
+    const group = canvas.node.querySelector('[data-hl-group="mlp0/dense0"]')!;
+    expect(group.textContent).toContain('3 nodes');
+    group.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    await canvas.rendered;
+    expect(canvas.node.querySelectorAll('[data-hl-node]')).toHaveLength(g.nodes.length);
+  }, 30000);
+
+  it('starts a large graph collapsed and draws it', async () => {
+    const g = chainGraph(1000, 25);
+    await canvas.setGraph(g);
+    expect(canvas.node.getAttribute('data-hl-state')).toBe('ready');
+    expect(canvas.node.querySelectorAll('[data-hl-group]')).toHaveLength(25);
+    expect(canvas.node.querySelector('.hl-status')!.textContent).toContain('25 Block scopes collapsed');
+  }, 30000);
+
+  it('offers forward, each pass and the generated source in the selector', async () => {
+    await canvas.setGraph(mlpGraph());
+    const select = canvas.node.querySelector('select')!;
+    const options = Array.from(select.options).map(o => o.value);
+    expect(options).toEqual(['forward', 'pass:0', 'source']);
+    select.value = 'source';
+    select.dispatchEvent(new Event('change'));
+    await canvas.rendered;
+    expect(canvas.node.querySelector('.hl-source')!.textContent).toContain('def forward');
+    select.value = 'pass:0';
+    select.dispatchEvent(new Event('change'));
+    await canvas.rendered;
+    expect(canvas.node.querySelectorAll('[data-hl-node]')).toHaveLength(8);
+  }, 30000);
+
+  it('search highlights matching nodes, Enter reveals matches in collapsed scopes', async () => {
+    const g = mlpGraph();
+    await canvas.setGraph(g);
+    canvas.search('dense1');
+    const matched = Array.from(canvas.node.querySelectorAll('.hl-node.hl-match')).map(e => e.getAttribute('data-hl-node'));
+    expect(matched.sort()).toEqual(['mlp0_dense1_bias', 'mlp0_dense1_fwd', 'mlp0_dense1_weight']);
+    await canvas.toggle(['mlp0', 'dense1']);
+    canvas.search('dense1_fwd');
+    expect(canvas.node.querySelector('[data-hl-group="mlp0/dense1"]')!.getAttribute('class')).toContain('hl-match');
+    canvas.node.querySelector('.hl-search')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }));
+    await canvas.rendered;
+    expect(canvas.node.querySelector('[data-hl-node="mlp0_dense1_fwd"]')).not.toBeNull();
+  }, 30000);
+
+  it('keeps the selection and collapsed scopes across a live update', async () => {
+    const g = mlpGraph();
+    await canvas.setGraph(g, 'first');
+    canvas.select('mlp0_dense1_fwd');
+    await canvas.setGraph(mlpGraph(), statusText('mlp0', 'new input signature', 2));
+    expect(canvas.node.querySelector('.hl-status')!.textContent).toContain('rebuilt (new input signature)');
+    expect(canvas.node.querySelector('[data-hl-details="mlp0_dense1_fwd"]')).not.toBeNull();
+  }, 30000);
+
+  it('shows a clear state instead of a blank area: no graph, layout failure, disconnected', async () => {
+    await canvas.setGraph(null, 'mlp0: waiting for the first call');
+    expect(canvas.node.getAttribute('data-hl-state')).toBe('empty');
+    expect(canvas.node.querySelector('.hl-status')!.textContent).toContain('waiting');
+    const failing = new GraphCanvas({ layout: () => Promise.reject(new Error('syntax error in line 3')) });
+    await failing.setGraph(mlpGraph());
+    expect(failing.node.getAttribute('data-hl-state')).toBe('error');
+    expect(failing.node.querySelector('.hl-status')!.textContent).toContain('syntax error');
+    failing.setStatus('Disconnected from the kernel', 'disconnected');
+    expect(failing.node.getAttribute('data-hl-state')).toBe('disconnected');
+    failing.dispose();
+  });
+
+  it('drops a stale layout that finishes after a newer graph', async () => {
+    let release: () => void = () => undefined;
+    const slow = new GraphCanvas({
+      layout: dot =>
+        dot.includes('n7')
+          ? new Promise(resolve => { release = () => resolve(layoutDot(dot) as any); })
+          : layoutDot(dot)
+    });
+    const first = slow.setGraph(mlpGraph());
+    const second = slow.setGraph(chainGraph(3, 1));
+    await second;
+    release();
+    await first;
+    expect(slow.node.querySelectorAll('[data-hl-node]')).toHaveLength(4);
+    slow.dispose();
+  }, 30000);
+});
+
+describe('statusText', () => {
+  it('says built or rebuilt and why', () => {
+    expect(statusText('mlp0', 'first call', 1)).toBe('mlp0: cached op built (first call)');
+    expect(statusText('mlp0', 'new input signature', 3)).toBe('mlp0: cached op rebuilt (new input signature), build #3');
+    expect(statusText('mlp0', '', 0)).toBe('');
+  });
+});

@@ -1,0 +1,375 @@
+/**
+ * `GraphCanvas`: the graph view component shared by the GraphView widget and the MIME
+ * renderer. Plain DOM (no Lumino, no kernel), so jest tests drive it directly.
+ *
+ * Layout: a toolbar (view selector: forward graph, backward graph, each compiler pass, the
+ * generated source; search; expand/collapse all; reset view), a status line (the rebuild
+ * reason, errors, a dead kernel), the drawing area, and the details panel of the clicked node.
+ * The root carries class `hl-graph` and `data-hl-state` (`empty`, `layout`, `ready`, `error`).
+ */
+import { IGraphJSON, IGraphNode, ParamStatsMap } from '../tokens';
+import { renderDetails } from './details';
+import { toDot } from './dot';
+import { ILayout, layoutDot } from './layout';
+import { defaultCollapsed, IVisibleGraph, scopeKey, visibleGraph } from './model';
+import { IPanZoom, panZoom } from './panzoom';
+import { IRendered, renderGraph } from './render';
+
+export interface IGraphCanvasOptions {
+  /** DOT -> layout; defaults to Graphviz through `@viz-js/viz`. Tests may inject their own. */
+  layout?: (dot: string) => Promise<ILayout>;
+  /** Graphs above this many nodes start with their inner Block scopes collapsed. */
+  collapseThreshold?: number;
+}
+
+/** One entry of the view selector. */
+interface IViewChoice {
+  id: string;
+  label: string;
+  graph?: IGraphJSON;
+  source?: string;
+}
+
+function div(cls: string, parent?: HTMLElement, text?: string): HTMLDivElement {
+  const d = document.createElement('div');
+  d.className = cls;
+  if (text !== undefined) {
+    d.textContent = text;
+  }
+  if (parent) {
+    parent.appendChild(d);
+  }
+  return d;
+}
+
+export class GraphCanvas {
+  /** The root element (class `hl-graph`). */
+  readonly node: HTMLDivElement;
+  /** Resolves when the latest requested drawing is on screen (or failed). */
+  rendered: Promise<void> = Promise.resolve();
+
+  private _layout: (dot: string) => Promise<ILayout>;
+  private _threshold: number;
+  private _graph: IGraphJSON | null = null;
+  private _shown: IGraphJSON | null = null;
+  private _visible: IVisibleGraph | null = null;
+  private _drawn: IRendered | null = null;
+  private _pz: IPanZoom | null = null;
+  private _collapsed = new Set<string>();
+  private _selected: string | null = null;
+  private _view = 'forward';
+  private _token = 0;
+  private _select: HTMLSelectElement;
+  private _search: HTMLInputElement;
+  private _status: HTMLDivElement;
+  private _area: HTMLDivElement;
+  private _details: HTMLDivElement;
+  private _info = '';
+  private _stats: ParamStatsMap = {};
+
+  constructor(options: IGraphCanvasOptions = {}) {
+    this._layout = options.layout || layoutDot;
+    this._threshold = options.collapseThreshold ?? 150;
+    this.node = div('hl-graph');
+    this.node.setAttribute('data-hl-state', 'empty');
+    const bar = div('hl-toolbar', this.node);
+    this._select = document.createElement('select');
+    this._select.className = 'hl-view-select';
+    this._select.title = 'Which graph to show';
+    this._select.addEventListener('change', () => this._setView(this._select.value));
+    bar.appendChild(this._select);
+    this._search = document.createElement('input');
+    this._search.type = 'search';
+    this._search.placeholder = 'Search nodes';
+    this._search.className = 'hl-search';
+    this._search.addEventListener('input', () => this._applySearch());
+    this._search.addEventListener('keydown', ev => {
+      if (ev.key === 'Enter') {
+        this._revealMatches();
+      }
+      ev.stopPropagation(); // keep JupyterLab's notebook shortcuts out of the search box
+    });
+    bar.appendChild(this._search);
+    const button = (label: string, title: string, cb: () => void): void => {
+      const b = document.createElement('button');
+      b.className = 'hl-button';
+      b.textContent = label;
+      b.title = title;
+      b.addEventListener('click', cb);
+      bar.appendChild(b);
+    };
+    button('Expand all', 'Expand every Block scope', () => this.setCollapsed(new Set()));
+    button('Collapse all', 'Collapse every Block scope', () => this._collapseAll());
+    button('Reset view', 'Reset pan and zoom', () => this._pz?.reset());
+    this._status = div('hl-status', this.node);
+    const body = div('hl-body', this.node);
+    this._area = div('hl-graph-area', body);
+    this._details = div('hl-details', body);
+    renderDetails(this._details, null, null);
+    this._setStatus('No graph yet.', 'info');
+  }
+
+  /** The graph currently given (the forward graph). */
+  get graph(): IGraphJSON | null {
+    return this._graph;
+  }
+
+  /** The collapsed Block scopes (keys of `scopeKey`). */
+  get collapsed(): Set<string> {
+    return new Set(this._collapsed);
+  }
+
+  /**
+   * Show `graph` (null: nothing to show yet, with `info` saying why). `info` is the status text,
+   * e.g. the reason of a rebuild. Collapsed scopes and the selected node are kept across
+   * updates when they still exist.
+   */
+  setGraph(graph: IGraphJSON | null, info = ''): Promise<void> {
+    const first = this._graph === null;
+    this._graph = graph;
+    this._info = info;
+    if (graph && first) {
+      this._collapsed = defaultCollapsed(graph, this._threshold);
+    }
+    this._fillSelector();
+    return this._setView(this._view);
+  }
+
+  /** Show a status message; `kind` `error` or `disconnected` marks the root for styling and tests. */
+  setStatus(text: string, kind: 'info' | 'error' | 'disconnected' = 'info'): void {
+    this._setStatus(text, kind);
+    if (kind !== 'info') {
+      this.node.setAttribute('data-hl-state', kind);
+    }
+  }
+
+  /** Parameter statistics from the kernel, shown in the details panel of parameter nodes. */
+  setParamStats(stats: ParamStatsMap | null): void {
+    this._stats = stats || {};
+    this.select(this._selected);
+  }
+
+  /** Collapse exactly the scopes in `collapsed` and redraw. */
+  setCollapsed(collapsed: Set<string>): Promise<void> {
+    this._collapsed = new Set(collapsed);
+    return this._draw();
+  }
+
+  /** Collapse or expand one Block scope. */
+  toggle(path: string[]): Promise<void> {
+    const k = scopeKey(path);
+    if (this._collapsed.has(k)) {
+      this._collapsed.delete(k);
+    } else {
+      this._collapsed.add(k);
+    }
+    return this._draw();
+  }
+
+  /** Select the node named `name` (as a click does): highlight it and show its details. */
+  select(name: string | null): void {
+    this._selected = name;
+    const graph = this._shown;
+    const node = graph && name !== null ? graph.nodes.find(n => n.name === name) || null : null;
+    const stats = node && Object.prototype.hasOwnProperty.call(this._stats, node.name) ? this._stats[node.name] : null;
+    renderDetails(this._details, node, graph, stats);
+    if (this._drawn) {
+      this._drawn.nodes.forEach((el, n) => el.classList.toggle('hl-selected', n === name));
+    }
+  }
+
+  /** Set the search text (as typing does). */
+  search(text: string): void {
+    this._search.value = text;
+    this._applySearch();
+  }
+
+  dispose(): void {
+    this._token++;
+    this._pz?.dispose();
+    this.node.remove();
+  }
+
+  private _setStatus(text: string, kind: string): void {
+    this._status.textContent = text;
+    this._status.setAttribute('data-hl-kind', kind);
+  }
+
+  private _choices(): IViewChoice[] {
+    const g = this._graph;
+    if (!g) {
+      return [{ id: 'forward', label: 'Forward graph' }];
+    }
+    const out: IViewChoice[] = [{ id: 'forward', label: 'Forward graph', graph: g }];
+    if (g.backward && g.backward.nodes) {
+      out.push({ id: 'backward', label: 'Backward graph', graph: g.backward });
+    }
+    (g.passes || []).forEach((p, i) => {
+      out.push({ id: `pass:${i}`, label: `After pass ${i + 1}: ${p.name}`, graph: p.graph });
+    });
+    if (g.source_code) {
+      out.push({ id: 'source', label: 'Generated source', source: g.source_code });
+    }
+    return out;
+  }
+
+  private _fillSelector(): void {
+    const choices = this._choices();
+    this._select.textContent = '';
+    for (const c of choices) {
+      const o = document.createElement('option');
+      o.value = c.id;
+      o.textContent = c.label;
+      this._select.appendChild(o);
+    }
+    if (!choices.some(c => c.id === this._view)) {
+      this._view = 'forward';
+    }
+    this._select.value = this._view;
+    this._select.disabled = choices.length < 2;
+  }
+
+  private _setView(id: string): Promise<void> {
+    this._view = id;
+    const choice = this._choices().find(c => c.id === id) || this._choices()[0];
+    if (choice.source !== undefined) {
+      this._token++;
+      this._shown = null;
+      this._visible = null;
+      this._drawn = null;
+      this._area.textContent = '';
+      const pre = document.createElement('pre');
+      pre.className = 'hl-source';
+      pre.textContent = choice.source;
+      this._area.appendChild(pre);
+      this.node.setAttribute('data-hl-state', 'ready');
+      this._setStatus(this._info || 'Generated source of the cached op', 'info');
+      this.rendered = Promise.resolve();
+      return this.rendered;
+    }
+    this._shown = choice.graph || null;
+    return this._draw();
+  }
+
+  private _draw(): Promise<void> {
+    const token = ++this._token;
+    const graph = this._shown;
+    if (!graph) {
+      this._area.textContent = '';
+      this._drawn = null;
+      this.node.setAttribute('data-hl-state', 'empty');
+      this._setStatus(this._info || 'No graph yet.', 'info');
+      this.rendered = Promise.resolve();
+      return this.rendered;
+    }
+    this.node.setAttribute('data-hl-state', 'layout');
+    this._setStatus(`Laying out ${graph.nodes.length} nodes…`, 'info');
+    const visible = visibleGraph(graph, this._collapsed);
+    const started = typeof performance !== 'undefined' ? performance.now() : Date.now();
+    this.rendered = this._layout(toDot(visible)).then(
+      layout => {
+        if (token !== this._token) {
+          return;
+        }
+        this._pz?.dispose();
+        const drawn = renderGraph(visible, layout, {
+          onNode: v => this.select(v.node ? v.node.name : null),
+          onToggle: path => void this.toggle(path)
+        });
+        this._area.textContent = '';
+        this._area.appendChild(drawn.svg);
+        this._visible = visible;
+        this._drawn = drawn;
+        this._pz = panZoom(drawn.svg, drawn.viewport);
+        const ms = (typeof performance !== 'undefined' ? performance.now() : Date.now()) - started;
+        this.node.setAttribute('data-hl-render-ms', ms.toFixed(1));
+        this.node.setAttribute('data-hl-state', 'ready');
+        const hidden = visible.nodes.filter(v => v.kind === 'group').length;
+        const summary = `${graph.nodes.length} nodes` + (hidden ? `, ${hidden} Block scopes collapsed` : '');
+        this._setStatus(this._info ? `${this._info} · ${summary}` : summary, 'info');
+        this.select(this._selected && graph.nodes.some(n => n.name === this._selected) ? this._selected : null);
+        this._applySearch();
+      },
+      err => {
+        if (token !== this._token) {
+          return;
+        }
+        this.node.setAttribute('data-hl-state', 'error');
+        this._setStatus(`Graph layout failed: ${err && err.message ? err.message : String(err)}`, 'error');
+      }
+    );
+    return this.rendered;
+  }
+
+  private _matches(node: IGraphNode, q: string): boolean {
+    return node.name.toLowerCase().includes(q) || node.op.toLowerCase().includes(q);
+  }
+
+  private _applySearch(): void {
+    const q = this._search.value.trim().toLowerCase();
+    const drawn = this._drawn;
+    const graph = this._shown;
+    if (!drawn || !graph || !this._visible) {
+      return;
+    }
+    drawn.svg.classList.toggle('hl-searching', q.length > 0);
+    drawn.nodes.forEach((el, name) => {
+      const n = graph.nodes.find(x => x.name === name);
+      el.classList.toggle('hl-match', q.length > 0 && !!n && this._matches(n, q));
+    });
+    const hiddenMatches = new Set<string>();
+    if (q) {
+      for (const n of graph.nodes) {
+        if (!drawn.nodes.has(n.name) && this._matches(n, q)) {
+          for (const v of this._visible.nodes) {
+            if (v.kind === 'group' && v.path && n.scope.slice(0, v.path.length).join('\u0000') === v.path.join('\u0000')) {
+              hiddenMatches.add(v.key);
+            }
+          }
+        }
+      }
+    }
+    drawn.groups.forEach((el, key) => el.classList.toggle('hl-match', hiddenMatches.has(key)));
+  }
+
+  private _revealMatches(): void {
+    const q = this._search.value.trim().toLowerCase();
+    const graph = this._shown;
+    if (!q || !graph) {
+      return;
+    }
+    const keep = new Set(this._collapsed);
+    for (const n of graph.nodes) {
+      if (this._matches(n, q)) {
+        for (let d = 1; d <= n.scope.length; d++) {
+          keep.delete(scopeKey(n.scope.slice(0, d)));
+        }
+      }
+    }
+    if (keep.size !== this._collapsed.size) {
+      void this.setCollapsed(keep);
+    }
+  }
+
+  private _collapseAll(): void {
+    const graph = this._shown;
+    if (!graph) {
+      return;
+    }
+    const all = new Set<string>();
+    const roots = new Set<string>();
+    for (const n of graph.nodes) {
+      if (n.scope && n.scope.length) {
+        roots.add(scopeKey(n.scope.slice(0, 1)));
+        for (let d = 2; d <= n.scope.length; d++) {
+          all.add(scopeKey(n.scope.slice(0, d)));
+        }
+      }
+    }
+    // keep the outermost Block open when there is a single one: its children fold inside it
+    if (roots.size > 1) {
+      roots.forEach(r => all.add(r));
+    }
+    void this.setCollapsed(all);
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * Draw a laid-out visible graph as SVG, built element by element. Every model string goes
+ * into the DOM through `textContent` or `setAttribute`, never through HTML parsing, so a node
+ * named `<img src=x onerror=alert(1)>` shows as that text.
+ *
+ * DOM contract (ARCHITECTURE.md 6): each drawn graph node carries `data-hl-node="<name>"`;
+ * a collapsed Block scope carries `data-hl-group="<scope path joined by />"` instead.
+ */
+import { familyOf, ICluster, IVisibleGraph, IVisibleNode } from './model';
+import { ILayout } from './layout';
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** Create an SVG element with attributes (values are set as attributes, never parsed). */
+export function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: { [key: string]: string | number } = {},
+  parent?: Element
+): SVGElementTagNameMap[K] {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const k of Object.keys(attrs)) {
+    el.setAttribute(k, String(attrs[k]));
+  }
+  if (parent) {
+    parent.appendChild(el);
+  }
+  return el;
+}
+
+/** `text` cut to `max` characters with an ellipsis. */
+export function truncate(text: string, max: number): string {
+  return text.length <= max ? text : text.slice(0, Math.max(1, max - 1)) + '…';
+}
+
+function textEl(parent: Element, x: number, y: number, text: string, cls: string): SVGTextElement {
+  const t = svg('text', { x, y, class: cls, 'text-anchor': 'middle' }, parent);
+  t.textContent = text;
+  return t;
+}
+
+export interface IRenderHandlers {
+  /** A graph node's box was clicked. */
+  onNode?: (v: IVisibleNode, el: SVGGElement) => void;
+  /** A cluster label or a collapsed group was clicked: toggle that scope. */
+  onToggle?: (path: string[]) => void;
+}
+
+export interface IRendered {
+  svg: SVGSVGElement;
+  /** The group that pan and zoom transform. */
+  viewport: SVGGElement;
+  /** Drawn graph nodes by node name. */
+  nodes: Map<string, SVGGElement>;
+  /** Drawn collapsed groups by visible key. */
+  groups: Map<string, SVGGElement>;
+}
+
+function clusterList(c: ICluster, out: ICluster[]): ICluster[] {
+  for (const child of c.children) {
+    out.push(child);
+    clusterList(child, out);
+  }
+  return out;
+}
+
+function splinePath(points: [number, number][]): string {
+  if (points.length === 0) {
+    return '';
+  }
+  let d = `M${points[0][0]},${points[0][1]}`;
+  for (let i = 1; i + 2 < points.length; i += 3) {
+    d += ` C${points[i][0]},${points[i][1]} ${points[i + 1][0]},${points[i + 1][1]} ${points[i + 2][0]},${points[i + 2][1]}`;
+  }
+  return d;
+}
+
+function arrowHead(from: [number, number], tip: [number, number]): string {
+  const dx = tip[0] - from[0];
+  const dy = tip[1] - from[1];
+  const len = Math.hypot(dx, dy) || 1;
+  const ux = dx / len;
+  const uy = dy / len;
+  const w = 3;
+  const bx = tip[0] - ux * 7;
+  const by = tip[1] - uy * 7;
+  return `${tip[0]},${tip[1]} ${bx - uy * w},${by + ux * w} ${bx + uy * w},${by - ux * w}`;
+}
+
+/** Draw `g` laid out as `layout`; returns the SVG and the drawn elements. */
+export function renderGraph(g: IVisibleGraph, layout: ILayout, handlers: IRenderHandlers = {}): IRendered {
+  const pad = 8;
+  const root = svg('svg', {
+    class: 'hl-graph-svg',
+    width: layout.width + 2 * pad,
+    height: layout.height + 2 * pad,
+    viewBox: `${-pad} ${-pad} ${layout.width + 2 * pad} ${layout.height + 2 * pad}`
+  });
+  const viewport = svg('g', { class: 'hl-viewport' }, root);
+
+  const clusterLayer = svg('g', { class: 'hl-clusters' }, viewport);
+  for (const c of clusterList(g.root, [])) {
+    const box = layout.clusters.get(c.key);
+    if (!box) {
+      continue;
+    }
+    const cg = svg('g', { class: 'hl-cluster', 'data-hl-scope': c.path.join('/') }, clusterLayer);
+    svg('rect', { x: box.x, y: box.y, width: box.width, height: box.height, rx: 6 }, cg);
+    const lx = box.labelPos ? box.labelPos[0] : box.x + box.width / 2;
+    const ly = box.labelPos ? box.labelPos[1] + 4 : box.y + 14;
+    const label = textEl(cg, lx, ly, '▾ ' + truncate(c.path[c.path.length - 1], 40), 'hl-cluster-label');
+    const title = svg('title', {}, label);
+    title.textContent = `${c.path.join('/')} (click to collapse)`;
+    label.addEventListener('click', ev => {
+      ev.stopPropagation();
+      handlers.onToggle?.(c.path);
+    });
+  }
+
+  const edgeLayer = svg('g', { class: 'hl-edges' }, viewport);
+  for (const e of layout.edges) {
+    const eg = svg('g', { class: 'hl-edge' }, edgeLayer);
+    svg('path', { d: splinePath(e.points) }, eg);
+    if (e.arrow && e.points.length) {
+      svg('polygon', { points: arrowHead(e.points[e.points.length - 1], e.arrow) }, eg);
+    }
+    const ve = g.edges.find(x => x.from === e.tail && x.to === e.head);
+    if (e.labelPos && ve) {
+      const t = textEl(eg, e.labelPos[0], e.labelPos[1] + 3, ve.label, 'hl-edge-label');
+      t.setAttribute('text-anchor', 'middle');
+    }
+  }
+
+  const nodeLayer = svg('g', { class: 'hl-nodes' }, viewport);
+  const nodes = new Map<string, SVGGElement>();
+  const groups = new Map<string, SVGGElement>();
+  for (const v of g.nodes) {
+    const box = layout.nodes.get(v.key);
+    if (!box) {
+      continue;
+    }
+    const x = box.x - box.width / 2;
+    const y = box.y - box.height / 2;
+    const ng = svg('g', { transform: `translate(${x},${y})` }, nodeLayer);
+    const title = svg('title', {}, ng);
+    if (v.kind === 'group') {
+      const path = v.path || [];
+      ng.setAttribute('class', 'hl-group');
+      ng.setAttribute('data-hl-group', path.join('/'));
+      svg('rect', { width: box.width, height: box.height, rx: 4 }, ng);
+      textEl(ng, box.width / 2, box.height / 2 - 2, '▸ ' + truncate(path[path.length - 1] || '', 24), 'hl-node-name');
+      textEl(ng, box.width / 2, box.height / 2 + 11, `${v.count} nodes`, 'hl-node-op');
+      title.textContent = `${path.join('/')}: ${v.count} nodes (click to expand)`;
+      ng.addEventListener('click', ev => {
+        ev.stopPropagation();
+        handlers.onToggle?.(path);
+      });
+      groups.set(v.key, ng);
+      continue;
+    }
+    const n = v.node!;
+    ng.setAttribute('class', `hl-node hl-family-${familyOf(n)}` + (n.op === 'null' ? ' hl-variable' : ''));
+    ng.setAttribute('data-hl-node', n.name);
+    if (n.op === 'null') {
+      svg('ellipse', { cx: box.width / 2, cy: box.height / 2, rx: box.width / 2, ry: box.height / 2 }, ng);
+      textEl(ng, box.width / 2, box.height / 2 + 4, truncate(n.name, 22), 'hl-node-name');
+    } else {
+      svg('rect', { width: box.width, height: box.height, rx: 4 }, ng);
+      textEl(ng, box.width / 2, box.height / 2 - 3, truncate(n.op, 24), 'hl-node-op');
+      textEl(ng, box.width / 2, box.height / 2 + 10, truncate(n.name, 26), 'hl-node-name');
+    }
+    title.textContent = `${n.name} (${n.op === 'null' ? 'variable' : n.op})`;
+    ng.addEventListener('click', ev => {
+      ev.stopPropagation();
+      handlers.onNode?.(v, ng);
+    });
+    nodes.set(n.name, ng);
+  }
+  return { svg: root, viewport, nodes, groups };
+}

@@ -1,0 +1,28 @@
+/**
+ * The JupyterLab plugins of hybridlab (definitions only). The MIME renderer for static graph
+ * outputs is a separate mime extension: `src/mime.ts` (package.json `jupyterlab.mimeExtension`).
+ */
+import { IJupyterWidgetRegistry } from '@jupyter-widgets/base';
+import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+
+import { MODULE_NAME, MODULE_VERSION } from './tokens';
+
+/** Registers the hybridlab widgets (`hybridlab.lab.GraphView`...) with the widget manager. */
+const widgetsPlugin: JupyterFrontEndPlugin<void> = {
+  id: 'hybridlab:widgets',
+  description: 'hybridlab widgets: live graph view of hybridized Gluon blocks',
+  requires: [IJupyterWidgetRegistry],
+  autoStart: true,
+  activate: (_app: JupyterFrontEnd, registry: IJupyterWidgetRegistry): void => {
+    registry.registerWidget({
+      name: MODULE_NAME,
+      version: MODULE_VERSION,
+      exports: import('./widgets/graphview').then(m => ({
+        GraphViewModel: m.GraphViewModel,
+        GraphView: m.GraphView
+      }))
+    });
+  }
+};
+
+export default [widgetsPlugin];

@@ -1,0 +1,107 @@
+/**
+ * Shared TypeScript types mirroring the kernel's contracts.
+ *
+ * The graph JSON is documented in docs/graph-json.md and produced by
+ * `hybridlab.graph_json.graph_json` (ARCHITECTURE.md, contract 4). Every string in it
+ * (names, attributes, scopes, source lines) comes from models or user files and is
+ * rendered as text only, never as HTML.
+ */
+
+/** `[node_id, output_index]`: one value read by a node, or one graph output. */
+export type Entry = [number, number];
+
+/** One visible output of a node. `shape` is `null` when unknown; a `0` inside is an unknown dim. */
+export interface IOutput {
+  name: string;
+  shape: number[] | null;
+  dtype: string | null;
+}
+
+/** The user source line that created a node. */
+export interface ISourceLine {
+  file: string;
+  line: number;
+  code: string;
+}
+
+/** Op families (docs/graph-json.md); `variable` for `op == "null"`. */
+export type Family =
+  | 'variable'
+  | 'elemwise'
+  | 'broadcast'
+  | 'reduce'
+  | 'shape'
+  | 'index'
+  | 'linalg'
+  | 'nn'
+  | 'conv'
+  | 'pool'
+  | 'norm'
+  | 'rnn'
+  | 'random'
+  | 'creation'
+  | 'loss'
+  | 'internal';
+
+/** One node of the graph JSON. */
+export interface IGraphNode {
+  id: number;
+  name: string;
+  op: string;
+  family: Family | string;
+  attrs: { [key: string]: string };
+  inputs: Entry[];
+  outputs: IOutput[];
+  scope: string[];
+  source: ISourceLine | null;
+  is_param: boolean;
+  is_aux: boolean;
+  is_input: boolean;
+}
+
+/** The graph after one compiler pass. */
+export interface IPassGraph {
+  name: string;
+  graph: IGraphJSON;
+}
+
+/** The graph JSON object, contract version 1. */
+export interface IGraphJSON {
+  version: number;
+  nodes: IGraphNode[];
+  heads: Entry[];
+  passes: IPassGraph[];
+  source_code: string | null;
+  /** Optional, additive: the backward graph when the kernel provides it. */
+  backward?: IGraphJSON | null;
+}
+
+/** Statistics of one parameter, computed in the kernel (`hybridlab.lab.widgets.param_stats`). */
+export interface IParamStats {
+  shape: number[];
+  dtype: string;
+  mean: number | null;
+  std: number | null;
+  min: number | null;
+  max: number | null;
+  zeros: number;
+}
+
+/** Parameter statistics keyed by the parameter's graph variable name. */
+export type ParamStatsMap = { [name: string]: IParamStats };
+
+/** The MIME type of a static graph output (`hybridlab.lab.mime`). */
+export const GRAPH_MIME_TYPE = 'application/vnd.hybridlab.graph+json';
+
+/** The npm/Python module name and the widget protocol version shared with `hybridlab.lab.widgets`. */
+export const MODULE_NAME = 'hybridlab';
+export const MODULE_VERSION = '0.1.0';
+
+/** Type guard: does `value` look like a graph JSON object (contract version 1)? */
+export function isGraphJSON(value: unknown): value is IGraphJSON {
+  if (!value || typeof value !== 'object') {
+    return false;
+  }
+  const g = value as { [key: string]: unknown };
+  return Array.isArray(g.nodes) && Array.isArray(g.heads) && typeof g.version === 'number';
+}
