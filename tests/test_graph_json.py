@@ -23,7 +23,7 @@ def mlp():
 
 def check_contract(g):
     """Every documented field with its type; ids are positions and inputs point backwards."""
-    assert set(g) == {"version", "nodes", "heads", "passes", "source_code"}
+    assert set(g) == {"version", "nodes", "heads", "passes", "backward", "source_code"}
     assert g["version"] == GRAPH_JSON_VERSION == 1
     assert isinstance(g["passes"], list)
     assert g["source_code"] is None or isinstance(g["source_code"], str)
@@ -267,3 +267,25 @@ def test_a_hybridized_gluon_block_publishes_its_graph():
     again = graph_json(net, shapes={"data": (2, 5)})
     assert again["nodes"][act["id"]]["outputs"][0] == {"name": act["outputs"][0]["name"], "shape": [2, 3],
                                                       "dtype": "float32"}
+
+
+def test_block_graph_carries_the_pass_pipeline_and_the_backward_graph():
+    import json as _json
+    from hybridlab.gluon import nn
+    net = nn.HybridSequential()
+    net.add(nn.Dense(4, activation="relu"), nn.Dense(2))
+    net.initialize()
+    net.hybridize()
+    x = mx.nd.ones((3, 5))
+    net(x)
+    g = graph_json(net)
+    assert [p["name"] for p in g["passes"]] == ["dce", "cse", "constant_folding", "fusion", "inplace"]
+    assert g["backward"] is None
+    with mx.autograd.record():
+        loss = net(x).sum()
+    loss.backward()
+    back = graph_json(net)["backward"]
+    heads = [back["nodes"][i]["name"] for i, _ in back["heads"]]
+    assert heads and "def backward(" in back["source_code"]
+    assert any(n["name"].endswith("_head_grad") for n in back["nodes"] if n["op"] == "null")
+    _json.dumps(graph_json(net))

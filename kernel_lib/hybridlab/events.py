@@ -10,7 +10,9 @@ Topics (``topics`` maps each name to its description):
 ``"cache_built"``
     a HybridBlock built or rebuilt its cached graph. Payload: ``block`` (the block's name, a str, so
     the event keeps no block alive), ``reason`` (str: "first call", "new input signature", ...),
-    ``graph`` (the graph JSON dict of ``hybridlab.graph_json``), ``signature`` (str).
+    ``graph`` (the graph JSON dict of ``hybridlab.graph_json``), ``signature`` (str), ``detail`` (str:
+    what changed, e.g. the signature diff) and ``history`` (index of the record in the block's
+    ``rebuild_history``).
 ``"hybridize_error"``
     building a block's graph failed. Payload: ``block`` (name, str), ``error`` (the exception).
 
@@ -42,7 +44,8 @@ ALL = "*"   # subscribe to this pseudo-topic to receive every event (a log view,
 
 topics = {
     "cache_built": "a HybridBlock built or rebuilt its cached graph; payload: block (name, str), reason (str), "
-                   "graph (graph JSON dict, see docs/graph-json.md), signature (str)",
+                   "graph (graph JSON dict, see docs/graph-json.md), signature (str), detail (str), "
+                   "history (index into the block's rebuild_history)",
     "hybridize_error": "building a HybridBlock's graph failed; payload: block (name, str), error (the exception)",
 }
 

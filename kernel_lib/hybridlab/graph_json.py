@@ -72,6 +72,19 @@ def _passes(obj):
     return [{"name": name, "graph": graph_json(snapshot)} for name, snapshot in getattr(op, "pipeline", None) or ()]
 
 
+def _backward(obj):
+    """The graph of the latest compiled backward of a hybridized block (``null`` before a recorded
+    call needed one): its variables are the saved forward values and the ``*_head_grad`` inputs, its
+    outputs the input gradients; ``source_code`` holds the backward program."""
+    op = getattr(obj, "_cached_op", None) if not isinstance(obj, Symbol) else None
+    plan = getattr(op, "_latest_plan", None)
+    if plan is None or plan.symbol is None:
+        return None
+    graph = graph_json(plan.symbol)
+    graph["source_code"] = getattr(plan.backward, "source", None)
+    return graph
+
+
 def _generated_source(block):
     op = getattr(block, "cached_op", None) or getattr(block, "_cached_op", None)
     source = getattr(op, "source", None)
@@ -183,5 +196,6 @@ def graph_json(symbol_or_block, shapes=None, dtypes=None, inputs=None):
         "nodes": out_nodes,
         "heads": [[ids[id(node)], int(i)] for node, i in symbol._outputs],
         "passes": _passes(symbol_or_block),
+        "backward": _backward(symbol_or_block),
         "source_code": source_code,
     }
