@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import hybridlab as mx
+from models import tutorial_mlp
 from hybridlab import gluon
 from hybridlab.gluon import nn
 
@@ -27,12 +28,7 @@ def _nodes(graph):
 def test_mlp_rebuilt_exports_mxnets_graph_and_outputs(tmp_path):
     graph, x, expected, params = _fixture("mlp")
     with mx.name.NameManager():
-        net = nn.HybridSequential()
-        with net.name_scope():
-            net.add(nn.Dense(256, activation="relu"))
-            net.add(nn.Dense(128, activation="relu"))
-            net.add(nn.Dense(2))
-    net.initialize()
+        net = tutorial_mlp()
     net.hybridize()
     net(x)                                       # as MXNet did: hybridize, one forward, export
     net.load_dict(params)                        # MXNet's trained values (arg: keys, graph names)

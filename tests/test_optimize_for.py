@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 import hybridlab as mx
+from models import tutorial_mlp_symbol
 from hybridlab.base import MXNetError
 from hybridlab.compiler import CachedOp, backends
 from hybridlab.gluon import nn
-from hybridlab.ops import OpDef, get_op
+from hybridlab.ops import get_op
 from hybridlab.ops.registry import find_op
 
 DOCS = os.path.join(os.path.dirname(__file__), "..", "docs", "passes.md")
@@ -38,18 +39,6 @@ def dense_relu_backend():
     env = {}
     exec(compile(docs_example(), DOCS, "exec"), env)   # noqa: S102
     return env["dense_relu"]
-
-
-def tutorial_mlp_symbol():
-    net = nn.HybridSequential()
-    with net.name_scope():
-        net.add(nn.Dense(256, activation="relu"))
-        net.add(nn.Dense(128, activation="relu"))
-        net.add(nn.Dense(2))
-    net.initialize()
-    net.hybridize()
-    net(mx.nd.ones((1, 512)))
-    return net._cached_graph[1]
 
 
 def run_with_grads(sym, values):

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 import hybridlab as mx
+from models import tutorial_mlp_symbol
 from hybridlab.base import MXNetError
 from hybridlab.compiler import CachedOp
 from hybridlab.compiler.passes import (count_ops, eliminate_common_subexpressions, eliminate_dead_code,
                                        fold_constants, fuse_elementwise, mark_inplace, partition_dynamic,
                                        run_pipeline, stages_json)
-from hybridlab.gluon import nn
 
 
 def run(sym, inputs, seed=0):
@@ -177,20 +177,8 @@ def test_inplace_marks_single_reader_op_outputs_only():
 
 
 # ---- the pipeline -----------------------------------------------------------------------------
-def tutorial_mlp():
-    net = nn.HybridSequential()
-    with net.name_scope():
-        net.add(nn.Dense(256, activation="relu"))
-        net.add(nn.Dense(128, activation="relu"))
-        net.add(nn.Dense(2))
-    net.initialize()
-    net.hybridize()
-    net(mx.nd.ones((1, 512)))
-    return net._cached_graph[1]
-
-
 def test_pipeline_of_the_tutorial_mlp_keeps_each_pass_graph():
-    sym = tutorial_mlp()
+    sym = tutorial_mlp_symbol()
     opt, stages = run_pipeline(sym)
     assert [name for name, _ in stages] == ["dce", "cse", "constant_folding", "fusion", "inplace"]
     assert all(count_ops(s) == count_ops(sym) for _, s in stages)

@@ -198,9 +198,9 @@ class CachedOp:
             return NDArray._wrap(res, device)
         return [NDArray._wrap(r, device) for r in res]
 
-    def _call_train(self, args, default_device):
-        """Recording with inputs that need gradients: the train forward, then ONE tape node whose
-        gradient runs the compiled backward program."""
+    def _checked_key(self, args, default_device):
+        """The signature key of ``args`` after checking them (types, count; compiling the signature
+        checks shapes, dtypes and devices once and names the input on error)."""
         for x in args:
             if not isinstance(x, NDArray):
                 raise self._type_error(args)
@@ -208,7 +208,13 @@ class CachedOp:
             raise self._count_error(args)
         key = _key(args)
         if key not in self._programs:
-            self._compile(key, args, default_device)   # checks the inputs once, names them on error
+            self._compile(key, args, default_device)
+        return key
+
+    def _call_train(self, args, default_device):
+        """Recording with inputs that need gradients: the train forward, then ONE tape node whose
+        gradient runs the compiled backward program."""
+        key = self._checked_key(args, default_device)
         need = tuple(x._node is not None or x._grad_req != "null" for x in args)
         plan = self._plans.get((key, need))
         if plan is None:
@@ -283,14 +289,7 @@ class CachedOp:
         """Node by node through the imperative dispatcher, so autograd records every op (the path of
         graphs whose backward cannot be compiled)."""
         from ..ndarray.dispatch import invoke
-        for x in args:
-            if not isinstance(x, NDArray):
-                raise self._type_error(args)
-        if len(args) != self._n_inputs:
-            raise self._count_error(args)
-        key = _key(args)
-        if key not in self._programs:
-            self._compile(key, args, default_device)   # checks the inputs once, names them on error
+        key = self._checked_key(args, default_device)
         values = {(id(n), 0): x for n, x in zip(self._inputs, args)}
         for node in self._ops:
             ins = []

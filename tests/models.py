@@ -1,0 +1,23 @@
+"""Models several tests share."""
+import hybridlab as mx
+from hybridlab.gluon import nn
+
+
+def tutorial_mlp(initialize=True):
+    """The hybridize tutorial's MLP (512 -> 256 relu -> 128 relu -> 2), in MXNet 1.x style."""
+    net = nn.HybridSequential()
+    with net.name_scope():
+        net.add(nn.Dense(256, activation="relu"))
+        net.add(nn.Dense(128, activation="relu"))
+        net.add(nn.Dense(2))
+    if initialize:
+        net.initialize()
+    return net
+
+
+def tutorial_mlp_symbol():
+    """The graph the tutorial MLP traces to (hybridized, one forward at batch 1)."""
+    net = tutorial_mlp()
+    net.hybridize()
+    net(mx.nd.ones((1, 512)))
+    return net._cached_graph[1]
