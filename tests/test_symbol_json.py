@@ -57,8 +57,11 @@ def test_fixture_listings_match_the_file(fname):
     assert sym.list_arguments() == [v for v in variables if v not in aux]
     assert sym.list_auxiliary_states() == [v for v in variables if v in aux]
     assert len(sym.list_outputs()) == len(doc["heads"])
+    rnn_outputs = ("output", "state_output", "statecell_output")   # OPS.md: RNN's visible output names
     for (nid, idx, _), name in zip(doc["heads"], sym.list_outputs()):
-        assert name.startswith(nodes[nid]["name"] + "_output")
+        node = nodes[nid]
+        suffix = rnn_outputs[idx] if node["op"] == "RNN" else "output"
+        assert name.startswith(node["name"] + "_" + suffix)
     model = fname[:-len("-symbol.json")]
     if os.path.exists(os.path.join(DATA, f"{model}-meta.json")):
         meta = _meta(model)

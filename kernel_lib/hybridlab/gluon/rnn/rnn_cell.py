@@ -1,0 +1,415 @@
+"""Recurrent cells (MXNet 1.9's ``gluon.rnn.rnn_cell``): one time step per call,
+``cell(x_t, states) -> (output, new_states)``, and ``unroll(length, inputs, ...)`` over a sequence.
+
+Cells: ``RNNCell``, ``LSTMCell`` (gates i, f, g, o), ``GRUCell`` (gates r, z, n), with MXNet's
+parameter names (``i2h_weight``, ``h2h_weight``, ``i2h_bias``, ``h2h_bias``) and prefixes
+(``rnn0_``, ``lstm0_``, ``gru0_``); combinators ``SequentialRNNCell`` / ``HybridSequentialRNNCell``
+(stacked cells), ``DropoutCell``, ``ResidualCell`` (output + input), ``BidirectionalCell`` (unroll
+only). All but ``SequentialRNNCell`` are HybridBlocks (MXNet 1.x style) and can be hybridized.
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> from hybridlab.gluon import rnn
+    >>> stack = rnn.SequentialRNNCell()
+    >>> stack.add(rnn.LSTMCell(4, input_size=3))
+    >>> stack.add(rnn.ResidualCell(rnn.GRUCell(4, input_size=4)))
+    >>> stack.initialize()
+    >>> outs, states = stack.unroll(5, mx.nd.ones((2, 5, 3)), layout='NTC', merge_outputs=True)
+    >>> outs.shape, len(states)
+    ((2, 5, 4), 3)
+"""
+from ... import ndarray, symbol
+from ...ndarray.ndarray import NDArray
+from ...symbol.symbol import Symbol
+from ..block import Block
+from ..hybrid_block import HybridBlock
+
+__all__ = ["RecurrentCell", "HybridRecurrentCell", "RNNCell", "LSTMCell", "GRUCell", "SequentialRNNCell",
+           "HybridSequentialRNNCell", "DropoutCell", "ModifierCell", "ResidualCell", "BidirectionalCell"]
+
+_TENSORS = (Symbol, NDArray)
+
+
+def _format_sequence(length, inputs, layout, merge, in_layout=None):
+    """(inputs as a list of steps or one merged tensor, time axis, F, batch size)."""
+    axis, batch_axis = layout.find("T"), layout.find("N")
+    in_axis = in_layout.find("T") if in_layout is not None else axis
+    batch_size = 0
+    if isinstance(inputs, _TENSORS):
+        F = symbol if isinstance(inputs, Symbol) else ndarray
+        if F is ndarray:
+            batch_size = inputs.shape[batch_axis]
+        if merge is False:
+            steps = F.split(inputs, axis=in_axis, num_outputs=length, squeeze_axis=1)
+            inputs = [steps[i] for i in range(length)] if length > 1 else [steps]
+    else:
+        F = symbol if isinstance(inputs[0], Symbol) else ndarray
+        if F is ndarray:
+            batch_size = inputs[0].shape[0]
+        if merge is True:
+            inputs = F.stack(*inputs, axis=axis)
+            in_axis = axis
+    if isinstance(inputs, _TENSORS) and axis != in_axis:
+        inputs = F.swapaxes(inputs, dim1=axis, dim2=in_axis)
+    return inputs, axis, F, batch_size
+
+
+def _get_begin_state(cell, F, begin_state, inputs, batch_size):
+    if begin_state is not None:
+        return begin_state
+    if F is ndarray:
+        first = inputs if isinstance(inputs, NDArray) else inputs[0]
+        return cell.begin_state(batch_size=batch_size, ctx=first.device, dtype=first.dtype)
+    first = inputs[0]   # a Symbol step (N, C): zeros (N, H) built from it, the batch size is not known yet
+    col = F.zeros_like(F.sum(first, axis=1, keepdims=True))
+    return [F.tile(col, reps=(1, info["shape"][1])) for info in cell.state_info()]
+
+
+class RecurrentCell(Block):
+    """Base class of the cells: ``state_info``, ``begin_state``, ``reset``, ``unroll``."""
+
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+        self._modified = False
+        self.reset()
+
+    def reset(self):
+        """Reset the step counters (``unroll`` does this first)."""
+        self._init_counter = -1
+        self._counter = -1
+        for cell in self._children.values():
+            if isinstance(cell, RecurrentCell):
+                cell.reset()
+
+    def state_info(self, batch_size=0):
+        """Shapes and layouts of the states."""
+        raise NotImplementedError()
+
+    def begin_state(self, batch_size=0, func=ndarray.zeros, **kwargs):
+        """Initial states (zeros by default) for ``batch_size`` sequences."""
+        assert not self._modified, "After applying modifier cells (e.g. ZoneoutCell) the base cell cannot be " \
+                                   "called directly. Call the modifier cell instead."
+        if "device" in kwargs:
+            kwargs["ctx"] = kwargs.pop("device")
+        self._init_counter += 1
+        return [func(shape=info["shape"], **kwargs) for info in self.state_info(batch_size)]
+
+    def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
+        """Run the cell ``length`` steps over ``inputs`` (a (N, T, C) tensor for layout 'NTC', or a
+        list of (N, C) steps): ``(outputs, last states)``; outputs are one tensor with
+        ``merge_outputs=True``, a list of steps with False, as the input was given with None."""
+        if valid_length is not None:
+            raise NotImplementedError("unroll(valid_length=...) is not supported yet (it needs SequenceLast and "
+                                      "SequenceMask); pad the sequences or use the fused layers instead")
+        self.reset()
+        inputs, _, F, batch_size = _format_sequence(length, inputs, layout, False)
+        states = _get_begin_state(self, F, begin_state, inputs, batch_size)
+        outputs = []
+        for i in range(length):
+            output, states = self(inputs[i], states)
+            outputs.append(output)
+        outputs, _, _, _ = _format_sequence(length, outputs, layout, merge_outputs)
+        return outputs, states
+
+    def _get_activation(self, F, inputs, activation, **kwargs):
+        if isinstance(activation, str):
+            return F.Activation(inputs, act_type=activation, **kwargs)
+        return activation(inputs, **kwargs)
+
+    def __call__(self, inputs, states):
+        self._counter += 1
+        return super().__call__(inputs, states)
+
+
+class HybridRecurrentCell(RecurrentCell, HybridBlock):
+    """A cell whose step is a ``hybrid_forward(F, inputs, states, **params)`` (hybridizable)."""
+
+    def hybrid_forward(self, F, x, *args, **kwargs):
+        raise NotImplementedError
+
+
+class _GatedCell(HybridRecurrentCell):
+    """Shared parameters and state info of RNNCell / LSTMCell / GRUCell."""
+    _gates = 1
+    _n_states = 1
+
+    def __init__(self, hidden_size, i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
+                 h2h_bias_initializer, input_size, prefix, params):
+        super().__init__(prefix=prefix, params=params)
+        self._hidden_size = hidden_size
+        self._input_size = input_size
+        n = self._gates * hidden_size
+        self.i2h_weight = self.params.get("i2h_weight", shape=(n, input_size), init=i2h_weight_initializer,
+                                          allow_deferred_init=True)
+        self.h2h_weight = self.params.get("h2h_weight", shape=(n, hidden_size), init=h2h_weight_initializer,
+                                          allow_deferred_init=True)
+        self.i2h_bias = self.params.get("i2h_bias", shape=(n,), init=i2h_bias_initializer, allow_deferred_init=True)
+        self.h2h_bias = self.params.get("h2h_bias", shape=(n,), init=h2h_bias_initializer, allow_deferred_init=True)
+
+    def state_info(self, batch_size=0):
+        return [{"shape": (batch_size, self._hidden_size), "__layout__": "NC"} for _ in range(self._n_states)]
+
+    def __repr__(self):
+        shape = self.i2h_weight.shape
+        return f"{type(self).__name__}({shape[1] if shape[1] else None} -> {shape[0]})"
+
+    def _projections(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
+        n = self._gates * self._hidden_size
+        i2h = F.FullyConnected(inputs, i2h_weight, i2h_bias, num_hidden=n)
+        h2h = F.FullyConnected(states[0], h2h_weight, h2h_bias, num_hidden=n)
+        return i2h, h2h
+
+
+class RNNCell(_GatedCell):
+    """Elman cell: h' = activation(W_i x + b_i + W_h h + b_h) (activation 'tanh' by default)."""
+
+    def __init__(self, hidden_size, activation="tanh", i2h_weight_initializer=None, h2h_weight_initializer=None,
+                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0, prefix=None, params=None):
+        super().__init__(hidden_size, i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
+                         h2h_bias_initializer, input_size, prefix, params)
+        self._activation = activation
+
+    def _alias(self):
+        return "rnn"
+
+    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
+        i2h, h2h = self._projections(F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
+        output = self._get_activation(F, F.elemwise_add(i2h, h2h), self._activation)
+        return output, [output]
+
+
+class LSTMCell(_GatedCell):
+    """LSTM cell: gates i, f, g, o from W_i x + b_i + W_h h + b_h; c' = f*c + i*g; h' = o*tanh(c').
+    States [h, c], each (N, H)."""
+    _gates = 4
+    _n_states = 2
+
+    def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
+                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0, prefix=None, params=None,
+                 activation="tanh", recurrent_activation="sigmoid"):
+        super().__init__(hidden_size, i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
+                         h2h_bias_initializer, input_size, prefix, params)
+        self._activation = activation
+        self._recurrent_activation = recurrent_activation
+
+    def _alias(self):
+        return "lstm"
+
+    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
+        i2h, h2h = self._projections(F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
+        gates = F.SliceChannel(F.elemwise_add(i2h, h2h), num_outputs=4)
+        in_gate = self._get_activation(F, gates[0], self._recurrent_activation)
+        forget_gate = self._get_activation(F, gates[1], self._recurrent_activation)
+        in_transform = self._get_activation(F, gates[2], self._activation)
+        out_gate = self._get_activation(F, gates[3], self._recurrent_activation)
+        next_c = F.elemwise_add(F.elemwise_mul(forget_gate, states[1]), F.elemwise_mul(in_gate, in_transform))
+        next_h = F.elemwise_mul(out_gate, self._get_activation(F, next_c, self._activation))
+        return next_h, [next_h, next_c]
+
+
+class GRUCell(_GatedCell):
+    """GRU cell: r, z = sigmoid(..); n = tanh(W_in x + b_in + r * (W_hn h + b_hn));
+    h' = (1 - z) * n + z * h."""
+    _gates = 3
+
+    def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
+                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0, prefix=None, params=None,
+                 activation="tanh", recurrent_activation="sigmoid"):
+        super().__init__(hidden_size, i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
+                         h2h_bias_initializer, input_size, prefix, params)
+        self._activation = activation
+        self._recurrent_activation = recurrent_activation
+
+    def _alias(self):
+        return "gru"
+
+    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
+        prev_h = states[0]
+        i2h, h2h = self._projections(F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
+        i2h = F.SliceChannel(i2h, num_outputs=3)
+        h2h = F.SliceChannel(h2h, num_outputs=3)
+        reset_gate = self._get_activation(F, F.elemwise_add(i2h[0], h2h[0]), self._recurrent_activation)
+        update_gate = self._get_activation(F, F.elemwise_add(i2h[1], h2h[1]), self._recurrent_activation)
+        next_h_tmp = self._get_activation(F, F.elemwise_add(i2h[2], F.elemwise_mul(reset_gate, h2h[2])),
+                                          self._activation)
+        ones = F.ones_like(update_gate)
+        next_h = F.elemwise_add(F.elemwise_mul(F.elemwise_sub(ones, update_gate), next_h_tmp),
+                                F.elemwise_mul(update_gate, prev_h))
+        return next_h, [next_h]
+
+
+class _StackMixin:
+    """Stacked cells: each cell's output is the next one's input; the states are concatenated."""
+
+    def add(self, cell):
+        """Append a cell to the stack."""
+        self.register_child(cell)
+
+    def state_info(self, batch_size=0):
+        return [info for c in self._children.values() for info in c.state_info(batch_size)]
+
+    def begin_state(self, **kwargs):
+        assert not self._modified, "After applying modifier cells the base cell cannot be called directly."
+        return [s for c in self._children.values() for s in c.begin_state(**kwargs)]
+
+    def _step_all(self, inputs, states):
+        next_states, p = [], 0
+        for cell in self._children.values():
+            n = len(cell.state_info())
+            inputs, state = cell(inputs, states[p:p + n])
+            p += n
+            next_states.extend(state)
+        return inputs, next_states
+
+    def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
+        self.reset()
+        inputs, _, F, batch_size = _format_sequence(length, inputs, layout, None)
+        begin_state = _get_begin_state(self, F, begin_state, inputs, batch_size) if begin_state is None \
+            else begin_state
+        cells = list(self._children.values())
+        p, next_states = 0, []
+        for i, cell in enumerate(cells):
+            n = len(cell.state_info())
+            inputs, states = cell.unroll(length, inputs=inputs, begin_state=begin_state[p:p + n], layout=layout,
+                                         merge_outputs=None if i < len(cells) - 1 else merge_outputs,
+                                         valid_length=valid_length)
+            p += n
+            next_states.extend(states)
+        return inputs, next_states
+
+    def __getitem__(self, i):
+        return list(self._children.values())[i]
+
+    def __len__(self):
+        return len(self._children)
+
+
+class SequentialRNNCell(_StackMixin, RecurrentCell):
+    """Stacks cells (any RecurrentCell) one after another."""
+
+    def forward(self, inputs, states):
+        return self._step_all(inputs, states)
+
+
+class HybridSequentialRNNCell(_StackMixin, HybridRecurrentCell):
+    """Stacks HybridRecurrentCells (hybridizable as a whole)."""
+
+    def hybrid_forward(self, F, inputs, states):
+        return self._step_all(inputs, states)
+
+
+class DropoutCell(HybridRecurrentCell):
+    """Dropout on the step input (rate ``rate``, shared along ``axes``); no states."""
+
+    def __init__(self, rate, axes=(), prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+        assert isinstance(rate, float), "rate must be a number"
+        self._rate = rate
+        self._axes = axes
+
+    def __repr__(self):
+        return f"{type(self).__name__}(rate={self._rate}, axes={self._axes})"
+
+    def state_info(self, batch_size=0):
+        return []
+
+    def hybrid_forward(self, F, inputs, states):
+        if self._rate > 0:
+            inputs = F.Dropout(inputs, p=self._rate, axes=self._axes)
+        return inputs, states
+
+    def __call__(self, inputs, states):
+        if not states:   # nothing to carry: run the step as a plain call (empty lists do not flatten)
+            self._counter += 1
+            F = symbol if isinstance(inputs, Symbol) else ndarray
+            return self.hybrid_forward(F, inputs, [])
+        return super().__call__(inputs, states)
+
+
+class ModifierCell(HybridRecurrentCell):
+    """Base class of cells that wrap another cell (``base_cell``) and modify its behaviour."""
+
+    def __init__(self, base_cell):
+        assert not base_cell._modified, f"Cell {base_cell.name} is already modified. One cell cannot be " \
+                                        f"modified twice"
+        base_cell._modified = True
+        super().__init__(prefix=base_cell.prefix + self._alias(), params=None)
+        self.base_cell = base_cell
+
+    @property
+    def params(self):
+        return self.base_cell.params
+
+    def state_info(self, batch_size=0):
+        return self.base_cell.state_info(batch_size)
+
+    def begin_state(self, func=ndarray.zeros, **kwargs):
+        assert not self._modified, "After applying modifier cells the base cell cannot be called directly."
+        self.base_cell._modified = False
+        begin = self.base_cell.begin_state(func=func, **kwargs)
+        self.base_cell._modified = True
+        return begin
+
+    def hybrid_forward(self, F, inputs, states):
+        raise NotImplementedError
+
+
+class ResidualCell(ModifierCell):
+    """Adds the step input to the base cell's output (the sizes must match)."""
+
+    def hybrid_forward(self, F, inputs, states):
+        output, states = self.base_cell(inputs, states)
+        return F.elemwise_add(output, inputs), states
+
+    def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
+        self.reset()
+        self.base_cell._modified = False
+        outputs, states = self.base_cell.unroll(length, inputs=inputs, begin_state=begin_state, layout=layout,
+                                                merge_outputs=merge_outputs, valid_length=valid_length)
+        self.base_cell._modified = True
+        merge = isinstance(outputs, _TENSORS) if merge_outputs is None else merge_outputs
+        inputs, _, F, _ = _format_sequence(length, inputs, layout, merge)
+        if merge:
+            return F.elemwise_add(outputs, inputs), states
+        return [F.elemwise_add(o, i) for o, i in zip(outputs, inputs)], states
+
+
+class BidirectionalCell(HybridRecurrentCell):
+    """Runs ``l_cell`` forwards and ``r_cell`` backwards in time and concatenates their outputs
+    (unroll only: one step has no meaning)."""
+
+    def __init__(self, l_cell, r_cell, output_prefix="bi_"):
+        super().__init__(prefix="", params=None)
+        self.register_child(l_cell, "l_cell")
+        self.register_child(r_cell, "r_cell")
+        self._output_prefix = output_prefix
+
+    def __call__(self, inputs, states):
+        raise NotImplementedError("Bidirectional cannot be stepped. Please use unroll")
+
+    def state_info(self, batch_size=0):
+        return [info for c in self._children.values() for info in c.state_info(batch_size)]
+
+    def begin_state(self, **kwargs):
+        return [s for c in self._children.values() for s in c.begin_state(**kwargs)]
+
+    def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
+        self.reset()
+        inputs, axis, F, batch_size = _format_sequence(length, inputs, layout, False)
+        begin_state = _get_begin_state(self, F, begin_state, inputs, batch_size)
+        l_cell, r_cell = self._children.values()
+        n_l = len(l_cell.state_info(batch_size))
+        l_outputs, l_states = l_cell.unroll(length, inputs=inputs, begin_state=begin_state[:n_l], layout=layout,
+                                            merge_outputs=merge_outputs, valid_length=valid_length)
+        r_outputs, r_states = r_cell.unroll(length, inputs=list(reversed(inputs)), begin_state=begin_state[n_l:],
+                                            layout=layout, merge_outputs=False, valid_length=valid_length)
+        reversed_r = list(reversed(r_outputs))
+        if merge_outputs is None:
+            merge_outputs = isinstance(l_outputs, _TENSORS)
+            l_outputs, _, _, _ = _format_sequence(None, l_outputs, layout, merge_outputs)
+        if merge_outputs:
+            outputs = F.concat(l_outputs, F.stack(*reversed_r, axis=axis), dim=2)
+        else:
+            outputs = [F.concat(lo, ro, dim=1) for lo, ro in zip(l_outputs, reversed_r)]
+        return outputs, l_states + r_states
