@@ -10,16 +10,27 @@ import { MODULE_NAME, MODULE_VERSION } from './tokens';
 /** Registers the hybridlab widgets (`hybridlab.lab.GraphView`...) with the widget manager. */
 const widgetsPlugin: JupyterFrontEndPlugin<void> = {
   id: 'hybridlab:widgets',
-  description: 'hybridlab widgets: live graph view of hybridized Gluon blocks',
+  description: 'hybridlab widgets: live graph view, tensor inspector, timing panel, dashboard',
   requires: [IJupyterWidgetRegistry],
   autoStart: true,
   activate: (_app: JupyterFrontEnd, registry: IJupyterWidgetRegistry): void => {
     registry.registerWidget({
       name: MODULE_NAME,
       version: MODULE_VERSION,
-      exports: import('./widgets/graphview').then(m => ({
-        GraphViewModel: m.GraphViewModel,
-        GraphView: m.GraphView
+      exports: Promise.all([
+        import('./widgets/graphview'),
+        import('./widgets/inspector'),
+        import('./widgets/timing'),
+        import('./widgets/dashboard')
+      ]).then(([g, i, t, d]) => ({
+        GraphViewModel: g.GraphViewModel,
+        GraphView: g.GraphView,
+        TensorInspectorModel: i.TensorInspectorModel,
+        TensorInspectorView: i.TensorInspectorView,
+        TimingPanelModel: t.TimingPanelModel,
+        TimingPanelView: t.TimingPanelView,
+        DashboardModel: d.DashboardModel,
+        DashboardView: d.DashboardView
       }))
     });
   }

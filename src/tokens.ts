@@ -105,3 +105,76 @@ export function isGraphJSON(value: unknown): value is IGraphJSON {
   const g = value as { [key: string]: unknown };
   return Array.isArray(g.nodes) && Array.isArray(g.heads) && typeof g.version === 'number';
 }
+
+/** Statistics of one op output, computed in the kernel (`hybridlab.lab.inspector.tensor_stats`). */
+export interface ITensorStats {
+  name: string;
+  node: string;
+  op: string;
+  shape: number[];
+  dtype: string;
+  size: number;
+  sampled: boolean;
+  min: number | null;
+  max: number | null;
+  mean: number | null;
+  std: number | null;
+  zeros: number;
+  nan: number;
+  inf: number;
+  hist: { lo: number | null; hi: number | null; counts: number[] };
+  preview: (number | null)[][] | null;
+}
+
+/** One inspected call of a `TensorInspector`. */
+export interface IInspectorStep {
+  step: number;
+  nodes: ITensorStats[];
+}
+
+/** The first op output that held a NaN or Inf (`{}` when none yet). */
+export interface INonFinite {
+  step?: number;
+  node?: string;
+  tensor?: string;
+  op?: string;
+}
+
+/** One mode of a `TimingPanel` run (`hybridlab.lab.timing.time_block`). */
+export interface ITimingMode {
+  name: string;
+  flags: { [key: string]: boolean };
+  latencies_ms: number[];
+  median_ms: number;
+  mean_ms: number;
+  p10_ms: number;
+  p90_ms: number;
+  min_ms: number;
+  trace_ms: number | null;
+  build_ms: number | null;
+  first_ms: number | null;
+  speedup: number | null;
+  breakeven_calls: number | null;
+}
+
+/** One graph node's time in the profiled hybridized calls. */
+export interface ITimingOp {
+  node: string;
+  op: string;
+  family: string;
+  scope: string[];
+  count: number;
+  total_ms: number;
+  avg_ms: number;
+  share: number;
+}
+
+/** The results of a `TimingPanel` run. */
+export interface ITimingResults {
+  block: string;
+  inputs: string;
+  calls: number;
+  modes: ITimingMode[];
+  ops: ITimingOp[];
+  nodes: number;
+}

@@ -157,10 +157,91 @@ except AttributeError as err:
 ]
 
 
+SEE_IT = [
+    new_markdown_cell("""# 3. See it in JupyterLab: graph, tensors, timings
+
+Three widgets show what hybridization does, live (they need the hybridlab JupyterLab extension;
+elsewhere their text form prints):
+
+* `mx.lab.GraphView(block)`: the cached graph, updated when the block rebuilds;
+* `mx.lab.TensorInspector(block)`: per-op statistics of each call (an op hook; statistics are
+  computed in the kernel), with the first node that produced a NaN/Inf flagged;
+* `mx.lab.TimingPanel(block, x)`: imperative vs hybridized (default, static_alloc,
+  static_alloc+static_shape), trace and build cost, per-op time, and after how many calls
+  hybridizing pays off.
+
+`mx.lab.inspect(block, x)` shows all three in one dashboard."""),
+    new_code_cell("""import numpy as np
+import hybridlab as mx
+from hybridlab import nd
+from hybridlab.gluon import nn
+
+def get_mlp():
+    net = nn.HybridSequential(prefix="mlp_")
+    with net.name_scope():
+        net.add(nn.Dense(256, activation="relu"))
+        net.add(nn.Dense(128, activation="relu"))
+        net.add(nn.Dense(2))
+    net.initialize()
+    return net
+
+def get_lenet():
+    net = nn.HybridSequential(prefix="lenet_")
+    with net.name_scope():
+        net.add(nn.Conv2D(channels=6, kernel_size=5, activation="relu"),
+                nn.MaxPool2D(pool_size=2, strides=2),
+                nn.Conv2D(channels=16, kernel_size=3, activation="relu"),
+                nn.MaxPool2D(pool_size=2, strides=2),
+                nn.Flatten(),
+                nn.Dense(120, activation="relu"),
+                nn.Dense(84, activation="relu"),
+                nn.Dense(10))
+    net.initialize()
+    return net"""),
+    new_markdown_cell("""## The tutorial MLP: graph and tensor inspector
+Create the widgets, then call the block: the graph appears on the first hybridized call and the
+inspector fills in (`every=1`: every call is inspected; the default samples calls so that
+inspecting costs at most a quarter of the block's own time)."""),
+    new_code_cell("""mlp = get_mlp()
+mlp.hybridize()
+graph = mx.lab.GraphView(mlp)
+inspector = mx.lab.TensorInspector(mlp, every=1)
+x = nd.random.uniform(shape=(1, 512))
+for _ in range(3):
+    mlp(x)
+graph"""),
+    new_code_cell("""inspector"""),
+    new_code_cell("""last = inspector.steps[-1]
+for t in last["nodes"]:
+    print(f"{t['node']:<24}{str(t['shape']):<12}mean {t['mean']:+.3f}  zeros {t['zeros']:.0%}")"""),
+    new_markdown_cell("""A NaN in the input: the inspector names the first node whose output held one (the dashboard
+highlights it on the graph)."""),
+    new_code_cell("""bad = x.copy()
+bad[0, 3] = np.nan
+mlp(bad)
+print(inspector.first_nonfinite)"""),
+    new_markdown_cell("""## Imperative vs hybridized
+The timing panel measures on the block itself and puts it back as it was (flags, cached op,
+history, hooks) afterwards. Press *Run again* to measure with a progress bar."""),
+    new_code_cell("""timing = mx.lab.TimingPanel(mlp, x, calls=30)
+for m in timing.results["modes"]:
+    print(f"{m['name']:<28}{m['median_ms']:.3f} ms  {m['speedup']:.2f}x  pays off after {m['breakeven_calls']}")
+timing"""),
+    new_markdown_cell("""## LeNet: everything in one dashboard"""),
+    new_code_cell("""lenet = get_lenet()
+board = mx.lab.inspect(lenet, nd.random.uniform(shape=(4, 1, 28, 28)), calls=10)
+board"""),
+    new_code_cell("""print(board.inspector)
+print(board.timing)
+inspector.close(); graph.close()"""),
+]
+
+
 def main():
     HERE.mkdir(exist_ok=True)
     meta = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
-    for name, cells in (("01-ndarray-and-autograd", NDARRAY_AND_AUTOGRAD), ("02-hybridize", HYBRIDIZE)):
+    for name, cells in (("01-ndarray-and-autograd", NDARRAY_AND_AUTOGRAD), ("02-hybridize", HYBRIDIZE),
+                        ("03-see-it-in-jupyterlab", SEE_IT)):
         nbformat.write(new_notebook(cells=cells, metadata=meta), HERE / f"{name}.ipynb")
 
 

@@ -7,6 +7,9 @@ events carry it) turns a Symbol or a hybridized block into the graph JSON contra
 (docs/graph-json.md).
 
 - ``GraphView(block_or_symbol)``: the live graph widget (``hybridlab.lab.widgets``);
+- ``TensorInspector(block)``: per-op tensor statistics through an op hook (``hybridlab.lab.inspector``);
+- ``TimingPanel(block, *inputs)``: imperative vs hybridized timings (``hybridlab.lab.timing``);
+- ``inspect(block, *inputs)``: the three in one dashboard (``hybridlab.lab.dashboard``);
 - ``graph_mimebundle(obj)``, ``register_formatters()``: static graph output (``hybridlab.lab.mime``);
   inside IPython, importing this package registers the display formatters, so a Symbol or a
   hybridized block displays as a graph.
@@ -25,9 +28,11 @@ Example::
 from ..graph_json import graph_json  # noqa: F401
 from .mime import GRAPH_MIME_TYPE, graph_mimebundle, register_formatters  # noqa: F401
 
-__all__ = ["graph_json", "GraphView", "GRAPH_MIME_TYPE", "graph_mimebundle", "register_formatters"]
+__all__ = ["graph_json", "GraphView", "TensorInspector", "TimingPanel", "Dashboard", "inspect", "GRAPH_MIME_TYPE",
+           "graph_mimebundle", "register_formatters"]
 
-_LAZY = {"GraphView": "widgets"}
+_LAZY = {"GraphView": "widgets", "TensorInspector": "inspector", "TimingPanel": "timing", "Dashboard": "dashboard",
+         "inspect": "dashboard"}
 
 
 def __getattr__(name):

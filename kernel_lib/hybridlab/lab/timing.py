@@ -1,0 +1,282 @@
+"""``TimingPanel(block, *inputs)``: imperative vs hybridized timings of a block, measured in the kernel.
+
+``time_block(block, *inputs, calls=30, warmup=2, profile_calls=3, progress=None)`` runs the block
+imperatively and hybridized with three flag sets (``default``, ``static_alloc``,
+``static_alloc+static_shape``) and returns plain JSON: per mode the per-call latencies (ms), their
+median/mean/p10/p90, the trace cost (building the graph), the build cost (the first call less a
+steady call: compile and first run), the speed-up over imperative (median vs median) and after how
+many calls hybridizing pays off (``breakeven_calls``: the smallest n with n imperative calls slower
+than trace + build + n hybridized calls; None when it never does); and the per-op breakdown of the
+default hybridized mode from ``mx.profiler`` joined to the graph's nodes (``ops``: node, op,
+family, scope, count, total_ms, avg_ms, share).
+
+The user's block is left as it was: every block of its tree gets its attributes back afterwards
+(hybridization flags, cached op, rebuild history, hooks), the runs publish their builds under the
+name ``"<block> (timing)"`` (so a GraphView of the block does not follow them), op hooks and
+forward hooks are off during the runs, and the profiler's configuration and earlier records are
+kept. Parameters must be initialized (call the block once first).
+
+``TimingPanel`` runs ``time_block`` when created (``run=True``) and again when its view's Run
+button is pressed, with a progress bar (``progress`` 0..1, ``stage``). Synced traits: ``block``,
+``results`` (``time_block``'s dict, ``{}`` before a run), ``progress``, ``stage``, ``running``,
+``error``.
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> from hybridlab.gluon import nn
+    >>> from hybridlab.lab.timing import TimingPanel
+    >>> net = nn.HybridSequential(prefix='mlp_')
+    >>> with net.name_scope():
+    ...     net.add(nn.Dense(8, activation='relu'), nn.Dense(2))
+    >>> net.initialize()
+    >>> x = mx.nd.ones((4, 5))
+    >>> _ = net(x)
+    >>> panel = TimingPanel(net, x, calls=5)
+    >>> [m["name"] for m in panel.results["modes"]]
+    ['imperative', 'default', 'static_alloc', 'static_alloc+static_shape']
+    >>> sorted({o["node"] for o in panel.results["ops"]})
+    ['mlp_dense0_fwd', 'mlp_dense0_relu_fwd', 'mlp_dense1_fwd']
+    >>> net._active, net.cached_op is None          # the user's block is untouched
+    (False, True)
+"""
+import math
+import time
+
+import numpy as np
+import ipywidgets as widgets
+from traitlets import Bool, Dict, Float, Unicode
+
+from .. import profiler
+from ..graph_json import graph_json
+from .widgets import MODULE_NAME, MODULE_VERSION
+
+__all__ = ["TimingPanel", "time_block", "MODES"]
+
+MODES = [("imperative", None), ("default", {}), ("static_alloc", {"static_alloc": True}),
+         ("static_alloc+static_shape", {"static_alloc": True, "static_shape": True})]
+
+_CONTAINERS = (list, set, dict)
+
+
+def _tree(block):
+    yield block
+    for child in block._children.values():
+        yield from _tree(child)
+
+
+class _Preserved:
+    """Saves every block's attributes (and the contents of its mutable containers) on entry and
+    puts them back on exit; meanwhile hooks are off and the top block is renamed."""
+
+    def __init__(self, block):
+        self.block = block
+
+    def __enter__(self):
+        self.saved = []
+        for b in _tree(self.block):
+            attrs = dict(vars(b))
+            contents = {k: (v.copy() if not isinstance(v, list) else list(v)) for k, v in attrs.items()
+                        if isinstance(v, _CONTAINERS) and not k.startswith("_forward")}
+            self.saved.append((b, attrs, contents))
+            b._forward_hooks, b._forward_pre_hooks = type(b._forward_hooks)(), type(b._forward_pre_hooks)()
+            if hasattr(b, "_callback"):
+                b._callback = None
+        self.block._name = f"{self.block.name} (timing)"
+        return self
+
+    def __exit__(self, *exc):
+        for b, attrs, contents in self.saved:
+            for k, v in contents.items():
+                obj = attrs[k]
+                obj.clear()
+                if isinstance(obj, list):
+                    obj.extend(v)
+                else:
+                    obj.update(v)
+            b.__dict__.clear()
+            b.__dict__.update(attrs)
+        return False
+
+
+def _sync(out):
+    for o in out if isinstance(out, (list, tuple)) else [out]:
+        if hasattr(o, "wait_to_read"):
+            o.wait_to_read()
+
+
+def _timed(fn):
+    t = time.perf_counter()
+    _sync(fn())
+    return (time.perf_counter() - t) * 1e3
+
+
+def _summary(lat):
+    a = np.asarray(lat)
+    return {"latencies_ms": [round(float(v), 5) for v in lat], "median_ms": float(np.median(a)),
+            "mean_ms": float(a.mean()), "p10_ms": float(np.percentile(a, 10)), "p90_ms": float(np.percentile(a, 90)),
+            "min_ms": float(a.min())}
+
+
+def _op_breakdown(block, start, graph):
+    by_name = {n["name"]: n for n in graph.get("nodes", [])}
+    rows = {}
+    for name, domain, t0, t1, args, _tid in profiler.records()[start:]:
+        if domain != "operator" or not isinstance(args, dict) or args.get("block") != block.name:
+            continue
+        node = str(args.get("node", name))
+        row = rows.setdefault(node, {"node": node, "op": name, "count": 0, "total_ms": 0.0})
+        row["count"] += 1
+        row["total_ms"] += (t1 - t0) * 1e3
+    total = sum(r["total_ms"] for r in rows.values()) or 1.0
+    out = []
+    for r in sorted(rows.values(), key=lambda r: -r["total_ms"]):
+        g = by_name.get(r["node"], {})
+        out.append({**r, "avg_ms": r["total_ms"] / r["count"], "share": r["total_ms"] / total,
+                    "family": g.get("family", ""), "scope": list(g.get("scope", []))})
+    return out
+
+
+def time_block(block, *inputs, calls=30, warmup=2, profile_calls=3, progress=None):
+    """Imperative vs hybridized timings of ``block`` on ``inputs`` (see the module docstring).
+    ``progress(fraction, stage)`` is called as the runs advance."""
+    if not hasattr(block, "hybridize") or not hasattr(block, "_children"):
+        raise TypeError(f"time_block: expected a HybridBlock, got {type(block).__name__}")
+    if not inputs:
+        raise ValueError("time_block: expected at least one input array, got none")
+    if not isinstance(calls, int) or calls < 1:
+        raise ValueError(f"time_block: calls expected an int >= 1, got {calls!r}")
+    report = progress or (lambda fraction, stage: None)
+    total_steps = len(MODES) * (warmup + calls + 1) + profile_calls
+    done = [0]
+
+    def step(stage):
+        done[0] += 1
+        report(min(1.0, done[0] / total_steps), stage)
+
+    modes, ops, graph = [], [], {}
+    with _Preserved(block):
+        for name, flags in MODES:
+            entry = {"name": name, "flags": flags or {}, "trace_ms": None, "build_ms": None, "first_ms": None}
+            if flags is None:
+                block.hybridize(False)
+                step(f"{name}: warm-up")
+            else:
+                block.hybridize(True, **flags)
+                t = time.perf_counter()
+                block._build_cache(*inputs)
+                entry["trace_ms"] = (time.perf_counter() - t) * 1e3
+                entry["first_ms"] = _timed(lambda: block(*inputs))
+                step(f"{name}: trace and build")
+            for _ in range(warmup):
+                _sync(block(*inputs))
+                step(f"{name}: warm-up")
+            lat = []
+            for i in range(calls):
+                lat.append(_timed(lambda: block(*inputs)))
+                step(f"{name}: call {i + 1} of {calls}")
+            entry.update(_summary(lat))
+            if entry["first_ms"] is not None:
+                entry["build_ms"] = max(0.0, entry["first_ms"] - entry["median_ms"])
+            modes.append(entry)
+            if name == "default" and profile_calls:
+                graph = graph_json(block)
+                ops = _profile(block, inputs, profile_calls, graph, step)
+    for row in ops:              # the scope names the user's block, not the renamed one
+        if row["scope"] and row["scope"][0] == f"{block.name} (timing)":
+            row["scope"][0] = block.name
+    imp = modes[0]["median_ms"]
+    for m in modes:
+        m["speedup"] = imp / m["median_ms"] if m["median_ms"] > 0 else None
+        gain = imp - m["median_ms"]
+        fixed = (m["trace_ms"] or 0.0) + (m["build_ms"] or 0.0)
+        m["breakeven_calls"] = None if m["name"] == "imperative" or gain <= 0 else max(1, math.ceil(fixed / gain))
+    report(1.0, "done")
+    shapes = ", ".join(f"{tuple(getattr(x, 'shape', ()))} {getattr(x, 'dtype', '')}" for x in inputs)
+    return {"block": block.name, "inputs": shapes, "calls": calls, "modes": modes, "ops": ops,
+            "nodes": len(graph.get("nodes", []))}
+
+
+def _profile(block, inputs, n, graph, step):
+    was_running = profiler.is_running()
+    if was_running:          # the user's own profiling session: leave it alone
+        return []
+    config = dict(profiler._config)
+    start = len(profiler.records())
+    profiler.set_config(profile_symbolic=True, profile_imperative=False)
+    profiler.set_state("run")
+    try:
+        for _ in range(n):
+            _sync(block(*inputs))
+            step("default: per-op profile")
+    finally:
+        profiler.set_state("stop")
+        profiler._config.clear()
+        profiler._config.update(config)
+    rows = _op_breakdown(block, start, graph)
+    del profiler._records[start:]      # the user's earlier records stay, ours go
+    return rows
+
+
+class TimingPanel(widgets.DOMWidget):
+    """Imperative vs hybridized timings of ``block`` on ``inputs``, with the per-op breakdown
+    (see the module docstring). ``TimingPanel(block, *inputs, calls=30, warmup=2,
+    profile_calls=3, run=True)``; ``run()`` measures again."""
+
+    _model_name = Unicode("TimingPanelModel").tag(sync=True)
+    _model_module = Unicode(MODULE_NAME).tag(sync=True)
+    _model_module_version = Unicode(MODULE_VERSION).tag(sync=True)
+    _view_name = Unicode("TimingPanelView").tag(sync=True)
+    _view_module = Unicode(MODULE_NAME).tag(sync=True)
+    _view_module_version = Unicode(MODULE_VERSION).tag(sync=True)
+
+    block = Unicode("").tag(sync=True)
+    results = Dict().tag(sync=True)
+    progress = Float(0.0).tag(sync=True)
+    stage = Unicode("").tag(sync=True)
+    running = Bool(False).tag(sync=True)
+    error = Unicode("").tag(sync=True)
+
+    def __init__(self, block, *inputs, calls=30, warmup=2, profile_calls=3, run=True, **kwargs):
+        if not hasattr(block, "hybridize") or not hasattr(block, "_children"):
+            raise TypeError(f"TimingPanel: expected a HybridBlock, got {type(block).__name__}")
+        if not inputs:
+            raise ValueError("TimingPanel: expected the block's input arrays after the block, got none")
+        super().__init__(**kwargs)
+        self.block = block.name
+        self._target, self._inputs = block, inputs
+        self._opts = {"calls": calls, "warmup": warmup, "profile_calls": profile_calls}
+        self.on_msg(self._on_frontend_msg)
+        if run:
+            self.run()
+
+    def _progress(self, fraction, stage):
+        if fraction >= 1.0 or fraction - self.progress >= 0.02:
+            with self.hold_sync():
+                self.progress, self.stage = fraction, stage
+
+    def run(self):
+        """Measure (again); returns the results dict (also in ``results``)."""
+        with self.hold_sync():
+            self.running, self.error, self.progress, self.stage = True, "", 0.0, "starting"
+        try:
+            self.results = time_block(self._target, *self._inputs, progress=self._progress, **self._opts)
+        except Exception as err:  # noqa: BLE001 -- shown in the widget, and raised
+            self.error = f"{type(err).__name__}: {err}"
+            raise
+        finally:
+            self.running = False
+        return self.results
+
+    def _on_frontend_msg(self, _widget, content, _buffers):
+        if isinstance(content, dict) and content.get("event") == "run" and not self.running:
+            try:
+                self.run()
+            except Exception:  # noqa: BLE001 -- already in ``error`` for the view
+                pass
+
+    def __repr__(self):
+        modes = self.results.get("modes", [])
+        best = max((m for m in modes[1:]), key=lambda m: m["speedup"] or 0, default=None)
+        tail = f", best {best['name']} {best['speedup']:.2f}x" if best else ", not run"
+        return f"<TimingPanel of block {self.block!r}{tail}>"

@@ -1,0 +1,127 @@
+/**
+ * The Dashboard widget (`hybridlab.lab.inspect`): a GraphView above tabs for the TensorInspector
+ * and the TimingPanel. The node the inspector flagged for a NaN/Inf is highlighted on the graph
+ * (class `hl-flagged` on its `[data-hl-node]` element, re-applied whenever the graph redraws).
+ */
+import { DOMWidgetModel, DOMWidgetView, ISerializers, unpack_models, WidgetModel } from '@jupyter-widgets/base';
+
+import { MODULE_NAME, MODULE_VERSION } from '../tokens';
+
+/** Mark the drawn node named `name` (compared as text, never put in a selector) inside `root`. */
+export function highlightNode(root: Element, name: string): number {
+  let n = 0;
+  root.querySelectorAll('[data-hl-node]').forEach(e => {
+    const hit = !!name && e.getAttribute('data-hl-node') === name;
+    e.classList.toggle('hl-flagged', hit);
+    n += hit ? 1 : 0;
+  });
+  return n;
+}
+
+export class DashboardModel extends DOMWidgetModel {
+  defaults(): Backbone.ObjectHash {
+    return {
+      ...super.defaults(),
+      _model_name: 'DashboardModel',
+      _model_module: MODULE_NAME,
+      _model_module_version: MODULE_VERSION,
+      _view_name: 'DashboardView',
+      _view_module: MODULE_NAME,
+      _view_module_version: MODULE_VERSION,
+      block: '',
+      graph: null,
+      inspector: null,
+      timing: null
+    };
+  }
+
+  static serializers: ISerializers = {
+    ...DOMWidgetModel.serializers,
+    graph: { deserialize: unpack_models },
+    inspector: { deserialize: unpack_models },
+    timing: { deserialize: unpack_models }
+  };
+}
+
+export class DashboardView extends DOMWidgetView {
+  private _observer: MutationObserver | null = null;
+  private _graphBox: HTMLDivElement | null = null;
+
+  render(): void {
+    this.el.classList.add('hl-dashboard');
+    const status = document.createElement('div');
+    status.className = 'hl-status';
+    this._graphBox = document.createElement('div');
+    this._graphBox.className = 'hl-dashboard-graph';
+    const tabs = document.createElement('div');
+    tabs.className = 'hl-toolbar hl-dashboard-tabs';
+    const pages = document.createElement('div');
+    pages.className = 'hl-dashboard-pages';
+    this.el.append(status, this._graphBox, tabs, pages);
+    void this._children(tabs, pages);
+    this.listenTo(this.model, 'comm_live_update', () => {
+      if (!this.model.comm_live) {
+        status.textContent = 'Disconnected from the kernel: the views below show the last state received.';
+        status.dataset.hlKind = 'disconnected';
+      }
+    });
+  }
+
+  private async _children(tabs: HTMLElement, pages: HTMLElement): Promise<void> {
+    const graph = this.model.get('graph') as WidgetModel | null;
+    if (graph && this._graphBox) {
+      const v = await this.create_child_view(graph);
+      this._graphBox.appendChild(v.el);
+      this._observer = new MutationObserver(() => this._highlight());
+      this._observer.observe(this._graphBox, { childList: true, subtree: true });
+    }
+    const entries: [string, WidgetModel | null][] = [
+      ['Tensor inspector', this.model.get('inspector')],
+      ['Timing', this.model.get('timing')]
+    ];
+    const buttons: HTMLButtonElement[] = [];
+    const shown: HTMLElement[] = [];
+    for (const [label, model] of entries) {
+      if (!model) {
+        continue;
+      }
+      const v = await this.create_child_view(model);
+      const page = document.createElement('div');
+      page.className = 'hl-dashboard-page';
+      page.appendChild(v.el);
+      const b = document.createElement('button');
+      b.textContent = label;
+      const index = shown.length;
+      b.addEventListener('click', () => {
+        shown.forEach((p, i) => (p.hidden = i !== index));
+        buttons.forEach((x, i) => x.classList.toggle('hl-active', i === index));
+      });
+      buttons.push(b);
+      shown.push(page);
+      page.hidden = index !== 0;
+      b.classList.toggle('hl-active', index === 0);
+      tabs.appendChild(b);
+      pages.appendChild(page);
+      if (label === 'Tensor inspector') {
+        this.listenTo(model, 'change:first_nonfinite', () => this._highlight());
+      }
+    }
+    this._highlight();
+  }
+
+  private _highlight(): void {
+    const inspector = this.model.get('inspector') as WidgetModel | null;
+    const flag = (inspector?.get('first_nonfinite') || {}) as { node?: string };
+    if (this._graphBox) {
+      this._observer?.disconnect();
+      highlightNode(this._graphBox, flag.node || '');
+      this._observer?.observe(this._graphBox, { childList: true, subtree: true });
+    }
+  }
+
+  remove(): void {
+    this._observer?.disconnect();
+    this._observer = null;
+    super.remove();
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * The TimingPanel widget: model and view for `hybridlab.lab.TimingPanel`.
+ *
+ * Synced traits (Python `hybridlab/lab/timing.py`): `block`, `results` (modes with latencies,
+ * trace/build cost, speed-up, break-even; the per-op breakdown), `progress`, `stage`, `running`,
+ * `error`. The Run button sends `{event: "run"}`. The DOM is built by `TimingPanelDOM` (tested in
+ * jest); strings from the kernel are set with `textContent` only.
+ */
+import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/base';
+
+import { ITimingMode, ITimingResults, MODULE_NAME, MODULE_VERSION } from '../tokens';
+import { fmt } from './inspector';
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  if (cls) {
+    e.className = cls;
+  }
+  if (text !== undefined) {
+    e.textContent = text;
+  }
+  return e;
+}
+
+/** Counts of `values` in `bins` equal bins over `[lo, hi]`. */
+export function histogram(values: number[], lo: number, hi: number, bins: number): number[] {
+  const counts = new Array(bins).fill(0);
+  const width = hi > lo ? hi - lo : 1;
+  for (const v of values) {
+    counts[Math.min(bins - 1, Math.max(0, Math.floor(((v - lo) / width) * bins)))] += 1;
+  }
+  return counts;
+}
+
+/** The one-line verdict: the fastest hybridized mode, its speed-up and when it pays off. */
+export function summaryText(r: ITimingResults): string {
+  const hyb = r.modes.filter(m => m.name !== 'imperative');
+  if (!hyb.length) {
+    return '';
+  }
+  const best = hyb.reduce((a, b) => ((b.speedup || 0) > (a.speedup || 0) ? b : a));
+  const pays = best.breakeven_calls === null ? 'never pays off at this size' : `pays off after ${best.breakeven_calls} call(s)`;
+  return `${best.name}: ${fmt(best.speedup)}x faster than imperative (median ${fmt(best.median_ms)} ms vs ${fmt(
+    r.modes[0].median_ms
+  )} ms); hybridizing ${pays}`;
+}
+
+/** The timing panel's DOM: progress, Run button, verdict, per-mode table with latency histograms, per-op table. */
+export class TimingPanelDOM {
+  readonly node: HTMLDivElement;
+  readonly runButton: HTMLButtonElement;
+  private _status: HTMLDivElement;
+  private _progress: HTMLProgressElement;
+  private _summary: HTMLDivElement;
+  private _modes: HTMLDivElement;
+  private _ops: HTMLDivElement;
+
+  constructor() {
+    this.node = el('div', 'hl-timing');
+    this._status = el('div', 'hl-status');
+    const bar = el('div', 'hl-toolbar');
+    this.runButton = el('button', 'hl-run', 'Run again');
+    this._progress = el('progress', 'hl-progress');
+    this._progress.max = 1;
+    this._progress.value = 0;
+    bar.append(this.runButton, this._progress);
+    this._summary = el('div', 'hl-timing-summary');
+    this._modes = el('div', 'hl-timing-modes');
+    this._ops = el('div', 'hl-timing-ops');
+    this.node.append(this._status, bar, this._summary, this._modes, this._ops);
+  }
+
+  setStatus(text: string, kind = ''): void {
+    this._status.textContent = text;
+    this._status.dataset.hlKind = kind;
+  }
+
+  setProgress(fraction: number, stage: string, running: boolean): void {
+    this._progress.value = fraction;
+    this.runButton.disabled = running;
+    this.node.dataset.hlRunning = running ? 'true' : 'false';
+    if (running) {
+      this.setStatus(`Measuring: ${stage} (${Math.round(fraction * 100)}%)`);
+    }
+  }
+
+  setResults(r: ITimingResults | null): void {
+    this._summary.textContent = '';
+    this._modes.textContent = '';
+    this._ops.textContent = '';
+    if (!r || !Array.isArray(r.modes) || !r.modes.length) {
+      this._summary.textContent = 'Not measured yet.';
+      return;
+    }
+    this._summary.textContent = summaryText(r);
+    this.setStatus(`${r.block}: ${r.calls} timed calls per mode on ${r.inputs}`);
+    this._modes.appendChild(this._modeTable(r.modes));
+    if (r.ops && r.ops.length) {
+      this._ops.appendChild(el('div', 'hl-detail-title', 'Per-op time (default hybridized, profiler)'));
+      const table = el('table', 'hl-ops-table');
+      const head = el('tr');
+      for (const h of ['node', 'op', 'scope', 'calls', 'avg ms', 'share']) {
+        head.appendChild(el('th', undefined, h));
+      }
+      table.appendChild(el('thead')).appendChild(head);
+      const body = table.appendChild(el('tbody'));
+      for (const o of r.ops) {
+        const row = el('tr', 'hl-op-row');
+        row.dataset.hlOpNode = o.node;
+        const share = el('td');
+        const meter = el('span', 'hl-share-bar');
+        meter.style.width = `${Math.round(o.share * 100)}%`;
+        share.append(meter, el('span', undefined, ` ${(o.share * 100).toFixed(1)}%`));
+        for (const c of [o.node, o.op, o.scope.join(' / '), String(o.count), fmt(o.avg_ms)]) {
+          row.appendChild(el('td', undefined, c));
+        }
+        row.appendChild(share);
+        body.appendChild(row);
+      }
+      this._ops.appendChild(table);
+    }
+  }
+
+  private _modeTable(modes: ITimingMode[]): HTMLElement {
+    const all = modes.flatMap(m => m.latencies_ms);
+    const lo = Math.min(...all);
+    const hi = Math.max(...all);
+    const table = el('table', 'hl-modes-table');
+    const head = el('tr');
+    for (const h of ['mode', 'latency distribution', 'median ms', 'p10–p90 ms', 'trace ms', 'build ms', 'speed-up', 'pays off after']) {
+      head.appendChild(el('th', undefined, h));
+    }
+    table.appendChild(el('thead')).appendChild(head);
+    const body = table.appendChild(el('tbody'));
+    for (const m of modes) {
+      const row = el('tr', 'hl-mode-row');
+      row.dataset.hlMode = m.name;
+      const dist = el('td');
+      const hist = el('div', 'hl-histogram hl-latency-hist');
+      const counts = histogram(m.latencies_ms, lo, hi, 24);
+      const peak = Math.max(1, ...counts);
+      for (const c of counts) {
+        const b = el('div', 'hl-hist-bar');
+        b.style.height = `${Math.round((100 * c) / peak)}%`;
+        hist.appendChild(b);
+      }
+      dist.appendChild(hist);
+      row.append(el('td', undefined, m.name), dist);
+      const cells = [
+        fmt(m.median_ms), `${fmt(m.p10_ms)}–${fmt(m.p90_ms)}`, fmt(m.trace_ms), fmt(m.build_ms),
+        m.speedup === null ? '—' : `${fmt(m.speedup)}x`,
+        m.name === 'imperative' ? '' : m.breakeven_calls === null ? 'never' : `${m.breakeven_calls} calls`
+      ];
+      for (const c of cells) {
+        row.appendChild(el('td', undefined, c));
+      }
+      row.querySelector('td:nth-child(7)')?.classList.add('hl-speedup');
+      body.appendChild(row);
+    }
+    return table;
+  }
+}
+
+export class TimingPanelModel extends DOMWidgetModel {
+  defaults(): Backbone.ObjectHash {
+    return {
+      ...super.defaults(),
+      _model_name: 'TimingPanelModel',
+      _model_module: MODULE_NAME,
+      _model_module_version: MODULE_VERSION,
+      _view_name: 'TimingPanelView',
+      _view_module: MODULE_NAME,
+      _view_module_version: MODULE_VERSION,
+      block: '',
+      results: {},
+      progress: 0,
+      stage: '',
+      running: false,
+      error: ''
+    };
+  }
+
+  static serializers: ISerializers = { ...DOMWidgetModel.serializers };
+}
+
+export class TimingPanelView extends DOMWidgetView {
+  panel: TimingPanelDOM | null = null;
+  private _onRun = (): void => {
+    this.send({ event: 'run' });
+  };
+
+  render(): void {
+    this.panel = new TimingPanelDOM();
+    this.el.appendChild(this.panel.node);
+    this.panel.runButton.addEventListener('click', this._onRun);
+    this.listenTo(this.model, 'change:results', this._results);
+    this.listenTo(this.model, 'change:progress change:stage change:running', this._progress);
+    this.listenTo(this.model, 'change:error', this._error);
+    this.listenTo(this.model, 'comm_live_update', this._commChanged);
+    this._results();
+    this._progress();
+    this._error();
+  }
+
+  remove(): void {
+    this.panel?.runButton.removeEventListener('click', this._onRun);
+    super.remove();
+  }
+
+  private _results(): void {
+    const r = this.model.get('results') as ITimingResults;
+    this.panel?.setResults(r && r.modes ? r : null);
+  }
+
+  private _progress(): void {
+    this.panel?.setProgress(Number(this.model.get('progress') || 0), String(this.model.get('stage') || ''), Boolean(this.model.get('running')));
+  }
+
+  private _error(): void {
+    const err = String(this.model.get('error') || '');
+    if (err) {
+      this.panel?.setStatus(`Timing failed: ${err}`, 'error');
+    }
+  }
+
+  private _commChanged(): void {
+    if (this.panel && !this.model.comm_live) {
+      this.panel.runButton.disabled = true;
+      this.panel.setStatus(
+        'Disconnected from the kernel (restarted, or the widget was closed): the timings below are the last received. Re-run the cell to reconnect.',
+        'disconnected'
+      );
+    }
+  }
+}

@@ -1,0 +1,89 @@
+"""mx.lab.TimingPanel / time_block: every mode measured, results joined to graph nodes, the user's block
+left as it was, the profiler's state kept, a dashboard of the three. No timing asserts."""
+import pytest
+
+import hybridlab as mx
+from hybridlab import events, profiler
+from hybridlab.gluon import nn
+from hybridlab.lab.timing import MODES, TimingPanel, time_block
+
+
+def mlp():
+    net = nn.HybridSequential(prefix="mlp_")
+    with net.name_scope():
+        net.add(nn.Dense(16, activation="relu"), nn.Dense(2))
+    net.initialize()
+    return net
+
+
+def test_all_modes_with_costs_speedup_and_ops():
+    net = mlp()
+    x = mx.nd.ones((2, 5))
+    net(x)
+    seen = []
+    r = time_block(net, x, calls=4, warmup=1, progress=lambda f, s: seen.append(f))
+    assert [m["name"] for m in r["modes"]] == [n for n, _ in MODES]
+    imp, *hyb = r["modes"]
+    assert len(imp["latencies_ms"]) == 4 and imp["trace_ms"] is None and imp["speedup"] == 1.0
+    for m in hyb:
+        assert m["trace_ms"] > 0 and m["build_ms"] >= 0 and m["speedup"] > 0
+        assert m["breakeven_calls"] is None or m["breakeven_calls"] >= 1
+    assert {o["node"] for o in r["ops"]} == {"mlp_dense0_fwd", "mlp_dense0_relu_fwd", "mlp_dense1_fwd"}
+    assert all(o["scope"][0] == "mlp" and o["count"] == 3 for o in r["ops"])
+    assert sum(o["share"] for o in r["ops"]) == pytest.approx(1.0)
+    assert seen == sorted(seen) and seen[-1] == 1.0
+
+
+def test_the_users_block_state_is_restored():
+    net = mlp()
+    net.hybridize(static_alloc=True)
+    x = mx.nd.ones((2, 5))
+    expected = net(x).asnumpy()
+    cop, history, flags = net.cached_op, list(net.rebuild_history), list(net._flags)
+    hook_calls = []
+    net.register_op_hook(lambda *a: hook_calls.append(a[0]))
+    built = []
+    with events.subscribe("cache_built", lambda e: built.append(e["block"])):
+        time_block(net, x, calls=2)
+    assert set(built) == {"mlp (timing)"}                # a GraphView of 'mlp' ignores them
+    assert hook_calls == [] and net.name == "mlp"
+    assert net.cached_op is cop and list(net.rebuild_history) == history and net._flags == flags and net._active
+    assert net._callback is not None
+    assert (net(x).asnumpy() == expected).all() and len(net.rebuild_history) == len(history)
+
+
+def test_the_users_profiler_session_is_kept():
+    net = mlp()
+    x = mx.nd.ones((1, 5))
+    net(x)
+    profiler.set_state("stop")
+    profiler.dumps(reset=True)
+    before = list(profiler.records())
+    time_block(net, x, calls=2)
+    assert profiler.records() == before and not profiler.is_running()
+
+
+def test_panel_runs_and_reports_errors():
+    net = mlp()
+    x = mx.nd.ones((1, 5))
+    net(x)
+    panel = TimingPanel(net, x, calls=2)
+    assert panel.progress == 1.0 and not panel.running and len(panel.results["modes"]) == 4
+    assert "TimingPanel of block 'mlp'" in repr(panel)
+    panel._on_frontend_msg(panel, {"event": "run"}, [])
+    assert panel.results["calls"] == 2
+    bad = TimingPanel(net, mx.nd.ones((1, 9)), calls=1, run=False)
+    with pytest.raises(Exception):
+        bad.run()
+    assert bad.error and not bad.running
+    with pytest.raises(ValueError, match="input arrays"):
+        TimingPanel(net)
+
+
+def test_inspect_dashboard_combines_the_three():
+    net = mlp()
+    board = mx.lab.inspect(net, mx.nd.ones((2, 5)), calls=2)
+    assert board.graph.block == "mlp" and board.graph.rebuilds == 1
+    assert board.inspector.inspected == 1 and board.timing.results["modes"]
+    board.close()
+    assert net._callback is None
