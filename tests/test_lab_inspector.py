@@ -77,11 +77,13 @@ def test_adaptive_sampling_inspects_the_first_call_and_then_only_some():
     x = mx.nd.ones((1, 7))
     net(x)
     ins = TensorInspector(net)
-    for _ in range(300):
+    net(x)
+    assert ins.inspected == 1 and ins.steps[0]["step"] == 1       # the first call is always inspected
+    for _ in range(299):
         net(x)
     ins.flush()
-    assert ins.calls == 300 and ins.steps[0]["step"] == 1
-    assert 1 <= ins.inspected < 300
+    assert ins.calls == 300
+    assert 1 <= ins.inspected < 300      # how many depends on measured times; never all of them
     ins.close()
 
 
