@@ -29,6 +29,7 @@ from . import symbol as sym  # noqa: F401
 from . import deferred as _deferred_compute  # noqa: F401
 from . import events, viz, compiler  # noqa: F401
 from . import gluon, initializer  # noqa: F401
+from . import optimizer, lr_scheduler; from .gluon import metric  # noqa: F401,E702
 from . import profiler  # noqa: F401
 from . import lab  # noqa: F401  (the lab layer: widgets and graph display in notebooks)
 from .lab import _jupyter_labextension_paths  # noqa: F401

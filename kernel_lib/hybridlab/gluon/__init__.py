@@ -15,7 +15,10 @@ from .block import Block  # noqa: F401
 from .hybrid_block import HybridBlock  # noqa: F401
 from .symbol_block import SymbolBlock  # noqa: F401
 from . import nn, utils  # noqa: F401
+from . import data, model_zoo  # noqa: F401
 from . import rnn  # noqa: F401
+from . import loss, metric  # noqa: F401
+from .trainer import Trainer  # noqa: F401
 
 __all__ = ["Parameter", "Constant", "DeferredInitializationError", "ParameterDict", "Block", "HybridBlock",
            "SymbolBlock", "nn", "utils"]

@@ -14,3 +14,5 @@ from ..symbol_block import SymbolBlock  # noqa: F401
 from .activations import *  # noqa: F401,F403
 from .basic_layers import *  # noqa: F401,F403
 from .conv_layers import *  # noqa: F401,F403
+from .norm_layers import *  # noqa: F401,F403
+from .breadth_layers import *  # noqa: F401,F403

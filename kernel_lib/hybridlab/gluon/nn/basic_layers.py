@@ -33,6 +33,7 @@ from ..block import Block
 from ..hybrid_block import HybridBlock
 from ..utils import indent
 from .activations import Activation
+from .input_check import InputCheck
 
 __all__ = ["Sequential", "HybridSequential", "Dense", "Dropout", "BatchNorm", "Flatten", "Lambda",
            "HybridLambda", "Identity"]
@@ -93,7 +94,7 @@ class HybridSequential(_SequentialMixin, HybridBlock):
         return _sequential_forward(self._children.values(), x, args)
 
 
-class Dense(HybridBlock):
+class Dense(InputCheck, HybridBlock):
     """A fully connected layer ``activation(dot(x, weight.T) + bias)``. ``in_units=0`` is inferred
     at the first forward; ``flatten=True`` collapses all but the first input axis."""
 
@@ -112,6 +113,16 @@ class Dense(HybridBlock):
             else:
                 self.bias = None
             self.act = Activation(activation, prefix=activation + "_") if activation is not None else None
+
+    def _input_problem(self, shape):
+        units = self.weight.shape[1]
+        if not units or not shape:
+            return None
+        got = int(np.prod(shape[1:])) if self._flatten else shape[-1]
+        if got == units:
+            return None
+        return f"(N, {units})" + (f" or (N, ...) with {units} values after axis 0" if self._flatten else
+                                  f" or (..., {units})")
 
     def hybrid_forward(self, F, x, weight, bias=None):
         extra = (bias,) if bias is not None else ()
@@ -145,7 +156,7 @@ class Dropout(HybridBlock):
         return f"{self.__class__.__name__}(p = {self._rate}, axes={self._axes})"
 
 
-class BatchNorm(HybridBlock):
+class BatchNorm(InputCheck, HybridBlock):
     """Batch normalisation over ``axis``, with learned ``gamma``/``beta`` and running statistics
     (auxiliary states, ``grad_req='null'``) updated with ``momentum`` during training."""
 
@@ -168,6 +179,15 @@ class BatchNorm(HybridBlock):
         self.running_var = self.params.get("running_var", grad_req="null", shape=(in_channels,),
                                            init=running_variance_initializer, allow_deferred_init=True,
                                            differentiable=False)
+
+    def _input_problem(self, shape):
+        channels = self.gamma.shape[0]
+        axis = self._axis if self._axis >= 0 else self._axis + len(shape)
+        if not 0 <= axis < len(shape):
+            return f"at least rank {abs(self._axis) if self._axis < 0 else self._axis + 1} (axis {self._axis})"
+        if channels and shape[axis] != channels:
+            return f"{channels} channels on axis {self._axis}"
+        return None
 
     def cast(self, dtype):
         if np.dtype(dtype).name == "float16":

@@ -1,4 +1,5 @@
 """Convolution and pooling layers (MXNet 1.9's ``gluon.nn.conv_layers``): ``Conv1D/2D/3D``,
+``Conv1D/2D/3DTranspose``,
 ``MaxPool1D/2D/3D``, ``AvgPool1D/2D/3D``, ``GlobalMaxPool1D/2D/3D``, ``GlobalAvgPool1D/2D/3D``.
 ``in_channels=0`` is inferred at the first forward; the graph nodes carry exactly the attributes
 MXNet's layers pass (kernel, stride, dilate, pad, num_filter, num_group, no_bias, layout).
@@ -22,8 +23,10 @@ import numbers
 
 from ..hybrid_block import HybridBlock
 from .activations import Activation
+from .input_check import InputCheck
 
-__all__ = ["Conv1D", "Conv2D", "Conv3D", "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D",
+__all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose",
+           "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D",
            "AvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D", "GlobalAvgPool1D",
            "GlobalAvgPool2D", "GlobalAvgPool3D"]
 
@@ -32,13 +35,19 @@ def _tuple(value, n):
     return (value,) * n if isinstance(value, numbers.Integral) else tuple(value)
 
 
-class _Conv(HybridBlock):
+def _layout_text(layout, channels):
+    return "(" + ", ".join(str(channels) if c == "C" and channels else c for c in layout) + ")"
+
+
+class _Conv(InputCheck, HybridBlock):
     """N-d convolution: ``weight`` is ``(channels, in_channels // groups, *kernel)`` (channel-first
-    layouts) or ``(channels, *kernel, in_channels // groups)`` (channel-last)."""
+    layouts) or ``(channels, *kernel, in_channels // groups)`` (channel-last). The transposed
+    convolution (``op_name='Deconvolution'``) has ``weight`` ``(in_channels, channels // groups,
+    *kernel)`` and the extra attribute ``adj`` (``output_padding``)."""
 
     def __init__(self, channels, kernel_size, strides, padding, dilation, groups, layout, in_channels=0,
                  activation=None, use_bias=True, weight_initializer=None, bias_initializer="zeros",
-                 op_name="Convolution", prefix=None, params=None):
+                 op_name="Convolution", adj=None, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
         n = len(kernel_size)
         with self.name_scope():
@@ -48,8 +57,12 @@ class _Conv(HybridBlock):
             self._kwargs = {"kernel": tuple(kernel_size), "stride": _tuple(strides, n), "dilate": _tuple(dilation, n),
                             "pad": _tuple(padding, n), "num_filter": channels, "num_group": groups,
                             "no_bias": not use_bias, "layout": layout}
+            if adj is not None:
+                self._kwargs["adj"] = _tuple(adj, n)
             per_group = in_channels // groups if in_channels else 0
-            if layout.find("C") == 1:
+            if op_name == "Deconvolution":
+                wshape = (in_channels, channels // groups) + tuple(kernel_size)
+            elif layout.find("C") == 1:
                 wshape = (channels, per_group) + tuple(kernel_size)
             else:
                 wshape = (channels,) + tuple(kernel_size) + (per_group,)
@@ -63,6 +76,18 @@ class _Conv(HybridBlock):
 
     def _alias(self):
         return "conv"
+
+    def _in_channels_known(self):
+        shape = self.weight.shape
+        if self._op_name == "Deconvolution":
+            return shape[0]
+        cin = shape[1] if self._kwargs["layout"].find("C") == 1 else shape[-1]
+        return cin * self._kwargs["num_group"]
+
+    def _expected_input(self):
+        layout = self._kwargs["layout"]
+        cin = self._in_channels_known()
+        return len(layout), layout.find("C"), cin, _layout_text(layout, cin)
 
     def hybrid_forward(self, F, x, weight, bias=None):
         op = getattr(F, self._op_name)
@@ -89,11 +114,8 @@ class _Conv(HybridBlock):
         if self.act:
             s += f", {self.act}"
         s += ")"
-        shape = self.weight.shape
-        cin = shape[1] if k["layout"].find("C") == 1 else shape[-1]
-        if cin:
-            cin *= k["num_group"]
-        return s.format(mapping=f"{cin if cin else None} -> {shape[0]}")
+        cin = self._in_channels_known()
+        return s.format(mapping=f"{cin if cin else None} -> {self._channels}")
 
 
 def _conv_class(name, ndim, layout):
@@ -112,7 +134,27 @@ Conv2D = _conv_class("Conv2D", 2, "NCHW")
 Conv3D = _conv_class("Conv3D", 3, "NCDHW")
 
 
-class _Pooling(HybridBlock):
+def _conv_transpose_class(name, ndim, layout):
+    def __init__(self, channels, kernel_size, strides=1, padding=0, output_padding=0, dilation=1, groups=1,
+                 layout=layout, activation=None, use_bias=True, weight_initializer=None, bias_initializer="zeros",
+                 in_channels=0, **kwargs):
+        _Conv.__init__(self, channels, _tuple(kernel_size, ndim), strides, padding, dilation, groups, layout,
+                       in_channels, activation, use_bias, weight_initializer, bias_initializer,
+                       op_name="Deconvolution", adj=output_padding, **kwargs)
+        self.outpad = _tuple(output_padding, ndim)
+    doc = f"{ndim}-D transposed convolution (layout {layout}), the Deconvolution op: ``{name}(channels, " \
+          f"kernel_size, strides=1, padding=0, output_padding=0, dilation=1, groups=1, layout='{layout}', " \
+          f"activation=None, use_bias=True, in_channels=0)``; ``weight`` is ``(in_channels, channels // groups, " \
+          f"*kernel)``."
+    return type(name, (_Conv,), {"__init__": __init__, "__doc__": doc})
+
+
+Conv1DTranspose = _conv_transpose_class("Conv1DTranspose", 1, "NCW")
+Conv2DTranspose = _conv_transpose_class("Conv2DTranspose", 2, "NCHW")
+Conv3DTranspose = _conv_transpose_class("Conv3DTranspose", 3, "NCDHW")
+
+
+class _Pooling(InputCheck, HybridBlock):
     """Pooling with MXNet's attributes (``pooling_convention`` 'full' when ``ceil_mode``)."""
 
     def __init__(self, pool_size, strides, padding, ceil_mode, global_pool, pool_type, layout,
@@ -129,6 +171,10 @@ class _Pooling(HybridBlock):
 
     def _alias(self):
         return "pool"
+
+    def _expected_input(self):
+        layout = self._kwargs["layout"]
+        return len(layout), None, 0, _layout_text(layout, 0)
 
     def hybrid_forward(self, F, x):
         return F.Pooling(x, name="fwd", **self._kwargs)

@@ -1,0 +1,342 @@
+"""The optimizer base class, its registry (``create('sgd', ...)``) and the ``Updater`` that keeps one
+state per parameter index.
+
+An optimizer's ``update(indices, weights, grads, states)`` changes the weights **in place**, on the
+weights' device, with the array module of that device (NumPy or CuPy): no autograd, no new weight
+arrays, so hybridized blocks keep running their compiled programs on the updated values.
+
+Every optimizer shares the preprocessing ``grad = clip(grad * rescale_grad, clip_gradient)``, the
+learning rate ``lr_scheduler(num_update)`` (or ``learning_rate``) times the parameter's ``lr_mult``,
+and the weight decay ``wd`` times its ``wd_mult``; subclasses implement ``_step`` on raw arrays.
+With ``multi_precision=True`` a float16 weight is updated through a float32 master copy kept in its
+state.
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> opt = mx.optimizer.create('sgd', learning_rate=0.1)
+    >>> w, g = mx.nd.ones((2,)), mx.nd.array([1.0, -1.0])
+    >>> opt.update([0], [w], [g], [opt.create_state(0, w)])
+    >>> w.asnumpy().tolist()
+    [0.8999999761581421, 1.100000023841858]
+"""
+import json
+import warnings
+
+import numpy as np
+
+from ..base import MXNetError
+from ..ndarray.creation import zeros
+from ..ndarray.ndarray import NDArray
+
+__all__ = ["Optimizer", "register", "create", "Updater", "get_updater"]
+
+_BASE_ARGS = ("rescale_grad", "param_idx2name", "wd", "clip_gradient", "learning_rate", "lr_scheduler", "sym",
+              "begin_num_update", "multi_precision", "param_dict", "aggregate_num", "use_fused_step")
+
+
+class Optimizer:
+    """Base class of the optimizers (MXNet's ``mx.optimizer.Optimizer``).
+
+    rescale_grad: multiplies every gradient (``Trainer.step`` sets it to ``1 / batch_size``).
+    wd: weight decay. clip_gradient: clip the rescaled gradient to ``[-c, c]`` (None: no clipping).
+    learning_rate: the rate (default 0.01 when no ``lr_scheduler`` either; overrides the scheduler's
+    ``base_lr``). param_dict: index -> Parameter, whose ``lr_mult``/``wd_mult`` apply.
+    multi_precision: update float16 weights through float32 master copies.
+    """
+
+    opt_registry = {}
+
+    def __init__(self, rescale_grad=1.0, param_idx2name=None, wd=0.0, clip_gradient=None, learning_rate=None,
+                 lr_scheduler=None, sym=None, begin_num_update=0, multi_precision=False, param_dict=None,
+                 aggregate_num=None, use_fused_step=None, **kwargs):
+        if kwargs:
+            raise TypeError(f"{self.__class__.__name__}: unexpected argument(s) {sorted(kwargs)}; expected "
+                            f"{self.__class__.__name__}'s own arguments or one of {list(_BASE_ARGS)}")
+        self.rescale_grad = rescale_grad
+        self.lr_scheduler = lr_scheduler
+        if lr_scheduler is None and learning_rate is None:
+            learning_rate = 0.01
+        self.lr = learning_rate
+        if lr_scheduler is not None and learning_rate is not None and lr_scheduler.base_lr != learning_rate:
+            warnings.warn("learning rate from ``lr_scheduler`` has been overwritten by ``learning_rate`` in "
+                          "optimizer.", UserWarning, stacklevel=3)
+            lr_scheduler.base_lr = learning_rate
+        self.wd = wd
+        self.lr_mult = {}
+        self.wd_mult = {}
+        self.begin_num_update = begin_num_update
+        self.num_update = begin_num_update
+        self._index_update_count = {}
+        self.clip_gradient = clip_gradient
+        self.multi_precision = multi_precision
+        self.aggregate_num = aggregate_num or 0
+        self.use_fused_step = use_fused_step
+        self.idx2name = dict(param_idx2name or {})
+        self.sym_info = ()
+        self.param_dict = param_dict if param_dict is not None else {}
+
+    # ---- registry ---------------------------------------------------------------------------
+    @staticmethod
+    def register(klass):
+        """Register an optimizer class under its lower-cased name (used by ``create``)."""
+        return register(klass)
+
+    @staticmethod
+    def create_optimizer(name, **kwargs):
+        return create(name, **kwargs)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(learning_rate={self.learning_rate}, wd={self.wd})"
+
+    # ---- learning rate ----------------------------------------------------------------------
+    @property
+    def learning_rate(self):
+        """The current learning rate (the scheduler's value at ``num_update`` when there is one)."""
+        if self.lr_scheduler is not None:
+            return self.lr_scheduler(self.num_update)
+        return self.lr
+
+    def set_learning_rate(self, lr):
+        """Set the learning rate (only without an ``lr_scheduler``)."""
+        if self.lr_scheduler is not None:
+            raise UserWarning("LRScheduler of the optimizer has already been defined. Note that set_learning_rate "
+                              "can mutate the value of the learning rate of the optimizer only when the LRScheduler "
+                              "of the optimizer is undefined.")
+        self.lr = lr
+
+    def set_lr_mult(self, args_lr_mult):
+        """Per-index (or per-name) learning-rate multipliers."""
+        self.lr_mult.update(args_lr_mult)
+
+    def set_wd_mult(self, args_wd_mult):
+        """Per-index (or per-name) weight-decay multipliers."""
+        self.wd_mult.update(args_wd_mult)
+
+    def _mult(self, index, table, attr):
+        if index in self.param_dict:
+            return getattr(self.param_dict[index], attr)
+        if index in table:
+            return table[index]
+        if index in self.idx2name:
+            return table.get(self.idx2name[index], 1.0)
+        return 1.0
+
+    def _get_lr(self, index):
+        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
+        return lr * self._mult(index, self.lr_mult, "lr_mult")
+
+    def _get_lrs(self, indices):
+        return [self._get_lr(i) for i in indices]
+
+    def _get_wd(self, index):
+        return self.wd * self._mult(index, self.wd_mult, "wd_mult")
+
+    def _get_wds(self, indices):
+        return [self._get_wd(i) for i in indices]
+
+    def _update_count(self, index):
+        for idx in index if isinstance(index, (list, tuple)) else [index]:
+            if idx not in self._index_update_count:
+                self._index_update_count[idx] = self.begin_num_update
+            self._index_update_count[idx] += 1
+            self.num_update = max(self._index_update_count[idx], self.num_update)
+
+    # ---- states -----------------------------------------------------------------------------
+    def create_state(self, index, weight):
+        """The optimizer's state for one weight (None, an NDArray or a tuple of them)."""
+        return None
+
+    def create_state_multi_precision(self, index, weight):
+        """``(float32 master copy, state)`` for a float16 weight with ``multi_precision``, else
+        ``create_state``."""
+        if self.multi_precision and weight.dtype == np.float16:
+            master = weight.astype(np.float32)
+            return (master, self.create_state(index, master))
+        if weight.dtype == np.float16 and not self.multi_precision:
+            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or slow convergence. "
+                          "Consider using multi_precision=True option of the optimizer", stacklevel=2)
+        return self.create_state(index, weight)
+
+    @staticmethod
+    def _zeros_like(weight, dtype=None):
+        return zeros(weight.shape, ctx=weight.device, dtype=dtype or weight.dtype)
+
+    # ---- the update -------------------------------------------------------------------------
+    def update(self, indices, weights, grads, states):
+        """Update ``weights`` in place from ``grads`` (lists, or one index/weight/grad/state)."""
+        if not isinstance(indices, (list, tuple)):
+            indices, weights, grads, states = [indices], [weights], [grads], [states]
+        for index, weight, grad, state in zip(indices, weights, grads, states):
+            if weight.shape != grad.shape:
+                raise MXNetError(f"{self.__class__.__name__}.update: weight {index} has shape {weight.shape}, "
+                                 f"its gradient has shape {grad.shape}")
+            self._update_count(index)
+            lr, wd, t = self._get_lr(index), self._get_wd(index), self._index_update_count[index]
+            xp = weight.device.xp
+            mp = self.multi_precision and weight.dtype == np.float16
+            if mp:
+                master, state = state
+                w, g = master._data, grad._data.astype(np.float32)
+            else:
+                w, g = weight._data, grad._data
+            g = g * self.rescale_grad              # a new array: the gradient buffer stays untouched
+            if self.clip_gradient is not None:
+                xp.clip(g, -self.clip_gradient, self.clip_gradient, out=g)
+            self._step(xp, w, g, _raw(state), lr, wd, t)
+            if mp:
+                weight._data[...] = w.astype(weight.dtype)
+
+    update_multi_precision = update
+
+    def _step(self, xp, w, g, state, lr, wd, t):
+        """Update the raw array ``w`` in place from the preprocessed gradient ``g`` (a fresh array the
+        step may modify) and the raw state arrays (updated in place)."""
+        raise NotImplementedError(f"{self.__class__.__name__} does not implement _step")
+
+    # ---- hyperparameters (for saved states) -------------------------------------------------
+    def _config(self):
+        """The optimizer's JSON-able hyperparameters and counters."""
+        out = {}
+        for k, v in vars(self).items():
+            if k in ("param_dict", "lr_scheduler", "sym_info"):
+                continue
+            if isinstance(v, (bool, int, float, str)) or v is None:
+                out[k] = v
+            elif k in ("lr_mult", "wd_mult", "idx2name", "_index_update_count"):
+                out[k] = [[key, val] for key, val in v.items()]
+        return out
+
+    def _set_config(self, cfg):
+        for k, v in cfg.items():
+            if k in ("lr_mult", "wd_mult", "idx2name", "_index_update_count"):
+                setattr(self, k, {key: val for key, val in v})
+            else:
+                setattr(self, k, v)
+
+
+def _raw(state):
+    if state is None:
+        return None
+    if isinstance(state, NDArray):
+        return state._data
+    return tuple(_raw(s) for s in state)
+
+
+def register(klass):
+    """Register an optimizer class under its lower-cased name (a decorator)."""
+    if not (isinstance(klass, type) and issubclass(klass, Optimizer)):
+        raise TypeError(f"register: expected an Optimizer subclass, got {klass!r}")
+    name = klass.__name__.lower()
+    if name in Optimizer.opt_registry and Optimizer.opt_registry[name] is not klass:
+        warnings.warn(f"WARNING: New optimizer {klass.__module__}.{klass.__name__} is overriding existing "
+                      f"optimizer {name}", stacklevel=2)
+    Optimizer.opt_registry[name] = klass
+    return klass
+
+
+def create(name, **kwargs):
+    """An optimizer by (case-insensitive) name, e.g. ``create('sgd', learning_rate=0.1, momentum=0.9)``;
+    an Optimizer instance is returned as is."""
+    if isinstance(name, Optimizer):
+        return name
+    key = str(name).lower()
+    if key not in Optimizer.opt_registry:
+        raise ValueError(f"Cannot find optimizer {name!r}: expected one of {sorted(Optimizer.opt_registry)}")
+    return Optimizer.opt_registry[key](**kwargs)
+
+
+class Updater:
+    """Applies an optimizer to (index, grad, weight) triples, creating each index's state on first use.
+    ``get_states``/``set_states`` (de)serialise the states as an ``mx.nd.save`` file (no pickle)."""
+
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+        self.states = {}
+        self.states_synced = {}
+
+    def __call__(self, index, grad, weight):
+        if not isinstance(index, (list, tuple)):
+            index, grad, weight = [index], [grad], [weight]
+        for i, w in zip(index, weight):
+            if i not in self.states:
+                self.states[i] = self.optimizer.create_state_multi_precision(i, w)
+                self.states_synced[i] = True
+            elif not self.states_synced[i]:
+                self.states[i] = _to_device(self.states[i], w.device)
+                self.states_synced[i] = True
+        self.optimizer.update_multi_precision(list(index), list(weight), list(grad), [self.states[i] for i in index])
+
+    def get_states(self, dump_optimizer=False):
+        """The states (and with ``dump_optimizer`` the optimizer's hyperparameters and counters) as the
+        bytes of an ``mx.nd.save`` dict: arrays under ``"<index>/<path>"``, the structure and settings as
+        JSON under ``"__hybridlab_optimizer__"`` (a uint8 array)."""
+        from ..ndarray.params_file import dumps
+        arrays, layout = {}, {}
+        for i, state in self.states.items():
+            layout[str(i)] = [type(i).__name__, _flatten_state(state, str(i), arrays)]
+        meta = {"format": "hybridlab-optimizer-states/1", "states": layout,
+                "optimizer": type(self.optimizer).__name__.lower() if dump_optimizer else None,
+                "config": self.optimizer._config() if dump_optimizer else None}
+        arrays["__hybridlab_optimizer__"] = NDArray(np.frombuffer(json.dumps(meta).encode("utf-8"), np.uint8))
+        return dumps(arrays)
+
+    def set_states(self, states, load_optimizer=True):
+        """Restore what ``get_states`` returned (states move to the weights' devices on next use);
+        with ``load_optimizer`` also the optimizer's settings and counters when they were dumped."""
+        from ..ndarray.params_file import loads
+        data = loads(states, "<optimizer states>")
+        if not isinstance(data, dict) or "__hybridlab_optimizer__" not in data:
+            raise MXNetError("optimizer states: expected a file written by Trainer.save_states / "
+                             "Updater.get_states (an NDArray dict with '__hybridlab_optimizer__'), got "
+                             f"{'a list' if isinstance(data, list) else sorted(data)[:5]}")
+        meta = json.loads(data["__hybridlab_optimizer__"].asnumpy().tobytes().decode("utf-8"))
+        if meta.get("format") != "hybridlab-optimizer-states/1":
+            raise MXNetError(f"optimizer states: expected format 'hybridlab-optimizer-states/1', "
+                             f"got {meta.get('format')!r}")
+        self.states, self.states_synced = {}, {}
+        for key, (kind, tree) in meta["states"].items():
+            i = int(key) if kind == "int" else key
+            self.states[i] = _unflatten_state(tree, data)
+            self.states_synced[i] = False
+        if load_optimizer and meta.get("optimizer"):
+            if type(self.optimizer).__name__.lower() != meta["optimizer"]:
+                self.optimizer = create(meta["optimizer"])
+            self.optimizer._set_config(meta["config"])
+            self.optimizer._index_update_count = {(int(k) if isinstance(k, str) and k.isdigit() else k): v
+                                                  for k, v in self.optimizer._index_update_count.items()}
+
+    def sync_state_context(self, state, device):
+        return _to_device(state, device)
+
+
+def _flatten_state(state, path, out):
+    if state is None:
+        return None
+    if isinstance(state, NDArray):
+        out[path] = state
+        return path
+    return [_flatten_state(s, f"{path}/{j}", out) for j, s in enumerate(state)]
+
+
+def _unflatten_state(tree, data):
+    if tree is None:
+        return None
+    if isinstance(tree, str):
+        if tree not in data:
+            raise MXNetError(f"optimizer states: the array {tree!r} named in the layout is missing from the file")
+        return data[tree]
+    return tuple(_unflatten_state(t, data) for t in tree)
+
+
+def _to_device(state, device):
+    if state is None:
+        return None
+    if isinstance(state, NDArray):
+        return state.as_in_context(device)
+    return tuple(_to_device(s, device) for s in state)
+
+
+def get_updater(optimizer):
+    """An ``Updater`` for ``optimizer``."""
+    return Updater(optimizer)

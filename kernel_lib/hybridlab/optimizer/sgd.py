@@ -1,0 +1,72 @@
+"""Momentum methods: ``SGD`` (with optional momentum) and ``NAG`` (Nesterov), MXNet 2.0's update
+rules (with a constant learning rate they equal 1.x's ``sgd_mom_update``/``nag_mom_update``).
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> opt = mx.optimizer.SGD(learning_rate=0.5, momentum=0.9)
+    >>> w, g = mx.nd.array([1.0]), mx.nd.array([1.0])
+    >>> state = opt.create_state(0, w)
+    >>> for _ in range(2):
+    ...     opt.update(0, w, g, state)
+    >>> round(float(w.asscalar()), 4)          # 1 - 0.5 - (0.9 * 0.5 + 0.5)
+    -0.45
+"""
+from .optimizer import Optimizer, register
+
+__all__ = ["SGD", "NAG"]
+
+
+@register
+class SGD(Optimizer):
+    """Stochastic gradient descent with momentum and weight decay::
+
+        grad = clip(grad * rescale_grad, clip_gradient) + wd * weight
+        state = momentum * state - lr * grad        (state = -lr * grad without momentum)
+        weight = weight + state
+    """
+
+    def __init__(self, learning_rate=0.1, momentum=0.0, lazy_update=False, multi_precision=False, **kwargs):
+        super().__init__(learning_rate=learning_rate, multi_precision=multi_precision, **kwargs)
+        self.momentum = momentum
+        self.lazy_update = lazy_update
+
+    def create_state(self, index, weight):
+        return self._zeros_like(weight) if self.momentum != 0.0 else None
+
+    def _step(self, xp, w, g, mom, lr, wd, t):
+        if wd:
+            g += wd * w
+        if mom is None:
+            w -= lr * g
+            return
+        mom *= self.momentum
+        mom -= lr * g
+        w += mom
+
+
+@register
+class NAG(Optimizer):
+    """Nesterov accelerated gradient::
+
+        grad = clip(grad * rescale_grad, clip_gradient) + wd * weight
+        state = momentum * state - lr * grad
+        weight = weight + momentum * state - lr * grad
+    """
+
+    def __init__(self, learning_rate=0.1, momentum=0.9, multi_precision=False, **kwargs):
+        super().__init__(learning_rate=learning_rate, multi_precision=multi_precision, **kwargs)
+        self.momentum = momentum
+
+    def create_state(self, index, weight):
+        return self._zeros_like(weight) if self.momentum != 0.0 else None
+
+    def _step(self, xp, w, g, mom, lr, wd, t):
+        if wd:
+            g += wd * w
+        if mom is None:
+            w -= lr * g
+            return
+        mom *= self.momentum
+        mom -= lr * g
+        w += self.momentum * mom - lr * g

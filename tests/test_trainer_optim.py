@@ -1,0 +1,313 @@
+"""mx.optimizer, mx.lr_scheduler and gluon.Trainer: each optimizer's update against a NumPy
+transcription of MXNet's formula (several steps, with wd, clip_gradient, rescale_grad, lr_mult and
+wd_mult), schedulers against closed forms, Trainer steps, devices, save/load_states."""
+import math
+
+import numpy as np
+import pytest
+
+import hybridlab as mx
+
+RNG = np.random.RandomState(1)
+
+
+def _pre(g, rescale, clip):
+    g = g * rescale
+    return np.clip(g, -clip, clip) if clip is not None else g
+
+
+def ref_sgd(w, g, s, lr, wd, t, momentum=0.0):
+    g = g + wd * w
+    if momentum == 0.0:
+        return w - lr * g, s
+    s = momentum * s - lr * g
+    return w + s, s
+
+
+def ref_nag(w, g, s, lr, wd, t, momentum=0.9):
+    g = g + wd * w
+    s = momentum * s - lr * g
+    return w + momentum * s - lr * g, s
+
+
+def ref_adam(w, g, s, lr, wd, t, beta1=0.9, beta2=0.999, epsilon=1e-8):
+    m, v = s
+    g = g + wd * w
+    m = beta1 * m + (1 - beta1) * g
+    v = beta2 * v + (1 - beta2) * g * g
+    lr_t = lr * math.sqrt(1 - beta2 ** t) / (1 - beta1 ** t)
+    return w - lr_t * m / (np.sqrt(v) + epsilon), (m, v)
+
+
+def ref_adamw(w, g, s, lr, wd, t, beta1=0.9, beta2=0.999, epsilon=1e-6):
+    m, v = s
+    m = beta1 * m + (1 - beta1) * g
+    v = beta2 * v + (1 - beta2) * g * g
+    lr_t = lr * math.sqrt(1 - beta2 ** t) / (1 - beta1 ** t)
+    return w - lr_t * (m / (np.sqrt(v) + epsilon) + wd * w), (m, v)
+
+
+def ref_lamb(w, g, s, lr, wd, t, beta1=0.9, beta2=0.999, epsilon=1e-6):
+    m, v = s
+    m = beta1 * m + (1 - beta1) * g
+    v = beta2 * v + (1 - beta2) * g * g
+    step = (m / (1 - beta1 ** t)) / (np.sqrt(v / (1 - beta2 ** t)) + epsilon) + wd * w
+    r1, r2 = np.linalg.norm(w), np.linalg.norm(step)
+    ratio = r1 / r2 if r1 > 0 and r2 > 0 else 1.0
+    return w - lr * ratio * step, (m, v)
+
+
+def ref_rmsprop(w, g, s, lr, wd, t, rho=0.9, epsilon=1e-8):
+    g = g + wd * w
+    s = rho * s + (1 - rho) * g * g
+    return w - lr * g / (np.sqrt(s) + epsilon), s
+
+
+def ref_rmsprop_centered(w, g, s, lr, wd, t, rho=0.9, momentum=0.9, epsilon=1e-8):
+    mean, var, mom = s
+    g = g + wd * w
+    mean = rho * mean + (1 - rho) * g
+    var = rho * var + (1 - rho) * g * g
+    mom = momentum * mom - lr * g / np.sqrt(var - mean * mean + epsilon)
+    return w + mom, (mean, var, mom)
+
+
+def ref_adagrad(w, g, s, lr, wd, t, epsilon=1e-6):
+    g = g + wd * w
+    s = s + g * g
+    return w - lr * g / (np.sqrt(s) + epsilon), s
+
+
+def ref_adadelta(w, g, s, lr, wd, t, rho=0.9, epsilon=1e-6):
+    acc_g, acc_d = s
+    g = g + wd * w
+    acc_g = rho * acc_g + (1 - rho) * g * g
+    delta = np.sqrt(acc_d + epsilon) / np.sqrt(acc_g + epsilon) * g
+    acc_d = rho * acc_d + (1 - rho) * delta * delta
+    return w - lr * delta, (acc_g, acc_d)
+
+
+Z = np.zeros
+OPTIMIZERS = {   # name: (create kwargs, reference, initial reference state for shape)
+    "sgd": ({}, ref_sgd, lambda s: None),
+    "sgd_momentum": ({"momentum": 0.9}, lambda *a: ref_sgd(*a, momentum=0.9), Z),
+    "nag": ({"momentum": 0.9}, ref_nag, Z),
+    "adam": ({}, ref_adam, lambda s: (Z(s), Z(s))),
+    "adamw": ({}, ref_adamw, lambda s: (Z(s), Z(s))),
+    "lamb": ({}, ref_lamb, lambda s: (Z(s), Z(s))),
+    "rmsprop": ({}, ref_rmsprop, Z),
+    "rmsprop_centered": ({"centered": True}, ref_rmsprop_centered, lambda s: (Z(s), Z(s), Z(s))),
+    "adagrad": ({}, ref_adagrad, Z),
+    "adadelta": ({}, ref_adadelta, lambda s: (Z(s), Z(s))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_optimizer_update_matches_numpy_formula(name):
+    kwargs, ref, state0 = OPTIMIZERS[name]
+    opt_name = name.split("_")[0]
+    lr, wd, rescale, clip = 0.05, 0.01, 0.5, 0.8
+    opt = mx.optimizer.create(opt_name, learning_rate=lr, wd=wd, rescale_grad=rescale, clip_gradient=clip,
+                              **kwargs)
+    opt.set_lr_mult({1: 0.5})
+    opt.set_wd_mult({1: 2.0})
+    shapes = [(3, 4), (5,)]
+    ws = [RNG.randn(*s) for s in shapes]
+    weights = [mx.nd.array(w) for w in ws]
+    states = [opt.create_state(i, w) for i, w in enumerate(weights)]
+    ref_states = [state0(s) for s in shapes]
+    for t in range(1, 5):
+        grads = [RNG.randn(*s) * 2 for s in shapes]
+        opt.update([0, 1], weights, [mx.nd.array(g) for g in grads], states)
+        for i in range(2):
+            lr_i, wd_i = lr * (0.5 if i else 1.0), wd * (2.0 if i else 1.0)
+            ws[i], ref_states[i] = ref(ws[i], _pre(grads[i], rescale, clip), ref_states[i], lr_i, wd_i, t)
+            np.testing.assert_allclose(weights[i].asnumpy(), ws[i], rtol=2e-5, atol=2e-6,
+                                       err_msg=f"{name}: weight {i} after step {t}")
+    assert opt.num_update == 4
+
+
+def test_optimizer_registry_and_errors():
+    assert isinstance(mx.optimizer.create("SGD"), mx.optimizer.SGD)
+    assert mx.optimizer.create("sgd").learning_rate == 0.1
+    with pytest.raises(ValueError, match="Cannot find optimizer 'nope'"):
+        mx.optimizer.create("nope")
+    with pytest.raises(TypeError, match="unexpected argument"):
+        mx.optimizer.create("adam", momentum=0.9)
+    sched = mx.lr_scheduler.FactorScheduler(step=1, factor=0.5, base_lr=1.0)
+    opt = mx.optimizer.SGD(learning_rate=None, lr_scheduler=sched)
+    with pytest.raises(UserWarning, match="LRScheduler"):
+        opt.set_learning_rate(0.1)
+
+
+def test_multi_precision_keeps_float32_master():
+    opt = mx.optimizer.create("sgd", learning_rate=1e-4, multi_precision=True)
+    w = mx.nd.ones((4,), dtype="float16")
+    state = opt.create_state_multi_precision(0, w)
+    assert state[0].dtype == np.float32
+    for _ in range(10):
+        opt.update_multi_precision([0], [w], [mx.nd.ones((4,), dtype="float16")], [state])
+    np.testing.assert_allclose(state[0].asnumpy(), 1 - 1e-3, rtol=1e-6)   # float16 alone cannot move
+    assert w.dtype == np.float16 and abs(float(w[0].asscalar()) - (1 - 1e-3)) < 1e-3
+
+
+# ---- lr schedulers ---------------------------------------------------------------------------
+def test_schedulers_closed_forms():
+    f = mx.lr_scheduler.FactorScheduler(step=3, factor=0.5, base_lr=1.0, stop_factor_lr=0.2)
+    assert [f(n) for n in range(1, 11)] == [1, 1, 1, .5, .5, .5, .25, .25, .25, .2]
+    m = mx.lr_scheduler.MultiFactorScheduler(step=[2, 5], factor=0.1, base_lr=1.0)
+    np.testing.assert_allclose([m(n) for n in range(1, 8)], [1, 1, .1, .1, .1, .01, .01])
+    p = mx.lr_scheduler.PolyScheduler(max_update=10, base_lr=1.0, pwr=2, final_lr=0.1, warmup_steps=2,
+                                      warmup_begin_lr=0.5)
+    assert [p(0), p(1)] == [0.5, 0.75]
+    np.testing.assert_allclose([p(n) for n in (2, 6, 10, 12)],
+                               [1.0, 0.1 + 0.9 * 0.25, 0.1, 0.1])
+    c = mx.lr_scheduler.CosineScheduler(max_update=5, base_lr=2.0, final_lr=0.0, warmup_steps=1,
+                                        warmup_mode="constant", warmup_begin_lr=0.3)
+    assert c(0) == 0.3
+    np.testing.assert_allclose([c(n) for n in (1, 3, 5)], [2.0, 1.0, 0.0], atol=1e-12)
+    with pytest.raises(ValueError, match="warmup_begin_lr"):
+        mx.lr_scheduler.CosineScheduler(10, base_lr=0.1, warmup_begin_lr=0.5)
+
+
+def test_scheduler_drives_the_optimizer_by_num_update():
+    sched = mx.lr_scheduler.FactorScheduler(step=1, factor=0.5, base_lr=1.0)
+    opt = mx.optimizer.SGD(learning_rate=None, lr_scheduler=sched)
+    w = mx.nd.zeros((1,))
+    for _ in range(3):
+        opt.update(0, w, mx.nd.ones((1,)), None)
+    # lr at updates 1, 2, 3 = 1, 0.5, 0.25
+    np.testing.assert_allclose(w.asnumpy(), [-1.75])
+    assert opt.learning_rate == 0.25
+
+
+# ---- Trainer ---------------------------------------------------------------------------------
+def _net(seed=0):
+    mx.random.seed(seed)
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Dense(8, activation="relu", in_units=5), mx.gluon.nn.Dense(3, in_units=8))
+    net.initialize(mx.init.Xavier())
+    return net
+
+
+def _train(net, trainer, steps, hybridize=False, x=None, y=None):
+    if hybridize:
+        net.hybridize()
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    losses = []
+    for _ in range(steps):
+        with mx.autograd.record():
+            loss = loss_fn(net(x), y)
+        loss.backward()
+        trainer.step(x.shape[0])
+        losses.append(float(loss.mean().asscalar()))
+    return losses
+
+
+X = mx.nd.array(RNG.randn(16, 5))
+Y = mx.nd.array(RNG.randint(0, 3, 16))
+
+
+def test_trainer_step_equals_manual_sgd_with_batch_rescale():
+    net = mx.gluon.nn.Dense(2, in_units=3)
+    net.initialize(mx.init.Normal(1.0))
+    w0 = net.weight.data().asnumpy()
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.5, "wd": 0.1})
+    x = mx.nd.array(RNG.randn(4, 3))
+    with mx.autograd.record():
+        loss = (net(x) ** 2).sum()
+    loss.backward()
+    g = net.weight.grad().asnumpy()
+    trainer.step(4)
+    np.testing.assert_allclose(net.weight.data().asnumpy(), w0 - 0.5 * (g / 4 + 0.1 * w0), rtol=1e-5)
+    assert trainer.learning_rate == 0.5
+    trainer.set_learning_rate(0.1)
+    assert trainer.learning_rate == 0.1 and trainer.optimizer.lr == 0.1
+
+
+def test_trainer_hybridized_training_equals_imperative():
+    net_i, net_h = _net(3), _net(3)
+    li = _train(net_i, mx.gluon.Trainer(net_i.collect_params(), "sgd", {"learning_rate": 0.5, "momentum": 0.9}),
+                8, False, X, Y)
+    lh = _train(net_h, mx.gluon.Trainer(net_h.collect_params(), "sgd", {"learning_rate": 0.5, "momentum": 0.9}),
+                8, True, X, Y)
+    np.testing.assert_allclose(lh, li, rtol=1e-5, atol=1e-6)
+    assert lh[-1] < lh[0]
+
+
+def test_lr_mult_and_null_grad_req_respected():
+    net = mx.gluon.nn.Dense(2, in_units=3)
+    net.initialize(mx.init.One())
+    net.bias.grad_req = "null"
+    net.weight.lr_mult = 0.0
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 1.0})
+    with mx.autograd.record():
+        out = net(mx.nd.ones((1, 3))).sum()
+    out.backward()
+    trainer.step(1)
+    np.testing.assert_allclose(net.weight.data().asnumpy(), 1.0)
+    np.testing.assert_allclose(net.bias.data().asnumpy(), 0.0)
+
+
+def test_allreduce_and_update_on_two_devices():
+    net = mx.gluon.nn.Dense(1, in_units=2, use_bias=False)
+    devices = [mx.cpu(0), mx.cpu(1)]
+    net.initialize(mx.init.One(), ctx=devices)
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    with mx.autograd.record():
+        losses = [net(mx.nd.array([[1.0, 2.0]], ctx=devices[0])).sum(),
+                  net(mx.nd.array([[3.0, 4.0]], ctx=devices[1])).sum()]
+    mx.autograd.backward(losses)
+    trainer.step(2)
+    for d in devices:   # summed gradient [4, 6] / batch 2, on each device's copy
+        np.testing.assert_allclose(net.weight.data(d).asnumpy(), [[1 - 0.2, 1 - 0.3]], rtol=1e-6)
+    assert trainer.optimizer.num_update == 1
+
+
+def test_allreduce_then_update_lets_gradients_be_modified():
+    net = mx.gluon.nn.Dense(1, in_units=2, use_bias=False)
+    net.initialize(mx.init.One())
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 1.0})
+    with mx.autograd.record():
+        out = net(mx.nd.array([[1.0, 2.0]])).sum()
+    out.backward()
+    trainer.allreduce_grads()
+    net.weight.grad()[:] = 0.5
+    trainer.update(1)
+    np.testing.assert_allclose(net.weight.data().asnumpy(), [[0.5, 0.5]])
+
+
+@pytest.mark.parametrize("optimizer", ["adam", "sgd"])
+def test_save_and_load_states_resume_exactly(tmp_path, optimizer):
+    params = {"learning_rate": 0.05} if optimizer == "adam" else {"learning_rate": 0.2, "momentum": 0.9}
+    net_a = _net(7)
+    ta = mx.gluon.Trainer(net_a.collect_params(), optimizer, params)
+    full = _train(net_a, ta, 6, False, X, Y)
+
+    net_b = _net(7)
+    tb = mx.gluon.Trainer(net_b.collect_params(), optimizer, params)
+    first = _train(net_b, tb, 3, False, X, Y)
+    tb.save_states(str(tmp_path / "t.states"))
+    net_b.save_parameters(str(tmp_path / "n.params"))
+    saved = mx.nd.load(str(tmp_path / "t.states"))   # a plain NDArray dict file
+    assert "__hybridlab_optimizer__" in saved
+
+    net_c = _net(99)
+    net_c.load_parameters(str(tmp_path / "n.params"))
+    tc = mx.gluon.Trainer(net_c.collect_params(), optimizer, {"learning_rate": 123.0})
+    tc.load_states(str(tmp_path / "t.states"))
+    assert tc.learning_rate == params["learning_rate"] and tc.optimizer.num_update == 3
+    rest = _train(net_c, tc, 3, False, X, Y)
+    np.testing.assert_allclose(first + rest, full, rtol=1e-5, atol=1e-6)
+
+
+def test_trainer_errors():
+    with pytest.raises(ValueError, match="list or dict of Parameters"):
+        mx.gluon.Trainer(3, "sgd")
+    net = mx.gluon.nn.Dense(2)
+    net.initialize()
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd")
+    with pytest.raises(mx.MXNetError, match="deferred"):
+        trainer.step(1)
+    with pytest.raises(AssertionError, match="optimizer_params must be None"):
+        mx.gluon.Trainer(net.collect_params(), mx.optimizer.SGD(), {"learning_rate": 1})
