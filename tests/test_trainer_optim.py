@@ -311,3 +311,29 @@ def test_trainer_errors():
         trainer.step(1)
     with pytest.raises(AssertionError, match="optimizer_params must be None"):
         mx.gluon.Trainer(net.collect_params(), mx.optimizer.SGD(), {"learning_rate": 1})
+
+
+def test_stale_gradients_raise_or_are_skipped():
+    from hybridlab import gluon
+    from hybridlab.gluon import nn
+    used, unused = nn.Dense(2, in_units=3), nn.Dense(2, in_units=3)
+    used.initialize()
+    unused.initialize()
+    params = {**{f"u.{k}": v for k, v in used.collect_params().items()},
+              **{f"n.{k}": v for k, v in unused.collect_params().items()}}
+    trainer = gluon.Trainer(params, "sgd", {"learning_rate": 0.1})
+    before = unused.weight.data().asnumpy().copy()
+    with mx.autograd.record():
+        loss = used(mx.nd.ones((1, 3))).sum()
+    loss.backward()
+    with pytest.raises(UserWarning, match="has not been updated by backward since last `step`"):
+        trainer.step(1)
+    with mx.autograd.record():
+        loss = used(mx.nd.ones((1, 3))).sum()
+    loss.backward()
+    w_used = used.weight.data().asnumpy().copy()
+    trainer.step(1, ignore_stale_grad=True)
+    assert (unused.weight.data().asnumpy() == before).all()          # skipped
+    assert not (used.weight.data().asnumpy() == w_used).all()         # updated
+    with pytest.raises(UserWarning):                                   # nothing fresh since that step
+        trainer.step(1)

@@ -18,6 +18,7 @@ Example::
     [2.0, 4.0, 6.0]
 """
 import threading
+import weakref
 
 from .base import MXNetError
 
@@ -31,6 +32,25 @@ class _State(threading.local):
 
 
 _state = _State()
+
+# Gradient buffers written by backward since their consumer last looked (``is_fresh``): the Trainer's
+# stale-gradient check. Keyed by id, with a weak reference to tell a reused id from the same array.
+fresh_grads = {}
+
+
+def _mark_fresh(grad):
+    key = id(grad)
+
+    def forget(ref):   # the array died: drop its entry unless the id was reused since
+        if fresh_grads.get(key) is ref:
+            del fresh_grads[key]
+    fresh_grads[key] = weakref.ref(grad, forget)
+
+
+def take_fresh(grad):
+    """True if backward wrote ``grad`` since the last call for it (and forget that it did)."""
+    ref = fresh_grads.pop(id(grad), None)
+    return ref is not None and ref() is grad
 
 
 def is_recording():
@@ -259,6 +279,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
         req = leaf._grad_req
         if req == "null" or leaf._grad is None:
             continue
+        _mark_fresh(leaf._grad)
         if g.shape != leaf.shape:
             raise MXNetError(f"backward: gradient of a variable expected shape {leaf.shape}, got {g.shape}")
         xp = leaf._device.xp

@@ -125,6 +125,8 @@ CASES = [
     Case("pick", [(3, 4), np.array([0, 3, 1], np.float32)], grad=(0,), ref=_pick_ref),
     Case("pick", [(3, 4), np.array([[2], [5], [1]], I)], attrs={"keepdims": True, "mode": "wrap"}, ref=_pick_ref,
          name="keepdims_wrap"),
+    Case("pick", [(3, 4), np.array([0, 3, 1], I)], attrs={"keepdims": True}, ref=_pick_ref,
+         name="keepdims_with_axis_removed_index"),   # MXNet: loss layers pick (N,C) with (N,) labels
     Case("pick", [(3, 4), np.array([2, 0, 1, 9], I)], attrs={"axis": 0}, ref=_pick_ref, name="axis0_clip"),
     Case("_backward_pick", [(3,), np.array([0, 3, 1], I), (3, 4)], grad=(0,), ref=_pick_backward_ref),
     Case("one_hot", [np.array([[1, 0], [3, -1]], I)], attrs={"depth": 3}, grad=(), ref=_one_hot_ref),

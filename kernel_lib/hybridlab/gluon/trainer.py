@@ -19,7 +19,7 @@ Example::
     >>> net.weight.data().asnumpy().tolist()
     [[0.8999999761581421, 0.800000011920929]]
 """
-from .. import optimizer as opt
+from .. import autograd, optimizer as opt
 from ..base import MXNetError
 from .parameter import Parameter
 
@@ -142,6 +142,15 @@ class Trainer:
         per_device = {}
         for i, param in self._trainable():
             for w, g in zip(param.list_data(), param.list_grad()):
+                if not autograd.take_fresh(g):
+                    if not ignore_stale_grad:
+                        raise UserWarning(
+                            f"Gradient of Parameter `{param.name}` on context {w.device} has not been updated by "
+                            f"backward since last `step`. This could mean a bug in your model that made it only use "
+                            f"a subset of the Parameters (Blocks) for this iteration. If you are intentionally only "
+                            f"using a subset, call step with ignore_stale_grad=True to suppress this warning and skip "
+                            f"updating of Parameters with stale gradient")
+                    continue   # MXNet: a stale gradient's parameter is not updated
                 idx, ws, gs = per_device.setdefault(w.device, ([], [], []))
                 idx.append(i)
                 ws.append(w)

@@ -143,10 +143,11 @@ def _pick_infer(a, in_shapes):
     if d is None:
         return [None]
     ax, keep, out = _pick_shapes(a, d)
-    if i is None or len(i) != len(keep):
-        merge_shape(in_shapes, 1, out, "index must have the output's shape")
-    else:
-        merge_shape(in_shapes, 1, keep, "index must have the output's shape")
+    removed = tuple(n for k, n in enumerate(d) if k != ax)
+    if i is not None and len(i) == len(keep) and len(keep) == len(d):   # the kept axis, of size 1
+        merge_shape(in_shapes, 1, keep, "index must have data's shape without the picked axis (or with it as 1)")
+    else:                                                                # MXNet: the axis removed
+        merge_shape(in_shapes, 1, removed, "index must have data's shape without the picked axis")
     return [out]
 
 
