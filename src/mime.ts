@@ -30,8 +30,10 @@ export class GraphMimeRenderer extends Widget implements IRenderMime.IRenderer {
       this._canvas.setStatus('This output is not a hybridlab graph (expected the graph JSON of docs/graph-json.md).', 'error');
       return Promise.resolve();
     }
+    // output metadata is keyed by MIME type: {"application/vnd.hybridlab.graph+json": {"title": ...}}
     const meta = (model.metadata || {}) as { [key: string]: unknown };
-    const title = typeof meta.title === 'string' ? meta.title : '';
+    const own = (meta[this._mimeType] || {}) as { [key: string]: unknown };
+    const title = typeof own.title === 'string' ? own.title : typeof meta.title === 'string' ? meta.title : '';
     return this._canvas.setGraph(data, title);
   }
 
