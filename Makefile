@@ -2,8 +2,8 @@
 # registries (PyPI, npm):
 #   make lab   - create .venv, install hybridlab (building the JupyterLab extension), open JupyterLab
 #                on notebooks/ with the extension active
-#   make test  - create/update .venv, install with test extras (and Debian's chromium, as root, when
-#                /usr/bin/chromium is missing), run the jest suite and the whole pytest suite
+#   make test  - create/update .venv, install with test extras (and Debian's chromium and graphviz, as
+#                root, when missing), run the jest suite and the whole pytest suite
 #                (tests/ui: end-to-end in JupyterLab + headless chromium)
 PYTHON ?= python3
 VENV   := .venv
@@ -17,7 +17,7 @@ EXT_SRC := package.json yarn.lock .yarnrc.yml tsconfig.json \
            $(shell find src style -type f -not -path 'src/__tests__/*' 2>/dev/null)
 LABEXT_SHARE := $(VENV)/share/jupyter/labextensions/hybridlab
 
-.PHONY: lab test venv install ext jest chromium
+.PHONY: lab test venv install ext jest system-packages
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,16 +51,18 @@ lab: install
 	$(BIN)/jupyter labextension list 2>&1 | grep -E 'hybridlab .*enabled'
 	$(BIN)/python -m jupyterlab --notebook-dir=notebooks $(ROOT_FLAG)
 
-# the browser of the end-to-end tests (tests/ui): Debian's chromium, driven by the python
-# `playwright` package of the test extra (never `playwright install`: no browser downloads)
-chromium:
-	@if [ ! -x /usr/bin/chromium ]; then \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y chromium; \
-	  else echo "make test: /usr/bin/chromium is missing; install it as root: apt-get install -y chromium" >&2; exit 1; fi; \
+# Debian packages the tests use: chromium (the browser of tests/ui, driven by the python `playwright`
+# package of the test extra; never `playwright install`: no browser downloads) and graphviz (`dot`,
+# for the SVG fallback of graph outputs). Installed as root when missing.
+system-packages:
+	@missing=""; [ -x /usr/bin/chromium ] || missing="chromium"; command -v dot >/dev/null || missing="$$missing graphviz"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y $$missing; \
+	  else echo "make test: missing Debian packages ($$missing); install them as root: apt-get install -y $$missing" >&2; exit 1; fi; \
 	fi
 
 # HYBRIDLAB_UI_TESTS=require: a missing browser piece fails the UI tests instead of skipping them
-test: install chromium
+test: install system-packages
 	$(BIN)/jupyter labextension list 2>&1 | grep -E 'hybridlab .*enabled'
 	$(BIN)/jlpm test
 	HYBRIDLAB_UI_TESTS=require $(BIN)/python -m pytest -n 2 --dist loadfile

@@ -162,3 +162,16 @@ def test_ipython_formatter_registration():
     finally:
         InteractiveShell.clear_instance()
     assert IPython is not None
+
+
+def test_plot_network_displays_as_the_hybridlab_graph():
+    import hybridlab as mx
+    from hybridlab.lab.mime import GRAPH_MIME_TYPE, _plot_formatter
+    data = mx.sym.var("data")
+    net = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=4, name="fc"), act_type="relu", name="act")
+    dot = mx.viz.plot_network(net, shape={"data": (2, 3)})
+    bundle, meta = _plot_formatter(dot)
+    graph = bundle[GRAPH_MIME_TYPE]
+    assert [n["name"] for n in graph["nodes"]] == ["data", "fc_weight", "fc_bias", "fc", "act"]
+    assert graph["nodes"][-1]["outputs"][0]["shape"] == [2, 4]
+    assert "text/plain" in bundle

@@ -231,6 +231,8 @@ def plot_network(symbol, title="plot", save_format="pdf", shape=None, dtype=None
                 attr["label"] = label
             # written directly: names may hold ':' which graphviz's edge() would read as a port
             dot.body.append(f"\t{ident(node.name)} -> {ident(src.name)}{attr_list(attributes=attr)}\n")
+    # for the notebook display (hybridlab.lab registers a formatter): the graph behind the drawing
+    dot.hybridlab_symbol, dot.hybridlab_shape = symbol, dict(shape) if shape else None
     return dot
 
 

@@ -105,6 +105,15 @@ def _formatter(obj, include=None, exclude=None):
     return graph_mimebundle(obj, include=include, exclude=exclude)
 
 
+def _plot_formatter(dot, include=None, exclude=None):
+    """``mx.viz.plot_network``'s Digraph: the hybridlab graph (drawn by the extension, kept in saved
+    notebooks) plus graphviz's own SVG when ``dot`` exists; other Digraphs display as graphviz does."""
+    symbol = getattr(dot, "hybridlab_symbol", None)
+    if symbol is None:
+        return dot._repr_mimebundle_(include=include, exclude=exclude) if hasattr(dot, "_repr_mimebundle_") else None
+    return graph_mimebundle(symbol, include=include, exclude=exclude, shapes=dot.hybridlab_shape)
+
+
 def register_formatters(ipython=None):
     """Display Symbols and hybridized, called blocks as graphs in IPython (idempotent). Returns
     whether a shell was found."""
@@ -120,4 +129,9 @@ def register_formatters(ipython=None):
     formatter = ipython.display_formatter.mimebundle_formatter
     formatter.for_type(Symbol, _formatter)
     formatter.for_type(HybridBlock, _formatter)
+    try:
+        import graphviz
+        formatter.for_type(graphviz.Digraph, _plot_formatter)
+    except ImportError:
+        pass
     return True
