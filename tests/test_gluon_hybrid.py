@@ -145,7 +145,7 @@ def test_cache_built_events_with_reasons():
         net.hybridize(static_alloc=True, static_shape=True)
         net(mx.nd.ones((2, 4)))
         with pytest.warns(UserWarning, match="Automatically deactivate the hybridization when adding new children"):
-            net.add(nn.Dense(2))
+            net.add(nn.Dense(2, prefix="dense1_"))   # not "dense0_" of the fresh NameManager above
         net[1].initialize()
         net.hybridize(static_alloc=True, static_shape=True)
         net(mx.nd.ones((2, 4)))

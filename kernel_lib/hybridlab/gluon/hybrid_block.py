@@ -338,7 +338,7 @@ class HybridBlock(Block):
                     and x._data.shape == fast[2] and x._data.dtype == fast[3] and x._np == fast[4]
                     and autograd._state.training == fast[5] and not autograd._state.recording
                     and self._callback is None and not _pstate.running):
-                res = fast[6](x._data, *[p._data for p in fast[7]])
+                res = fast[6](x._data, *fast[7])
                 return NDArray._wrap(res, x._device, x._np)
         if self._cached_op is None:
             self._build_cache(*args)
@@ -396,8 +396,10 @@ class HybridBlock(Block):
             return None
         fn = self._cached_op.program_fn(cargs)
         x = real[0]
+        # raw parameter buffers: an NDArray never rebinds its buffer (updates write into it), and a
+        # Parameter given new arrays bumps the data version checked on every call
         return None if fn is None else (_PARAM_DATA_VERSION[0], x._device, x._data.shape, x._data.dtype, x._np,
-                                        autograd._state.training, fn, cargs[1:])
+                                        autograd._state.training, fn, tuple(p._data for p in cargs[1:]))
 
     def _note_signature(self, key):
         """A build for a new signature: record why in ``rebuild_history``, publish ``cache_built``."""
