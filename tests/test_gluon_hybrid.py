@@ -351,3 +351,41 @@ def test_repeated_calls_see_parameter_updates_shapes_and_modes():
     with mx.autograd.train_mode():
         dropped = net(mx.nd.ones((50, 4))).asnumpy()
     assert (dropped == 0).any()
+
+
+def test_partition_if_dynamic_runs_a_graph_with_boolean_mask():
+    """A graph with a value-dependent output shape (boolean_mask) still hybridizes: the cached op runs
+    the static parts compiled and the dynamic op imperatively; with partition_if_dynamic=False it
+    refuses, naming the op."""
+    import numpy as np
+    import pytest
+    import hybridlab as mx
+    from hybridlab import gluon
+    from hybridlab.gluon import nn
+
+    class Masked(gluon.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.fc = nn.Dense(4, in_units=3)
+
+        def hybrid_forward(self, F, x, m):
+            return F.sum(F.contrib.boolean_mask(F.relu(self.fc(x)), m) * 2)
+
+    net = Masked()
+    net.initialize()
+    x, m = mx.nd.random.normal(shape=(5, 3)), mx.nd.array([1, 0, 1, 1, 0])
+    expected = net(x, m).asnumpy()
+    net.hybridize()
+    np.testing.assert_allclose(net(x, m).asnumpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(net(x, mx.nd.array([0, 0, 1, 0, 0])).asnumpy().shape, expected.shape)
+    kinds = [s.kind for s in net.cached_op._partition.segments]
+    assert kinds == ["static", "dynamic", "static"]
+    x.attach_grad()
+    with mx.autograd.record():
+        y = net(x, m)
+    y.backward()
+    assert x.grad.shape == (5, 3) and float(abs(x.grad).sum().asscalar()) > 0
+    net.hybridize(partition_if_dynamic=False)
+    with pytest.raises(mx.MXNetError, match="boolean_mask"):
+        net(x, m)

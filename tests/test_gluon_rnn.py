@@ -279,3 +279,148 @@ def test_bidirectional_cell_unroll():
     np.testing.assert_allclose(outs[:, :, 3:].asnumpy(), mx.nd.flip(bwd, axis=1).asnumpy(), rtol=1e-5)
     with pytest.raises(NotImplementedError, match="cannot be stepped"):
         bi(x[:, 0, :], bi.begin_state(batch_size=2))
+
+
+# ---- unroll(valid_length=...) ----------------------------------------------------------------------
+def _cell_ref_valid(mode, cell, x_ntc, lengths):
+    """NumPy loop: each sequence stepped only over its valid steps; (outputs, zero past the length,
+    and the states at the last valid step)."""
+    w = {"wi": cell.i2h_weight.data().asnumpy(), "wh": cell.h2h_weight.data().asnumpy(),
+         "bi": cell.i2h_bias.data().asnumpy(), "bh": cell.h2h_bias.data().asnumpy()}
+    n, t, _ = x_ntc.shape
+    H = cell._hidden_size
+    outs, hs, cs = np.zeros((n, t, H)), np.zeros((n, H)), np.zeros((n, H))
+    for b in range(n):
+        h, c = np.zeros(H), np.zeros(H)
+        for s in range(int(lengths[b])):
+            h, c = ref_cell(mode, w, x_ntc[b, s].astype(np.float64), h, c, None)
+            outs[b, s] = h
+        hs[b] = h
+        if c is not None:
+            cs[b] = c
+    return outs, ([hs, cs] if mode == "lstm" else [hs])
+
+
+class _Unroller(gluon.HybridBlock):
+    """Calls ``cell.unroll(..., valid_length=...)`` inside hybrid_forward (Symbol inputs once hybridized)."""
+
+    def __init__(self, cell, length, layout="NTC"):
+        super().__init__()
+        self.cell, self._length, self._layout = cell, length, layout
+
+    def hybrid_forward(self, F, x, valid_length):
+        self.saw_symbol = F is mx.sym
+        outs, states = self.cell.unroll(self._length, x, layout=self._layout, merge_outputs=True,
+                                        valid_length=valid_length)
+        return tuple([outs] + list(states))
+
+
+def _run_valid(block, x, lengths, hybridize, params):
+    if hybridize:
+        block.hybridize()
+    xa, la = mx.nd.array(x), mx.nd.array(lengths)
+    xa.attach_grad()
+    with mx.autograd.record():
+        res = block(xa, la)
+        loss = sum(((r * r).sum() for r in res[1:]), (res[0] * res[0]).sum())
+    loss.backward()
+    return [r.asnumpy() for r in res], [xa.grad.asnumpy()] + [p.grad().asnumpy() for p in params]
+
+
+@pytest.mark.parametrize("layout", ["NTC", "TNC"])
+@pytest.mark.parametrize("mode,make", CELLS, ids=[m for m, _ in CELLS])
+def test_cell_unroll_valid_length_matches_reference_hybridized_too(mode, make, layout):
+    rng = np.random.default_rng(5)
+    cell = make()
+    cell.initialize(mx.init.Uniform(0.5))
+    x = rng.standard_normal((3, 5, 3)).astype(np.float32)
+    lengths = np.array([5, 2, 1], np.float32)
+    x_in = x if layout == "NTC" else x.transpose(1, 0, 2)
+    params = list(cell.collect_params().values())
+    block = _Unroller(cell, 5, layout)
+    (outs, *states), grads = _run_valid(block, x_in, lengths, False, params)
+    ref_outs, ref_states = _cell_ref_valid(mode, cell, x, lengths)
+    if layout == "TNC":
+        outs = outs.transpose(1, 0, 2)
+    np.testing.assert_allclose(outs, ref_outs, rtol=1e-4, atol=1e-5)
+    assert np.all(outs[1, 2:] == 0) and np.all(outs[2, 1:] == 0)
+    assert len(states) == len(ref_states)
+    for s, r in zip(states, ref_states):
+        np.testing.assert_allclose(s, r, rtol=1e-4, atol=1e-5)
+    # the padded inputs get no gradient; hybridized (a Symbol graph) equals imperative
+    x_grad = grads[0] if layout == "NTC" else grads[0].transpose(1, 0, 2)
+    assert np.all(x_grad[1, 2:] == 0) and np.all(x_grad[2, 1:] == 0) and np.any(x_grad[1, :2] != 0)
+    h_res, h_grads = _run_valid(block, x_in, lengths, True, params)
+    assert block.saw_symbol   # the hybridized run traced the unroll as a graph
+    outs_in_layout = outs if layout == "NTC" else outs.transpose(1, 0, 2)
+    for a, b in zip([outs_in_layout] + states + grads, h_res + h_grads):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_cell_unroll_valid_length_list_outputs_and_hybridized_cell():
+    cell = rnn.GRUCell(4, input_size=3)
+    cell.initialize(mx.init.Uniform(0.5))
+    x = np.random.default_rng(6).standard_normal((2, 4, 3)).astype(np.float32)
+    lengths = mx.nd.array([3, 1])
+    outs, states = cell.unroll(4, mx.nd.array(x), merge_outputs=False, valid_length=lengths)
+    assert isinstance(outs, list) and len(outs) == 4 and outs[0].shape == (2, 4)
+    ref_outs, ref_states = _cell_ref_valid("gru", cell, x, [3, 1])
+    np.testing.assert_allclose(np.stack([o.asnumpy() for o in outs], 1), ref_outs, rtol=1e-4, atol=1e-5)
+    cell.hybridize()   # each step a cached graph: the same result
+    outs_h, states_h = cell.unroll(4, mx.nd.array(x), merge_outputs=True, valid_length=lengths)
+    np.testing.assert_allclose(outs_h.asnumpy(), ref_outs, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(states_h[0].asnumpy(), ref_states[0], rtol=1e-4, atol=1e-5)
+
+
+def test_bidirectional_and_residual_cells_with_valid_length():
+    rng = np.random.default_rng(7)
+    l_cell, r_cell = rnn.LSTMCell(3, input_size=2), rnn.LSTMCell(3, input_size=2)
+    bi = rnn.BidirectionalCell(l_cell, r_cell)
+    bi.initialize(mx.init.Uniform(0.5))
+    x = rng.standard_normal((3, 4, 2)).astype(np.float32)
+    lengths = np.array([4, 2, 3])
+    params = list(bi.collect_params().values())
+    block = _Unroller(bi, 4)
+    (outs, *states), grads = _run_valid(block, x, lengths, False, params)
+    fwd, fwd_states = _cell_ref_valid("lstm", l_cell, x, lengths)
+    x_rev = x.copy()
+    for b, n in enumerate(lengths):    # each sequence's valid part reversed, padding in place
+        x_rev[b, :n] = x[b, :n][::-1]
+    bwd, bwd_states = _cell_ref_valid("lstm", r_cell, x_rev, lengths)
+    bwd_back = bwd.copy()
+    for b, n in enumerate(lengths):
+        bwd_back[b, :n] = bwd[b, :n][::-1]
+    np.testing.assert_allclose(outs, np.concatenate([fwd, bwd_back], axis=2), rtol=1e-4, atol=1e-5)
+    for s, r in zip(states, fwd_states + bwd_states):
+        np.testing.assert_allclose(s, r, rtol=1e-4, atol=1e-5)
+    h_res, h_grads = _run_valid(block, x, lengths, True, params)
+    for a, b in zip([outs] + states + grads, h_res + h_grads):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+    res = rnn.ResidualCell(rnn.GRUCell(2, input_size=2))
+    res.initialize(mx.init.Uniform(0.5))
+    outs, states = res.unroll(4, mx.nd.array(x), merge_outputs=True, valid_length=mx.nd.array(lengths))
+    gru_ref, gru_states = _cell_ref_valid("gru", res.base_cell, x, lengths)
+    mask = (np.arange(4)[None, :] < lengths[:, None])[..., None]
+    np.testing.assert_allclose(outs.asnumpy(), gru_ref + x * mask, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(states[0].asnumpy(), gru_states[0], rtol=1e-4, atol=1e-5)
+
+
+def test_sequential_stack_with_valid_length_masks_and_picks_each_layer():
+    stack = rnn.HybridSequentialRNNCell()
+    stack.add(rnn.RNNCell(3, input_size=2))
+    stack.add(rnn.DropoutCell(0.5))           # predict mode: identity, outputs not masked (as MXNet)
+    stack.add(rnn.LSTMCell(3, input_size=3))
+    stack.initialize(mx.init.Uniform(0.5))
+    x = np.random.default_rng(8).standard_normal((2, 3, 2)).astype(np.float32)
+    lengths = np.array([1, 3])
+    outs, states = stack.unroll(3, mx.nd.array(x), merge_outputs=True, valid_length=mx.nd.array(lengths))
+    o1, s1 = _cell_ref_valid("rnn_tanh", stack[0], x, lengths)
+    o2, s2 = _cell_ref_valid("lstm", stack[2], o1.astype(np.float32), lengths)
+    np.testing.assert_allclose(outs.asnumpy(), o2, rtol=1e-4, atol=1e-5)
+    for s, r in zip(states, s1 + s2):
+        np.testing.assert_allclose(s.asnumpy(), r, rtol=1e-4, atol=1e-5)
+    d_out, d_states = rnn.DropoutCell(0.5).unroll(3, mx.nd.array(x), merge_outputs=True,
+                                                   valid_length=mx.nd.array(lengths))
+    np.testing.assert_array_equal(d_out.asnumpy(), x)
+    assert d_states == []

@@ -67,7 +67,8 @@ from ..symbol.graph import topo_order
 from .backward import BackwardPlan, BackwardUnavailable
 from .codegen import compile_program, make_entry
 from .memory import ArenaPool, plan_graph
-from .passes import run_pipeline
+from .passes import partition_dynamic, run_pipeline
+from .passes.dynamic import has_dynamic
 from .signature import Signature, infer_graph, where
 
 __all__ = ["CachedOp", "FLAG_DEFAULTS"]
@@ -127,14 +128,23 @@ class CachedOp:
     ``signatures`` lists the compiled ones, ``program(sig)`` gives the compiled ``Program``.
     """
 
-    def __init__(self, symbol, flags=None, on_compile=None):
+    def __init__(self, symbol, flags=None, on_compile=None, partition_if_dynamic=True):
         self.symbol = symbol
         self.flags = parse_flags(flags)
         self.on_compile = on_compile
         self.compile_count = 0   # programs compiled so far: callers detect a (re)build cheaply
         self._pools = {}         # device -> ArenaPool: static_alloc buffers shared by this op's plans
         self.memory_plans = {}   # signature key -> MemoryPlan (static_alloc)
-        self._outputs, self._inputs, self.pipeline = _optimized(symbol, self.flags)
+        # partition_if_dynamic: ops whose output shape depends on values (boolean_mask) cannot be
+        # compiled ahead of the call: the graph is split around them (compiler.passes.dynamic)
+        self._partition = partition_dynamic(symbol, inline_limit=self.flags.get("inline_limit", 2)) \
+            if has_dynamic(symbol) else None
+        if self._partition is not None and not partition_if_dynamic:
+            raise MXNetError(f"CachedOp: the graph has ops with value-dependent output shapes "
+                             f"({', '.join(n.name for n in topo_order(symbol._outputs) if not n.is_variable and n.op.dynamic_shape)}); "
+                             f"expected hybridize(partition_if_dynamic=True) to run it split around them")
+        self._outputs, self._inputs, self.pipeline = _optimized(symbol, self.flags) if self._partition is None \
+            else (list(symbol._outputs), [n for n in topo_order(symbol._outputs) if n.is_variable], [])
         self._traced_outputs = list(symbol._outputs)
         by_name = {n.name: n for n in topo_order(self._traced_outputs) if n.is_variable}
         self._traced_inputs = [by_name[n.name] for n in self._inputs]
@@ -154,6 +164,8 @@ class CachedOp:
 
     # ---- calling ----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if self._partition is not None:
+            return self._call_partitioned(args)
         default_device = _default_device(kwargs) if kwargs else None
         if _state.recording and _needs_record(args):
             return self._call_train(args, default_device)
@@ -174,11 +186,17 @@ class CachedOp:
             return NDArray._wrap(res, x0._device, x0._np)
         return [NDArray._wrap(r, x0._device, x0._np) for r in res]
 
+    def _call_partitioned(self, args):
+        if len(args) != self._n_inputs:
+            raise self._count_error(args)
+        outs = self._partition(dict(zip(self.input_names, args)))
+        return outs[0] if self._single else list(outs)
+
     def program_fn(self, args):
         """The compiled function for NDArrays ``args`` (taking their raw arrays, returning raw
         results), or ``None`` when that signature is not compiled: lets a caller that already knows
         the signature is unchanged skip the lookup (HybridBlock's fast path)."""
-        return self._fns.get(_key(args)) if args else None
+        return self._fns.get(_key(args)) if args and self._partition is None else None
 
     def _miss(self, *args):
         """No program found by the entry's fast lookup: look again with device equality (inputs on

@@ -82,6 +82,8 @@ def _gather(args):
 class HybridBlock(Block):
     """A Block that can be hybridized: see the module docstring for the two styles."""
 
+    _partition_if_dynamic = True   # hybridize(partition_if_dynamic=...)
+
     def __init__(self, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
         self._cached_graph = ()
@@ -324,7 +326,7 @@ class HybridBlock(Block):
             real = [a for a in flatten(args, "input")[0] if a is not None]
             shapes = {name: real[i].shape for name, i in data_names.items() if i < len(real)}
             out = optimize_for(out, self._backend, args_shapes=shapes, stages=stages, **self._backend_opts)
-        self._cached_op = CachedOp(out, flags)
+        self._cached_op = CachedOp(out, flags, partition_if_dynamic=self._partition_if_dynamic)
         self._cached_op.pipeline = stages + self._cached_op.pipeline
         if self._cached_op.input_names != [a[1] for a in self._cached_op_args]:   # a backend reordered inputs
             by_name = {a[1]: a for a in self._cached_op_args}

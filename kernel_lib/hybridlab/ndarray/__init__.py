@@ -21,6 +21,8 @@ from .creation import *  # noqa: F401,F403,E402
 from .params_file import save, load  # noqa: E402,F401
 from . import random_api as random  # noqa: E402
 
+contrib = _types.SimpleNamespace(**{n[len("_contrib_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_contrib_")})
+contrib.__doc__ = "MXNet's contrib operators (``F.contrib.boolean_mask``...)."
 _internal = _types.SimpleNamespace(**{n: globals()[n] for n in _OP_NAMES if n.startswith("_")})
 _internal.__doc__ = "Internal operators (MXNet's mx.nd._internal)."
 

@@ -22,6 +22,8 @@ _OP_NAMES = _populate(globals(), "sym")
 from .json import from_json as fromjson, from_json as load_json, load  # noqa: E402,F401  (after the ops)
 random = _types.SimpleNamespace()
 _populate(random.__dict__, "sym.random")
+contrib = _types.SimpleNamespace(**{n[len("_contrib_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_contrib_")})
+contrib.__doc__ = "MXNet's contrib operators (``F.contrib.boolean_mask``...)."
 _internal = _types.SimpleNamespace(**{n: globals()[n] for n in _OP_NAMES if n.startswith("_")})
 
 

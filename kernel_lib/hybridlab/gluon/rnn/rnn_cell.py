@@ -55,6 +55,28 @@ def _format_sequence(length, inputs, layout, merge, in_layout=None):
     return inputs, axis, F, batch_size
 
 
+def _mask_sequence_variable_length(F, data, length, valid_length, time_axis, merge):
+    """``data`` (steps or one tensor) with the steps at or past each ``valid_length`` set to 0: one
+    tensor with ``merge``, else a list of steps."""
+    if not isinstance(data, _TENSORS):
+        data = F.stack(*data, axis=time_axis)
+    outputs = F.SequenceMask(data, valid_length, use_sequence_length=True, axis=time_axis)
+    if not merge:
+        steps = F.split(outputs, num_outputs=length, axis=time_axis, squeeze_axis=True)
+        outputs = [steps[i] for i in range(length)] if length > 1 else [steps]
+    return outputs
+
+
+def _reverse_sequences(F, sequences, length, valid_length=None):
+    """The steps in reverse order; with ``valid_length`` only each sequence's valid steps are
+    reversed (SequenceReverse), padding steps stay in place."""
+    if valid_length is None:
+        return list(reversed(sequences))
+    rev = F.SequenceReverse(F.stack(*sequences, axis=0), valid_length, use_sequence_length=True)
+    steps = F.split(rev, axis=0, num_outputs=length, squeeze_axis=True)
+    return [steps[i] for i in range(length)] if length > 1 else [steps]
+
+
 def _get_begin_state(cell, F, begin_state, inputs, batch_size):
     if begin_state is not None:
         return begin_state
@@ -99,16 +121,19 @@ class RecurrentCell(Block):
         """Run the cell ``length`` steps over ``inputs`` (a (N, T, C) tensor for layout 'NTC', or a
         list of (N, C) steps): ``(outputs, last states)``; outputs are one tensor with
         ``merge_outputs=True``, a list of steps with False, as the input was given with None."""
-        if valid_length is not None:
-            raise NotImplementedError("unroll(valid_length=...) is not supported yet (it needs SequenceLast and "
-                                      "SequenceMask); pad the sequences or use the fused layers instead")
         self.reset()
-        inputs, _, F, batch_size = _format_sequence(length, inputs, layout, False)
+        inputs, axis, F, batch_size = _format_sequence(length, inputs, layout, False)
         states = _get_begin_state(self, F, begin_state, inputs, batch_size)
-        outputs = []
+        outputs, all_states = [], []
         for i in range(length):
             output, states = self(inputs[i], states)
             outputs.append(output)
+            if valid_length is not None:
+                all_states.append(states)
+        if valid_length is not None:   # the states at each sequence's last valid step, padded outputs zero
+            states = [F.SequenceLast(F.stack(*steps, axis=0), valid_length, use_sequence_length=True, axis=0)
+                      for steps in zip(*all_states)]
+            outputs = _mask_sequence_variable_length(F, outputs, length, valid_length, axis, True)
         outputs, _, _, _ = _format_sequence(length, outputs, layout, merge_outputs)
         return outputs, states
 
@@ -319,6 +344,11 @@ class DropoutCell(HybridRecurrentCell):
             inputs = F.Dropout(inputs, p=self._rate, axes=self._axes)
         return inputs, states
 
+    def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
+        # as MXNet 1.9: dropout has no states to pick and its outputs are not masked
+        return super().unroll(length, inputs, begin_state=begin_state, layout=layout,
+                              merge_outputs=merge_outputs, valid_length=None)
+
     def __call__(self, inputs, states):
         if not states:   # nothing to carry: run the step as a plain call (empty lists do not flatten)
             self._counter += 1
@@ -369,7 +399,9 @@ class ResidualCell(ModifierCell):
                                                 merge_outputs=merge_outputs, valid_length=valid_length)
         self.base_cell._modified = True
         merge = isinstance(outputs, _TENSORS) if merge_outputs is None else merge_outputs
-        inputs, _, F, _ = _format_sequence(length, inputs, layout, merge)
+        inputs, axis, F, _ = _format_sequence(length, inputs, layout, merge)
+        if valid_length is not None:   # padded inputs add nothing: the padded outputs stay 0
+            inputs = _mask_sequence_variable_length(F, inputs, length, valid_length, axis, merge)
         if merge:
             return F.elemwise_add(outputs, inputs), states
         return [F.elemwise_add(o, i) for o, i in zip(outputs, inputs)], states
@@ -402,9 +434,10 @@ class BidirectionalCell(HybridRecurrentCell):
         n_l = len(l_cell.state_info(batch_size))
         l_outputs, l_states = l_cell.unroll(length, inputs=inputs, begin_state=begin_state[:n_l], layout=layout,
                                             merge_outputs=merge_outputs, valid_length=valid_length)
-        r_outputs, r_states = r_cell.unroll(length, inputs=list(reversed(inputs)), begin_state=begin_state[n_l:],
-                                            layout=layout, merge_outputs=False, valid_length=valid_length)
-        reversed_r = list(reversed(r_outputs))
+        r_outputs, r_states = r_cell.unroll(length, inputs=_reverse_sequences(F, inputs, length, valid_length),
+                                            begin_state=begin_state[n_l:], layout=layout, merge_outputs=False,
+                                            valid_length=valid_length)
+        reversed_r = _reverse_sequences(F, r_outputs, length, valid_length)
         if merge_outputs is None:
             merge_outputs = isinstance(l_outputs, _TENSORS)
             l_outputs, _, _, _ = _format_sequence(None, l_outputs, layout, merge_outputs)
@@ -412,4 +445,6 @@ class BidirectionalCell(HybridRecurrentCell):
             outputs = F.concat(l_outputs, F.stack(*reversed_r, axis=axis), dim=2)
         else:
             outputs = [F.concat(lo, ro, dim=1) for lo, ro in zip(l_outputs, reversed_r)]
+        if valid_length is not None:
+            outputs = _mask_sequence_variable_length(F, outputs, length, valid_length, axis, merge_outputs)
         return outputs, l_states + r_states
