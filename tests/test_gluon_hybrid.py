@@ -389,3 +389,81 @@ def test_partition_if_dynamic_runs_a_graph_with_boolean_mask():
     net.hybridize(partition_if_dynamic=False)
     with pytest.raises(mx.MXNetError, match="boolean_mask"):
         net(x, m)
+
+
+def test_forward_style_blocks_with_dynamic_shape_ops_hybridize():
+    """MXNet 2.0 style (forward with mx.np / mx.npx): tracing runs a dynamic-shape op (boolean_mask,
+    nonzero, unique) on the real input and parameter values to learn its output shape, as MXNet 2.0's
+    deferred compute; the graph then runs split around it. Outputs and gradients equal the imperative
+    ones, for other masks too, and a parameter waiting for deferred initialisation is initialised."""
+
+    class Masked(gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(4)                     # in_units deferred: known from the first input
+            self.out = nn.Dense(2)                    # after the mask: its input shape comes from it
+
+        def forward(self, x, m):
+            h = mx.npx.boolean_mask(mx.npx.relu(self.fc(x)), m)
+            return self.out(mx.np.tanh(h) * 2)
+
+    class Indices(gluon.HybridBlock):
+        def forward(self, x):
+            idx = mx.npx.nonzero(x > 0)                            # (N, 2) int64
+            picked = mx.npx.gather_nd(x, mx.np.transpose(idx))     # the positive entries
+            uniq = mx.np.unique(mx.np.floor(picked))               # a dynamic op after a dynamic op
+            return picked * 3, mx.np.sum(idx, axis=0), uniq
+
+    x = mx.np.array(np.random.RandomState(0).randn(5, 3).astype(np.float32))
+    m1, m2 = mx.np.array([1, 0, 1, 1, 0]), mx.np.array([0, 0, 1, 0, 0])
+
+    def run(net, m):
+        x.attach_grad()
+        with mx.autograd.record():
+            y = net(x, m)
+        y.backward()
+        return (y.asnumpy(), x.grad.asnumpy().copy(),
+                {k: p.grad().asnumpy().copy() for k, p in net.collect_params().items()})
+
+    net = Masked()
+    net.initialize()
+    want = [run(net, m) for m in (m1, m2)]
+    net.hybridize()
+    got = [run(net, m) for m in (m1, m2)]
+    for (y0, gx0, gp0), (y1, gx1, gp1) in zip(want, got):
+        np.testing.assert_allclose(y1, y0, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(gx1, gx0, rtol=1e-5, atol=1e-6)
+        for k in gp0:
+            np.testing.assert_allclose(gp1[k], gp0[k], rtol=1e-5, atol=1e-6, err_msg=k)
+    assert got[0][0].shape == (3, 2) and got[1][0].shape == (1, 2)
+    assert [s.kind for s in net.cached_op._partition.segments] == ["static", "dynamic", "static"]
+
+    fresh = Masked()                                  # deferred initialisation while tracing
+    fresh.initialize()
+    fresh.hybridize()
+    assert fresh(x, m1).shape == (3, 2) and fresh.fc.weight.shape == (4, 3)
+    assert fresh.out.weight.shape == (2, 4)
+
+    ind = Indices()
+    ind.initialize()
+    for data in (x, mx.np.array([[1.5, -1, 2.5], [0, 1.2, -3]])):
+        want = [o.asnumpy() for o in ind(data)]
+        ind.hybridize()
+        got = [o.asnumpy() for o in ind(data)]
+        ind.hybridize(False)
+        assert [g.shape for g in got] == [w.shape for w in want]
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+        assert got[1].dtype == np.int64
+    ind.hybridize()
+    ind(x)
+    assert [s.kind for s in ind.cached_op._partition.segments] == ["static", "dynamic", "static", "dynamic"]
+
+
+def test_tracing_a_dynamic_shape_op_without_values_still_names_it():
+    """Deferred compute without values (placeholders only) cannot learn a dynamic op's shape."""
+    dc = mx._deferred_compute
+    x = dc.placeholder((3,))
+    dc.set_variable(x, mx.sym.var("x"))
+    with dc.context(), pytest.raises(mx.MXNetError, match="nonzero: its output shape depends on the input"):
+        mx.npx.nonzero(x)

@@ -17,6 +17,22 @@ Example::
     (2, 3)
     >>> dc.get_symbol(y).list_arguments()
     ['x']
+
+Ops whose output shape depends on the values (``OpDef.dynamic_shape``: boolean_mask, nonzero,
+unique) need values: give ``context(values=...)`` the real arrays of the graph variables (a dict or
+a function of the variable name, as MXNet 2.0's deferred compute keeps the real inputs). Tracing
+stays value-less; at a dynamic op, the values its inputs need are computed from the recorded graph
+(once, kept for the trace), the op runs, and its output is again a value-less array, now of the
+actual shape, so the ops after it trace as usual::
+
+    >>> m = dc.placeholder((3,))
+    >>> dc.set_variable(m, mx.sym.var('m'))
+    >>> with dc.context(values={'x': mx.nd.ones((2, 3)), 'm': mx.nd.array([1, 0, 1])}):
+    ...     z = mx.nd.boolean_mask(mx.nd.transpose(x) * 2, m)
+    ...     print(z.shape)
+    (2, 2)
+    >>> dc.get_symbol(z).list_arguments()
+    ['x', 'm']
 """
 import threading
 
@@ -34,6 +50,9 @@ __all__ = ["is_deferred_compute", "context", "set_variable", "get_symbol", "clea
 
 class _State(threading.local):
     active = False
+    values = None   # the trace's variable values: name -> NDArray (context(values=...)), else None
+    memo = None     # (id(node), output index) -> (node, NDArray): values computed for dynamic ops in
+                    # this trace (holding the node keeps its id from being reused while the trace runs)
 
 
 state = _State()
@@ -45,17 +64,24 @@ def is_deferred_compute():
 
 
 class context:
-    """Trace op calls into graph nodes instead of computing them."""
+    """Trace op calls into graph nodes instead of computing them.
 
-    def __init__(self):
-        self._prev = False
+    ``values``: the real arrays of the graph variables (a dict, or a function of the variable name
+    returning an NDArray), needed only by dynamic-shape ops: without it, tracing one raises."""
+
+    def __init__(self, values=None):
+        self._prev = None
+        self._values = values
 
     def __enter__(self):
-        self._prev, state.active = state.active, True
+        self._prev = (state.active, state.values, state.memo)
+        state.active = True
+        if self._values is not None:
+            state.values, state.memo = self._values, {}
         return self
 
     def __exit__(self, *exc):
-        state.active = self._prev
+        state.active, state.values, state.memo = self._prev
         return False
 
 
@@ -214,9 +240,14 @@ def record(op, inputs, kwargs, np_style):
     for x, s in zip(arrays, shapes):
         if isinstance(x, NDArray) and isinstance(x._data, TracedValue) and s is not None and s != x._data.shape:
             x._data.shape = tuple(s)
+    values = None
     if out_shapes is None or any(s is None for s in out_shapes[:op.n_visible(a)]):
-        raise MXNetError(f"{op.name}: its output shape depends on the input values, so it cannot be traced"
-                         f"{_where()} (dynamic-shape ops need the value; call the block without hybridize())")
+        if not op.dynamic_shape or state.values is None:
+            raise MXNetError(f"{op.name}: its output shape depends on the input values, so it cannot be traced"
+                             f"{_where()} (dynamic-shape ops need the values: trace with "
+                             f"context(values=...), or call the block without hybridize())")
+        values = _run_with_values(op, kwargs, arrays, entries, device, np_style)
+        out_shapes = [tuple(v.shape) for v in values] + list(out_shapes or [])[len(values):]
     node = annotate(Node(op, _auto_name(op), op.format_attrs(kwargs), entries))
     node.meta["shapes"] = [tuple(s) for s in out_shapes]
     node.meta["dtypes"] = list(out_dtypes)
@@ -225,5 +256,57 @@ def record(op, inputs, kwargs, np_style):
         dt = out_dtypes[i] if i < len(out_dtypes) and out_dtypes[i] is not None else (dtypes[0] if dtypes else np.float32)
         out = NDArray._wrap(TracedValue(out_shapes[i], dt), device, np_style)
         out._trace = (node, i)
+        if values is not None:
+            state.memo[(id(node), i)] = (node, values[i])
         outs.append(out)
     return outs[0] if len(outs) == 1 else outs
+
+
+def _run_with_values(op, kwargs, arrays, entries, device, np_style):
+    """Run the dynamic-shape ``op`` on real values: those of its inputs are computed from the
+    recorded graph (variables from ``state.values``; results kept in ``state.memo`` for this trace).
+    Returns its visible outputs (NDArrays)."""
+    from .ndarray.ndarray import NDArray
+    from .ndarray.dispatch import invoke
+    from .compiler.instrument import quiet
+    from . import autograd
+    ins = [_value_of(entry, device) if isinstance(x, NDArray) else x for x, entry in zip(arrays, entries)]
+    state.active = False
+    try:
+        with autograd.pause(), quiet(), device:
+            out = invoke(op, ins, dict(kwargs), np_style=np_style)
+    finally:
+        state.active = True
+    return out if isinstance(out, list) else [out]
+
+
+def _value_of(entry, device):
+    """The real value (NDArray) of the traced graph entry ``(node, i)``, computed once per trace."""
+    from .ndarray.ndarray import NDArray
+    from .ndarray.dispatch import invoke
+    from .compiler.instrument import quiet
+    from .symbol.graph import topo_order
+    from . import autograd
+    memo = state.memo
+    if (id(entry[0]), entry[1]) in memo:
+        return memo[(id(entry[0]), entry[1])][1]
+    lookup = state.values
+    state.active = False
+    try:
+        with autograd.pause(), quiet(), device:
+            for n in topo_order([entry]):
+                if (id(n), 0) in memo:
+                    continue
+                if n.is_variable:
+                    value = lookup.get(n.name) if isinstance(lookup, dict) else lookup(n.name)
+                    if not isinstance(value, NDArray):
+                        raise MXNetError(f"deferred compute: a dynamic-shape op needs the value of the graph "
+                                         f"variable '{n.name}', but the trace's values have none (got {value!r})")
+                    memo[(id(n), 0)] = (n, value)
+                    continue
+                out = invoke(n.op, [memo[(id(s), i)][1] for s, i in n.inputs], n.attrs)
+                for i, o in enumerate(out if isinstance(out, list) else [out]):
+                    memo[(id(n), i)] = (n, o)
+    finally:
+        state.active = True
+    return memo[(id(entry[0]), entry[1])][1]

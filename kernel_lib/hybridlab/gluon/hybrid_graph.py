@@ -1,7 +1,8 @@
 """How a HybridBlock becomes a graph: ``trace`` builds (input variables, output Symbol) from a
 block's forward (MXNet 1.x style: ``hybrid_forward`` with ``F = mx.sym``; 2.0 style: ``forward``
-traced with deferred compute), and ``infer_attrs`` fills parameter shapes/dtypes from the graph's
-inference. Used by ``HybridBlock`` (``hybrid_block.py``)."""
+traced with deferred compute, where a dynamic-shape op such as boolean_mask runs on the real input
+and parameter values to learn its output shape), and ``infer_attrs`` fills parameter shapes/dtypes
+from the graph's inference. Used by ``HybridBlock`` (``hybrid_block.py``)."""
 import warnings
 
 from .. import autograd, symbol
@@ -39,7 +40,7 @@ def trace(block, *args):
         _dc.set_variable(placeholders, inputs)
         ph_it = iter(placeholders)
         grouped = regroup([next(ph_it) if a is not None else None for a in flat_args], in_format)
-        with autograd.pause(), _dc.context():
+        with autograd.pause(), _dc.context(values=_variable_values(block, inputs, real)):
             if block._is_legacy():
                 out = block._traced_forward(*grouped)
             else:
@@ -52,6 +53,30 @@ def trace(block, *args):
             p._take_traced_shape()
     block._in_format, block._out_format = in_format, out_format
     return inputs, out_sym
+
+
+def _variable_values(block, inputs, real):
+    """The real value of a graph variable by name (the inputs, the parameters' data on the inputs'
+    device), for dynamic-shape ops met while tracing (``deferred.context(values=...)``); asked only
+    then. A parameter still waiting for deferred initialisation is initialised now, with the shape
+    the trace inferred for it."""
+    feed = {v.name: a for v, a in zip(inputs, real)}
+    device = real[0].device
+    params = {}
+
+    def value(name):
+        if name in feed:
+            return feed[name]
+        if not params:
+            params.update((p.var().name, p) for p in block.collect_params().values())
+        p = params.get(name)
+        if p is None:
+            return None
+        if p._deferred_init:
+            p._take_traced_shape()
+            p._finish_deferred_init()
+        return p.data(device)
+    return value
 
 
 def infer_attrs(block, infer_fn, attr, *args):
