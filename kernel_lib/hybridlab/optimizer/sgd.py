@@ -42,11 +42,14 @@ class SGD(Optimizer):
             return
         mom *= self.momentum
         mom -= lr * g
+        self._apply_momentum(w, mom, lr, g)
+
+    def _apply_momentum(self, w, mom, lr, g):
         w += mom
 
 
 @register
-class NAG(Optimizer):
+class NAG(SGD):
     """Nesterov accelerated gradient::
 
         grad = clip(grad * rescale_grad, clip_gradient) + wd * weight
@@ -55,18 +58,7 @@ class NAG(Optimizer):
     """
 
     def __init__(self, learning_rate=0.1, momentum=0.9, multi_precision=False, **kwargs):
-        super().__init__(learning_rate=learning_rate, multi_precision=multi_precision, **kwargs)
-        self.momentum = momentum
+        super().__init__(learning_rate=learning_rate, momentum=momentum, multi_precision=multi_precision, **kwargs)
 
-    def create_state(self, index, weight):
-        return self._zeros_like(weight) if self.momentum != 0.0 else None
-
-    def _step(self, xp, w, g, mom, lr, wd, t):
-        if wd:
-            g += wd * w
-        if mom is None:
-            w -= lr * g
-            return
-        mom *= self.momentum
-        mom -= lr * g
+    def _apply_momentum(self, w, mom, lr, g):
         w += self.momentum * mom - lr * g

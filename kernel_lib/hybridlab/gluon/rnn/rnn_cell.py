@@ -204,11 +204,8 @@ class RNNCell(_GatedCell):
         return output, [output]
 
 
-class LSTMCell(_GatedCell):
-    """LSTM cell: gates i, f, g, o from W_i x + b_i + W_h h + b_h; c' = f*c + i*g; h' = o*tanh(c').
-    States [h, c], each (N, H)."""
-    _gates = 4
-    _n_states = 2
+class _GateActivationsCell(_GatedCell):
+    """A gated cell with MXNet's ``activation`` / ``recurrent_activation`` arguments (LSTM, GRU)."""
 
     def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
                  i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0, prefix=None, params=None,
@@ -217,6 +214,13 @@ class LSTMCell(_GatedCell):
                          h2h_bias_initializer, input_size, prefix, params)
         self._activation = activation
         self._recurrent_activation = recurrent_activation
+
+
+class LSTMCell(_GateActivationsCell):
+    """LSTM cell: gates i, f, g, o from W_i x + b_i + W_h h + b_h; c' = f*c + i*g; h' = o*tanh(c').
+    States [h, c], each (N, H)."""
+    _gates = 4
+    _n_states = 2
 
     def _alias(self):
         return "lstm"
@@ -233,18 +237,10 @@ class LSTMCell(_GatedCell):
         return next_h, [next_h, next_c]
 
 
-class GRUCell(_GatedCell):
+class GRUCell(_GateActivationsCell):
     """GRU cell: r, z = sigmoid(..); n = tanh(W_in x + b_in + r * (W_hn h + b_hn));
     h' = (1 - z) * n + z * h."""
     _gates = 3
-
-    def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
-                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0, prefix=None, params=None,
-                 activation="tanh", recurrent_activation="sigmoid"):
-        super().__init__(hidden_size, i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
-                         h2h_bias_initializer, input_size, prefix, params)
-        self._activation = activation
-        self._recurrent_activation = recurrent_activation
 
     def _alias(self):
         return "gru"
