@@ -35,7 +35,7 @@ Example::
     >>> print(prog.source)      # doctest: +ELLIPSIS
     # hybridlab cached op program: <Symbol act>
     # signature: x=(2,) float32, device=cpu(0), predict
-    # bound once: the kernels exp, _mul_scalar, relu (each op's compute); ctx = OpContext(cpu(0), is_train=False)
+    # bound once: the kernels exp, _mul_scalar (each op's compute); dense layers and relu inlined as NumPy matmul/add/maximum; ctx = OpContext(cpu(0), is_train=False)
     #   attrs0 = {}
     #   attrs1 = {'scalar': 2.0, 'is_int': True}
     #   attrs2 = {}
@@ -46,7 +46,7 @@ Example::
         ... = _mul_scalar(ctx, attrs1, e)
         del e
         # act = relu -> (2,) float32 ...
-        act = relu(ctx, attrs2, ...)
+        act = maximum(..., 0)
         del ...
         return act
     <BLANKLINE>
@@ -59,6 +59,7 @@ import os
 import re
 import weakref
 
+import numpy as np
 from numpy import asarray
 
 from ..ops.context import op_context
@@ -140,8 +141,10 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
     shapes, dtypes = shapes or {}, dtypes or {}
     nodes = [n for n in topo_order(outputs) if not n.is_variable]
     plan = memory[0] if memory is not None else None
-    namer = _Namer({"ctx", "asarray", "single", "mon", fn_name} | set(plan.global_names() if plan else ()))
-    env = {"ctx": op_context(signature.device, signature.training), "asarray": asarray, "single": _single}
+    namer = _Namer({"ctx", "asarray", "single", "mon", "matmul", "add", "maximum", fn_name}
+                   | set(plan.global_names() if plan else ()))
+    env = {"ctx": op_context(signature.device, signature.training), "asarray": asarray, "single": _single,
+           "matmul": np.matmul, "add": np.add, "maximum": np.maximum}
     kernels, attr_names, ctx_names = {}, {}, {}
     header = []
     for node in nodes:
@@ -197,7 +200,10 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
         dev = a.get(node.op.device_attr) if node.op.device_attr else None
         ctx = ctx_names.get(dev, "ctx") if dev is not None else "ctx"
         planned = plan.out_call(node) if plan is not None else None
-        if planned is not None:   # static_alloc: write into the planned buffer
+        inline = None if signature.device.is_gpu or instrument else _inline(node, a, args, shapes, dtypes, planned)
+        if inline is not None:    # a NumPy expression instead of a kernel call (no call overhead)
+            call = inline
+        elif planned is not None:   # static_alloc: write into the planned buffer
             kname = f"{kernels[node.op.name]}_out"
             env[kname] = planned[0]
             call = f"{kname}({', '.join([ctx, attr_names[id(a)], planned[1]] + args)})"
@@ -237,12 +243,17 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
 
     if plan is not None:
         memory[1].bind(plan, signature.device.xp, target=env)
+    text = "\n".join(line for line in body if not line.lstrip().startswith("#"))
+    kernels = {op: n for op, n in kernels.items() if f"{n}(" in text}   # inlined ops need no kernel
     bound = ", ".join(n if n == op else f"{n} = {op}" for op, n in kernels.items())
+    kernel_note = f"the kernels {bound} (each op's compute)" if kernels else "no kernels (every op inlined)"
+    if any(f"{f}(" in text for f in ("matmul", "maximum")):
+        kernel_note += "; dense layers and relu inlined as NumPy matmul/add/maximum"
     ctxs = [f"ctx = OpContext({signature.device}, is_train={signature.training})"]
     ctxs += [f"{n} = OpContext({d}, is_train={signature.training})" for d, n in ctx_names.items()]
     top = [f"# hybridlab cached op program: {_comment(title)}",
            f"# signature: {_comment(signature.describe(), 10000)}",
-           f"# bound once: the kernels {_comment(bound, 10000)} (each op's compute); {'; '.join(ctxs)}"]
+           f"# bound once: {_comment(kernel_note, 10000)}; {'; '.join(ctxs)}"]
     top += header
     if plan is not None:
         top.append(f"# static_alloc: {_comment(str(plan).splitlines()[1].strip(), 10000)}")
@@ -253,6 +264,26 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
     source = "\n".join(top + body) + "\n"
     line_nodes = {offset + k: v for k, v in line_nodes.items()}
     return source, env, line_nodes
+
+
+def _inline(node, a, args, shapes, dtypes, planned):
+    """A NumPy expression computing ``node`` exactly as its kernel does, for the hot ops of small
+    models on the CPU (dense layers and relu), or ``None``: the generated line then calls the kernel.
+    ``planned`` (static_alloc) gives the buffer the result is written into."""
+    op = node.op.name
+    srcs = [(shapes.get(id(s)) or [None] * (i + 1))[i] for s, i in node.inputs]
+    kinds = [(dtypes.get(id(s)) or [None] * (i + 1))[i] for s, i in node.inputs]
+    if not kinds or any(k is None or np.dtype(k) != np.dtype(kinds[0]) or np.dtype(k).kind != "f" for k in kinds):
+        return None
+    out = f", out={planned[1]}" if planned is not None else ""
+    if op == "FullyConnected" and srcs[0] is not None and len(srcs[0]) == 2:
+        product = f"matmul({args[0]}, {args[1]}.T{out})"
+        if a["no_bias"]:
+            return product
+        return f"add({product}, {args[2]}{out})"
+    if op == "relu" or (op == "Activation" and a["act_type"] == "relu"):
+        return f"maximum({args[0]}, 0{out})"
+    return None
 
 
 class Program:
