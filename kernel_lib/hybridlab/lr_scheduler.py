@@ -116,52 +116,53 @@ class MultiFactorScheduler(LRScheduler):
         return self.base_lr
 
 
-class PolyScheduler(LRScheduler):
-    """``final_lr + (base_lr - final_lr) * (1 - n / max_steps) ** pwr`` after the warmup, until
-    ``max_update``."""
+class _DecayToFinal(LRScheduler):
+    """Shared by Poly and Cosine: after the warmup, ``final_lr + (base_lr - final_lr) * decay(t)``
+    with ``t`` the fraction of the ``max_update - warmup_steps`` decay steps done; constant after."""
 
-    def __init__(self, max_update, base_lr=0.01, pwr=2, final_lr=0, warmup_steps=0, warmup_begin_lr=0,
-                 warmup_mode="linear"):
+    def __init__(self, max_update, base_lr, final_lr, warmup_steps, warmup_begin_lr, warmup_mode):
         super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
         if not isinstance(max_update, int):
             raise AssertionError(f"max_update: expected an int, got {type(max_update).__name__}")
         if max_update < 1:
             raise ValueError(f"maximum number of updates must be strictly positive, got {max_update}")
-        self.power = pwr
         self.base_lr_orig = self.base_lr
         self.max_update = max_update
         self.final_lr = final_lr
         self.max_steps = self.max_update - self.warmup_steps
 
+    def _decay(self, t):
+        raise NotImplementedError
+
     def __call__(self, num_update):
         if num_update < self.warmup_steps:
             return self.get_warmup_lr(num_update)
         if num_update <= self.max_update:
-            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * \
-                pow(1 - float(num_update - self.warmup_steps) / float(self.max_steps), self.power)
+            t = float(num_update - self.warmup_steps) / float(self.max_steps)
+            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * self._decay(t)
         return self.base_lr
 
 
-class CosineScheduler(LRScheduler):
+class PolyScheduler(_DecayToFinal):
+    """``final_lr + (base_lr - final_lr) * (1 - n / max_steps) ** pwr`` after the warmup, until
+    ``max_update``."""
+
+    def __init__(self, max_update, base_lr=0.01, pwr=2, final_lr=0, warmup_steps=0, warmup_begin_lr=0,
+                 warmup_mode="linear"):
+        super().__init__(max_update, base_lr, final_lr, warmup_steps, warmup_begin_lr, warmup_mode)
+        self.power = pwr
+
+    def _decay(self, t):
+        return pow(1 - t, self.power)
+
+
+class CosineScheduler(_DecayToFinal):
     """``final_lr + (base_lr - final_lr) * (1 + cos(pi * n / max_steps)) / 2`` after the warmup, until
     ``max_update``."""
 
     def __init__(self, max_update, base_lr=0.01, final_lr=0, warmup_steps=0, warmup_begin_lr=0,
                  warmup_mode="linear"):
-        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
-        if not isinstance(max_update, int):
-            raise AssertionError(f"max_update: expected an int, got {type(max_update).__name__}")
-        if max_update < 1:
-            raise ValueError(f"maximum number of updates must be strictly positive, got {max_update}")
-        self.base_lr_orig = base_lr
-        self.max_update = max_update
-        self.final_lr = final_lr
-        self.max_steps = self.max_update - self.warmup_steps
+        super().__init__(max_update, base_lr, final_lr, warmup_steps, warmup_begin_lr, warmup_mode)
 
-    def __call__(self, num_update):
-        if num_update < self.warmup_steps:
-            return self.get_warmup_lr(num_update)
-        if num_update <= self.max_update:
-            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * \
-                (1 + cos(pi * (num_update - self.warmup_steps) / self.max_steps)) / 2
-        return self.base_lr
+    def _decay(self, t):
+        return (1 + cos(pi * t)) / 2
