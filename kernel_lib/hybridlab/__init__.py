@@ -13,6 +13,8 @@ Example::
     (1, 4)
 """
 from .base import MXNetError, HybridlabError  # noqa: F401
+from . import host_pool
+host_pool.enable()  # freed NumPy buffers stay in the heap: no page faults per training step
 from . import device, context  # noqa: F401
 from .device import Device, cpu, gpu, cpu_pinned, num_gpus, current_device  # noqa: F401
 from .context import Context, current_context  # noqa: F401
