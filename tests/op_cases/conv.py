@@ -115,6 +115,14 @@ CASES = [
          attrs={"kernel": (2, 2, 2), "num_filter": 2, "pad": (0, 1, 0), "stride": (1, 2, 2)}, name="3d"),
     Case("Convolution", [(1, 4, 4, 2), (3, 2, 2, 2), (3,)], ref=ref_conv,
          attrs={"kernel": (2, 2), "num_filter": 3, "layout": "NHWC", "stride": (2, 1)}, name="nhwc"),
+    # stride 1 with rows barely wider than the output: the columns cover full rows (conv._grid)
+    Case("Convolution", [(2, 4, 8, 7), (4, 2, 3, 2), (4,)], ref=ref_conv,
+         attrs={"kernel": (3, 2), "num_filter": 4, "num_group": 2, "dilate": (1, 2), "pad": (1, 1)},
+         name="2d_full_rows"),
+    Case("Convolution", [(1, 2, 4, 6, 6), (3, 2, 2, 2, 2), (3,)], ref=ref_conv,
+         attrs={"kernel": (2, 2, 2), "num_filter": 3}, name="3d_full_rows"),
+    Case("Convolution", [(1, 7, 8, 3), (2, 2, 2, 3)], ref=ref_conv,
+         attrs={"kernel": (2, 2), "num_filter": 2, "layout": "NHWC", "no_bias": True}, name="nhwc_full_rows"),
     # Deconvolution
     Case("Deconvolution", [(1, 2, 3, 3), (2, 2, 3, 3)], ref=ref_deconv,
          attrs={"kernel": (3, 3), "num_filter": 2}, name="2d"),
@@ -134,6 +142,11 @@ CASES = [
          attrs={"kernel": (2, 2, 2), "num_filter": 1, "stride": (2, 1, 2)}, name="3d"),
     Case("Deconvolution", [(1, 3, 3, 2), (2, 2, 2, 3)], ref=ref_deconv,
          attrs={"kernel": (2, 2), "num_filter": 3, "stride": (2, 2), "layout": "NHWC"}, name="nhwc"),
+    Case("Deconvolution", [(2, 4, 6, 7), (4, 3, 3, 2), (6,)], ref=ref_deconv,
+         attrs={"kernel": (3, 2), "num_filter": 6, "num_group": 2, "dilate": (1, 2), "pad": (1, 0),
+                "no_bias": False}, name="2d_full_rows"),
+    Case("Deconvolution", [(1, 2, 3, 5, 5), (2, 1, 2, 2, 2)], ref=ref_deconv,
+         attrs={"kernel": (2, 2, 2), "num_filter": 1}, name="3d_full_rows"),
     # weight gradient (internal)
     Case("_backward_Convolution_weight", [(1, 4, 3, 3), (1, 2, 5, 5)], ref=ref_conv_weight_grad,
          attrs={"kernel": (3, 3), "num_filter": 4, "stride": (2, 2), "pad": (1, 1), "dilate": (1, 1)},
@@ -144,4 +157,9 @@ CASES = [
          attrs={"kernel": (3,), "num_filter": 2, "dilate": (2,), "stride": (1,)}, name="1d_dilate"),
     Case("_backward_Convolution_weight", [(1, 3, 2, 2), (1, 4, 4, 2)], ref=ref_conv_weight_grad,
          attrs={"kernel": (2, 3), "num_filter": 2, "layout": "NHWC"}, name="nhwc"),
+    Case("_backward_Convolution_weight", [(2, 4, 8, 7), (2, 4, 8, 7)], ref=ref_conv_weight_grad,
+         attrs={"kernel": (3, 2), "num_filter": 4, "num_group": 2, "dilate": (1, 2), "pad": (1, 1)},
+         name="2d_full_rows"),
+    Case("_backward_Convolution_weight", [(1, 3, 3, 5, 5), (1, 2, 4, 6, 6)], ref=ref_conv_weight_grad,
+         attrs={"kernel": (2, 2, 2), "num_filter": 3}, name="3d_full_rows"),
 ]

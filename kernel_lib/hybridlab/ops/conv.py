@@ -176,19 +176,72 @@ def _conv_infer(a, in_shapes):
     return [join_shape(n, F, out_sp, cl)]
 
 
-def _im2col(xp, x, g, out_sp, k, s, d, p, order):
-    """Columns of channel-first ``x`` grouped by ``g``. ``order`` "forward": (N, g, C/g*K, P);
-    "weight": (g, C/g*K, N*P), the layout the weight gradient multiplies with."""
+def _grid(rows, inner, stride):
+    """The spatial grid that the columns of a stride-1 (de)convolution cover: normally ``inner``
+    (the output of a convolution, the input of a deconvolution); when the rows of the larger side
+    ``rows`` (padded input, full output) are not much wider, ``inner[0]`` by those full rows. Every
+    kernel position then maps ONE contiguous run of each sample's flattened array (values past the
+    inner corner are computed and dropped, or are zeros), which copies and adds several times
+    faster than short rows."""
+    grid = tuple(inner[:1]) + tuple(rows[1:])
+    if all(st == 1 for st in stride) and prod(grid) <= 1.5 * prod(inner):
+        return grid
+    return tuple(inner)
+
+
+def _flat_offsets(k, d, rows):
+    """Offset of every kernel position (row-major) in the flattened ``rows`` grid, and the largest."""
+    row = [prod(rows[i + 1:]) for i in range(len(rows))]
+    offs = [sum(pi * di * ri for pi, di, ri in zip(pos, d, row))
+            for pos in itertools.product(*(range(kk) for kk in k))]
+    return offs, offs[-1]
+
+
+def _im2col(xp, x, g, out_sp, k, s, d, p, grid):
+    """Columns of channel-first ``x`` grouped by ``g``: (g, C/g*K, N*G), one column per position of
+    ``grid`` (see :func:`_grid`). The batch sits in the columns so that each group is ONE large
+    matrix product (one BLAS call instead of one per sample)."""
     N, C = x.shape[:2]
     nd = len(k)
-    win = windows(xp, pad_spatial(xp, x, p, p), out_sp, k, s, d)        # (N, C, *O, *K)
-    win = win.reshape((N, g, C // g) + tuple(win.shape[2:]))              # (N, g, C/g, *O, *K)
-    o_axes = tuple(3 + i for i in range(nd))
-    k_axes = tuple(3 + nd + i for i in range(nd))
-    ck, P = (C // g) * prod(k), prod(out_sp)
-    if order == "forward":
-        return win.transpose((0, 1, 2) + k_axes + o_axes).reshape(N, g, ck, P)
-    return win.transpose((1, 2) + k_axes + (0,) + o_axes).reshape(g, ck, N * P)
+    xpad = pad_spatial(xp, x, p, p)
+    ck = (C // g) * prod(k)
+    if tuple(grid) == tuple(out_sp):
+        win = windows(xp, xpad, out_sp, k, s, d)                          # (N, C, *O, *K)
+        win = win.reshape((N, g, C // g) + tuple(win.shape[2:]))          # (N, g, C/g, *O, *K)
+        o_axes = tuple(3 + i for i in range(nd))
+        k_axes = tuple(3 + nd + i for i in range(nd))
+        return win.transpose((1, 2) + k_axes + (0,) + o_axes).reshape(g, ck, N * prod(out_sp))
+    # stride 1 on the full rows: kernel position (i, j, ...) reads the flat run starting at
+    # i*d1*W + j*d2 + ...; the runs are extended past each sample's end with zeros
+    sp = tuple(xpad.shape[2:])
+    row = [prod(sp[i + 1:]) for i in range(nd)]                          # flat stride per dimension
+    span, last = prod(grid), _flat_offsets(k, d, sp)[1]
+    flat = xp.zeros((N, C, last + span), dtype=x.dtype)
+    flat[:, :, :prod(sp)] = xpad.reshape(N, C, -1)
+    st = flat.strides
+    win = xp.lib.stride_tricks.as_strided(
+        flat, shape=(N, g, C // g) + tuple(k) + (span,),
+        strides=(st[0], st[1] * (C // g), st[1]) + tuple(dd * r * st[2] for dd, r in zip(d, row)) + (st[2],))
+    return win.transpose((1, 2) + tuple(3 + i for i in range(nd)) + (0, 3 + nd)).reshape(g, ck, N * span)
+
+
+def _batch_first(xp, y, bias=None, out_sp=None):
+    """``y`` (F, N, *G) as a contiguous (N, F, *out_sp) array (``out_sp`` the leading corner of the
+    grid G, all of it by default), plus ``bias`` (F,) when given (added in place first, while each
+    filter's values are one contiguous row)."""
+    F, N = y.shape[:2]
+    if bias is not None:
+        if not y.flags.c_contiguous:
+            y = xp.ascontiguousarray(y)
+        yf = y.reshape(F, -1)
+        xp.add(yf, bias.reshape(F, 1), out=yf)
+    out_sp = tuple(y.shape[2:]) if out_sp is None else tuple(out_sp)
+    out = xp.empty((N, F) + out_sp, dtype=y.dtype)
+    if out_sp == tuple(y.shape[2:]):
+        xp.copyto(out.reshape(N, F, -1), xp.swapaxes(y.reshape(F, N, -1), 0, 1))
+    else:
+        xp.copyto(out, xp.swapaxes(y[(slice(None), slice(None)) + tuple(slice(o) for o in out_sp)], 0, 1))
+    return out
 
 
 def _conv_compute(ctx, a, data, weight, bias=None):
@@ -199,12 +252,10 @@ def _conv_compute(ctx, a, data, weight, bias=None):
     N, C = x.shape[:2]
     F, g = a["num_filter"], a["num_group"]
     out_sp = _conv_out(x.shape[2:], k, s, d, p)
-    cols = _im2col(xp, x, g, out_sp, k, s, d, p, "forward")             # (N, g, C/g*K, P)
-    out = xp.matmul(w.reshape(g, F // g, -1), cols)                      # (N, g, F/g, P)
-    out = out.reshape((N, F) + out_sp)
-    if bias is not None:
-        out += bias.reshape((1, F) + (1,) * nd)
-    return from_cf(xp, out, cl)
+    grid = _grid(tuple(n + 2 * q for n, q in zip(x.shape[2:], p)), out_sp, s)
+    cols = _im2col(xp, x, g, out_sp, k, s, d, p, grid)                  # (g, C/g*K, N*G)
+    out = xp.matmul(w.reshape(g, F // g, -1), cols)                      # (g, F/g, N*G)
+    return from_cf(xp, _batch_first(xp, out.reshape((F, N) + grid), bias, out_sp), cl)
 
 
 def _bias_axes(nd, cl):
@@ -337,18 +388,28 @@ def _deconv_compute(ctx, a, data, weight, bias=None):
     F, g = a["num_filter"], a["num_group"]
     pad, adj = _deconv_pad_adj(a, k, s, d, in_sp)
     full = tuple(s[i] * (in_sp[i] - 1) + dk + adj[i] for i, dk in enumerate(_dilated(k, d)))
-    # columns: (g, F/g*K, C/g) @ (N, g, C/g, P_in) -> (N, g, F/g*K, P_in) -> (N, F, *K, *in)
-    wm = w.reshape(g, C // g, -1).transpose(0, 2, 1)
-    cols = xp.matmul(wm, x.reshape(N, g, C // g, -1)).reshape((N, F) + tuple(k) + in_sp)
-    out = xp.zeros((N, F) + full, dtype=cols.dtype)
-    for pos, sl in kernel_slices(k, s, d, in_sp):
-        out[sl] += cols[(slice(None), slice(None)) + pos]
+    # columns: per kernel position (K, g, F/g, C/g) @ (g, C/g, N*G) -> (K, F, N*G), G the grid of
+    # the data (see _grid); every kernel position then adds its columns into the output (col2im)
+    Kp = prod(k)
+    wm = w.reshape(g, C // g, F // g, Kp).transpose(3, 0, 2, 1)
+    grid = _grid(full, in_sp, s)
+    xm = xp.zeros((C, N) + grid, dtype=x.dtype) if grid != in_sp else xp.empty((C, N) + grid, dtype=x.dtype)
+    xm[(slice(None), slice(None)) + tuple(slice(n) for n in in_sp)] = xp.swapaxes(x, 0, 1)
+    cols = xp.matmul(wm, xm.reshape(g, C // g, -1)).reshape(Kp, F, N, -1)
+    if grid != in_sp:       # flat runs: the grid's zero columns add nothing
+        offs, last = _flat_offsets(k, d, full)
+        span = prod(grid)
+        out = xp.zeros((F, N, max(prod(full), last + span)), dtype=cols.dtype)
+        for i, off in enumerate(offs):
+            out[:, :, off:off + span] += cols[i]
+        out = out[:, :, :prod(full)].reshape((F, N) + full)
+    else:
+        out = xp.zeros((F, N) + full, dtype=cols.dtype)
+        for i, (_, sl) in enumerate(kernel_slices(k, s, d, in_sp)):
+            out[sl] += cols[i].reshape((F, N) + in_sp)
     if any(pad):
-        out = xp.ascontiguousarray(out[(slice(None), slice(None)) + tuple(
-            slice(p, f - p) for p, f in zip(pad, full))])
-    if bias is not None:
-        out += bias.reshape((1, F) + (1,) * nd)
-    return from_cf(xp, out, cl)
+        out = out[(slice(None), slice(None)) + tuple(slice(p, f - p) for p, f in zip(pad, full))]
+    return from_cf(xp, _batch_first(xp, out, bias), cl)
 
 
 def _deconv_grad(F, a, inputs, outputs, ograds):
@@ -406,9 +467,15 @@ def _wgrad_compute(ctx, a, ograd, data):
     N, C = x.shape[:2]
     F, g = a["num_filter"], a["num_group"]
     out_sp = tuple(og.shape[2:])
-    cols = _im2col(xp, x, g, out_sp, k, s, d, p, "weight")              # (g, C/g*K, N*P)
-    ogm = og.reshape(N, g, F // g, -1).transpose(1, 2, 0, 3).reshape(g, F // g, -1)
-    dw = xp.matmul(ogm, cols.transpose(0, 2, 1))                         # (g, F/g, C/g*K)
+    grid = _grid(tuple(n + 2 * q for n, q in zip(x.shape[2:], p)), out_sp, s)
+    cols = _im2col(xp, x, g, out_sp, k, s, d, p, grid)                  # (g, C/g*K, N*G)
+    if grid == out_sp:
+        ogm = xp.swapaxes(og.reshape(N, F, -1), 0, 1).reshape(g, F // g, -1)
+    else:   # zeros on the grid's extra columns, so they add nothing
+        ogm = xp.zeros((F, N) + grid, dtype=og.dtype)
+        ogm[(slice(None), slice(None)) + tuple(slice(o) for o in out_sp)] = xp.swapaxes(og, 0, 1)
+        ogm = ogm.reshape(g, F // g, -1)
+    dw = xp.matmul(ogm, xp.swapaxes(cols, 1, 2))                         # (g, F/g, C/g*K)
     return from_cf(xp, dw.reshape((F, C // g) + tuple(k)), cl)
 
 

@@ -1,0 +1,40 @@
+"""The convolution kernels have two column layouts (conv._grid): columns on the output positions,
+and, for stride-1 convolutions whose rows are barely wider than the output, columns on full rows
+(contiguous runs, faster). The shared op checker verifies both only if its cases reach both: this
+test runs every conv case's forward and records which layout each op took."""
+import numpy as np
+import pytest
+
+import hybridlab as mx
+from hybridlab.ops import conv
+from op_cases.conv import CASES
+from op_checker import make_inputs, run_op
+
+OPS = ("Convolution", "Deconvolution", "_backward_Convolution_weight")
+
+
+def test_every_conv_op_reaches_both_column_layouts(monkeypatch):
+    taken = {op: set() for op in OPS}
+    current = []
+    real_grid = conv._grid
+
+    def spy(rows, inner, stride):
+        grid = real_grid(rows, inner, stride)
+        taken[current[-1]].add("full rows" if grid != tuple(inner) else "output positions")
+        return grid
+
+    monkeypatch.setattr(conv, "_grid", spy)
+    rng = np.random.default_rng(0)
+    for case in CASES:
+        current.append(case.op)
+        run_op(case, mx.cpu(), make_inputs(case, rng, np.float64))
+    assert taken == {op: {"full rows", "output positions"} for op in OPS}
+
+
+@pytest.mark.parametrize("rows, inner, stride, expected", [
+    ((28, 28), (24, 24), (1, 1), (24, 28)),     # LeNet's first layer: 17% extra columns, long runs
+    ((5, 5), (3, 3), (1, 1), (3, 3)),           # rows much wider than the output: not worth it
+    ((28, 28), (12, 12), (2, 2), (12, 12)),     # strided: runs are not contiguous
+])
+def test_grid_choice(rows, inner, stride, expected):
+    assert conv._grid(rows, inner, stride) == expected
