@@ -142,6 +142,14 @@ CASES = [
     _P({"global_pool": True, "layout": "NHWC"}, shape=(1, 3, 4, 2), name="nhwc_global_max"),
     # internal backward ops (inputs: ograd, data, output)
     _B({"kernel": (2, 2), "stride": (1, 1)}, (1, 2, 4, 4), (1, 2, 3, 3), "max"),
+    _B({"kernel": (2, 2), "stride": (2, 2)}, (2, 2, 4, 5), (2, 2, 2, 2), "max_disjoint"),
+    _B({"kernel": (2, 1), "stride": (3, 2), "pad": (1, 0)}, (1, 2, 5, 5), (1, 2, 2, 3), "max_disjoint_gaps_pad"),
+    # ties (as after relu): the first maximum in row-major order takes the gradient; the data-side
+    # gradient is undefined at ties, so only ograd's is checked numerically
+    Case("_backward_Pooling", [(1, 2, 3, 3), lambda rng: np.round(rng.uniform(0, 2, (1, 2, 6, 6))), (1, 2, 3, 3)],
+         ref=ref_pool_backward, attrs={"kernel": (2, 2), "stride": (2, 2)}, grad=[0], name="max_ties_disjoint"),
+    Case("_backward_Pooling", [(1, 2, 5, 5), lambda rng: np.round(rng.uniform(0, 2, (1, 2, 6, 6))), (1, 2, 5, 5)],
+         ref=ref_pool_backward, attrs={"kernel": (2, 2), "stride": (1, 1)}, grad=[0], name="max_ties_overlap"),
     _B({"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1), "pooling_convention": "full"}, (1, 2, 4, 5),
        (1, 2, 3, 3), "max_pad_full"),
     _B({"kernel": (3, 3), "pool_type": "avg", "pad": (1, 1), "stride": (2, 2), "count_include_pad": False},

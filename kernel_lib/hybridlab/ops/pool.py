@@ -158,19 +158,27 @@ def _positions(geom):
 
 
 def _reduce_windows(xp, xpad, geom, kind, p):
-    """Max or sum (of x, x**2 or x**3) over every window: one vectorised op per kernel position."""
-    out = None
-    for sl in _positions(geom):
-        v = xpad[sl]
-        if kind == "lp":
-            v = v * v if p == 2 else v * v * v
-        if out is None:
-            out = v.copy() if kind != "lp" else v
-        elif kind == "max":
-            xp.maximum(out, v, out=out)
-        else:
-            out += v
-    return out
+    """Max or sum (of x, x**2 or x**3) over every window. Both are separable over a box, so the
+    windows are reduced one spatial dimension at a time: k1 + k2 vectorised ops instead of k1 * k2,
+    the later ones on already reduced (smaller) arrays."""
+    _, k, s, _, _, out_sp = geom
+    v = xpad
+    if kind == "lp":
+        v = v * v if p == 2 else v * v * v
+    combine = xp.maximum if kind == "max" else xp.add
+    for axis, (ka, sa, oa) in enumerate(zip(k, s, out_sp)):
+        if ka == 1 and sa == 1 and v.shape[2 + axis] == oa:
+            continue
+        head = (slice(None),) * (2 + axis)
+        pieces = [v[head + (slice(i, i + sa * (oa - 1) + 1, sa),)] for i in range(ka)]
+        if len(pieces) == 1:
+            v = pieces[0]
+            continue
+        acc = combine(pieces[0], pieces[1])
+        for piece in pieces[2:]:
+            combine(acc, piece, out=acc)
+        v = acc
+    return v.copy() if v is xpad or v.base is not None else v
 
 
 def _pool_compute(ctx, a, data):
@@ -202,24 +210,36 @@ def _max_selections(xp, x, geom):
     """``(padded x, [(slice, mask)])``: for each kernel position, the windows whose first maximum
     (row-major, as MXNet's backward finds it) sits there. Padding never wins."""
     xpad = _padded(xp, x, geom, _lowest(x.dtype))
-    slices = _positions(geom)
     best = _reduce_windows(xp, xpad, geom, "max", None)
-    free = xp.ones(best.shape, dtype=bool)
-    selections = []
-    for sl in slices:
-        sel = (xpad[sl] == best) & free
-        free &= ~sel
+    selections, taken = [], None
+    for sl in _positions(geom):
+        sel = xpad[sl] == best
+        if taken is None:
+            taken = sel.copy()
+        else:
+            xp.greater(sel, taken, out=sel)      # a maximum not taken by an earlier position
+            taken |= sel
         selections.append((sl, sel))
     return xpad, selections
 
 
-def _scatter(xp, pieces, x, geom):
-    """Sum ``pieces`` ((slice, out-shaped value) pairs) into a padded zero gradient; crop to ``x``."""
+def _disjoint(geom):
+    """Whether no two windows overlap (stride >= kernel in every dimension)."""
+    _, k, s, _, _, _ = geom
+    return all(sa >= ka for ka, sa in zip(k, s))
+
+
+def _scatter(xp, pieces, x, geom, disjoint=False):
+    """Sum ``pieces`` ((slice, out-shaped value) pairs) into a padded zero gradient; crop to ``x``.
+    With ``disjoint`` windows every element is written at most once: plain assignment."""
     _, _, _, pb, pa, _ = geom
     sp = x.shape[2:]
     grad = xp.zeros(tuple(x.shape[:2]) + tuple(n + b + e for n, b, e in zip(sp, pb, pa)), dtype=x.dtype)
     for sl, value in pieces:
-        grad[sl] += value
+        if disjoint:
+            grad[sl] = value
+        else:
+            grad[sl] += value
     if any(pb) or any(pa):
         grad = grad[(slice(None), slice(None)) + tuple(slice(b, b + n) for b, n in zip(pb, sp))]
     return grad
@@ -233,7 +253,7 @@ def _pool_backward_compute(ctx, a, ograd, data, output):
     x, og = to_cf(xp, data, cl), to_cf(xp, ograd, cl)
     if kind == "max":   # the maximum is recomputed from data, so an inexact ``output`` cannot drop gradients
         _, selections = _max_selections(xp, x, geom)
-        grad = _scatter(xp, ((sl, og * sel) for sl, sel in selections), x, geom)
+        grad = _scatter(xp, ((sl, og * sel) for sl, sel in selections), x, geom, _disjoint(geom))
     else:
         if kind == "sum":
             t = og
