@@ -160,3 +160,30 @@ def test_profiling_a_training_step_times_the_call_and_keeps_gradients():
     assert abs(net[0].weight.grad().asnumpy() - want).max() < 1e-5
     stats = json.loads(profiler.dumps(format="json"))
     assert stats["Time"]["Block calls"]["mlp"]["Count"] == 1
+    # the compiled training pair runs instrumented: every forward node once, then the backward's nodes
+    ops = [r for r in profiler.records() if r[1] == "operator" and r[4].get("mode") == "hybridized"]
+    plan = net.cached_op.backward_plan()
+    forward = [n.name for n in plan.forward.nodes]
+    backward = [n.name for n in plan.instrumented_backward().nodes]
+    assert forward[:5] == ["mlp_dense0_fwd", "mlp_dense0_relu_fwd", "mlp_dense1_fwd", "mlp_dense1_relu_fwd",
+                           "mlp_dense2_fwd"]
+    assert [r[4]["node"] for r in ops] == forward + backward
+    assert {r[4]["block"] for r in ops} == {"mlp"}
+    assert {"dot", "sum"} <= {r[0] for r in ops[len(forward):]}
+
+
+def test_profiling_a_lenet_training_step_lists_convolution_and_pooling_gradients():
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(4, kernel_size=3, activation="relu"), nn.MaxPool2D(2, 2), nn.Dense(3))
+    net.initialize()
+    net.hybridize(static_alloc=True, static_shape=True)
+    x, y = mx.nd.ones((2, 1, 8, 8)), mx.nd.array([0, 2])
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    profiler.set_state("run")
+    with mx.autograd.record():
+        loss = loss_fn(net(x), y).mean()
+    loss.backward()
+    profiler.set_state("stop")
+    table = profiler.dumps()
+    for op in ("Convolution", "Pooling", "_backward_Pooling", "_backward_Convolution_weight", "FullyConnected"):
+        assert op in table, op

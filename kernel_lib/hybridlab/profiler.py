@@ -4,7 +4,8 @@
   filename=...)``, then ``set_state('run')`` ... ``set_state('stop')`` (``pause()``/``resume()``
   in between).
 * While it runs, every op of a hybridized block is timed by the instrumented variant of the cached
-  op's program (``profile_symbolic``; the plain program is untouched), every imperative op call is
+  op's program (``profile_symbolic``; the plain program is untouched; under ``autograd.record()``
+  the train forward's ops, and the compiled backward's ops when ``backward()`` runs), every imperative op call is
   timed at the op's compute (``profile_imperative``; wrappers installed only while the profiler
   runs: zero cost otherwise), and every block call is timed as a whole (domain ``Block calls``,
   with ``mode`` imperative or hybridized). Each block call also publishes a ``"timing"`` event

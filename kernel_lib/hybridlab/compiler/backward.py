@@ -258,8 +258,17 @@ class BackwardPlan:
         self._single_forward = len(fwd_outs) == 1
         self.backward = self._compile_backward(d, signature, title)
         self.updates = d.updates
+        self._derived, self._instrumented = (d, signature, title), None
 
-    def _compile_backward(self, d, signature, title):
+    def instrumented_backward(self):
+        """The instrumented variant of ``backward`` (built on first use, then kept): its ``fn`` takes
+        one more argument, a monitor (see ``compiler.instrument``); the profiler times the backward's
+        nodes with it."""
+        if self._instrumented is None:
+            self._instrumented = self._compile_backward(*self._derived, instrument=True)
+        return self._instrumented
+
+    def _compile_backward(self, d, signature, title, instrument=False):
         names = [v.name for v in d.variables]
         shapes_in, dtypes_in = [], []
         for v, (kind, what) in zip(d.variables, d.spec):
@@ -269,7 +278,7 @@ class BackwardPlan:
         sig = Signature(names, shapes_in, dtypes_in, signature.device, signature.training)
         shapes, dtypes = infer_graph(d.outputs, d.variables, sig)
         source, env, line_nodes = generate(d.outputs, d.variables, sig, shapes, dtypes, fn_name="backward",
-                                           title=title)
+                                           title=title, instrument=instrument)
         source = source.replace("# hybridlab cached op program:", "# hybridlab cached op backward program:", 1)
         lines = source.rstrip("\n").split("\n")
         header = next(ln for ln in lines if ln.startswith("def backward("))
@@ -288,6 +297,7 @@ class BackwardPlan:
         exec(compile(source, filename, "exec"), env)   # noqa: S102 - generated from sanitised names
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         prog = Program(env["backward"], source, filename, sig, line_nodes, shapes, dtypes, len(d.outputs))
+        prog.nodes = [n for n in topo_order(d.outputs) if not n.is_variable]
         weakref.finalize(prog, linecache.cache.pop, filename, None)
         return prog
 
@@ -297,13 +307,19 @@ class BackwardPlan:
             return (result,), ()
         return result[:self.n_outputs], result[self.n_outputs:]
 
-    def run(self, saved, input_data, head_grads):
+    def run(self, saved, input_data, head_grads, monitor=None):
         """Input gradients (raw arrays; ``None`` where no gradient) from the ``saved`` values of one
-        train forward, the raw forward ``input_data`` and one head gradient per output."""
+        train forward, the raw forward ``input_data`` and one head gradient per output; with a
+        ``monitor`` (``compiler.instrument``), through the instrumented backward."""
         args = []
         for kind, k in self._bind:
             args.append(input_data[k] if kind == "input" else saved[k] if kind == "saved" else head_grads[k])
-        res = self.backward.fn(*args)
+        if monitor is None:
+            res = self.backward.fn(*args)
+        else:
+            prog = self.instrumented_backward()
+            monitor.start(prog.nodes, prog.signature.device)
+            res = prog.fn(*args, monitor)
         if len(self.grad_inputs) == 1:
             res = (res,)
         grads = [None] * len(input_data)

@@ -59,13 +59,14 @@ the gradients needed: here only the weight's)::
     >>> op.backward_symbol().list_inputs()
     ['act_output_head_grad', 'fc_output', 'data']
 """
-from .. import autograd
+from .. import autograd, profiler
 from ..base import MXNetError
 from ..device import current_device
 from ..ndarray.ndarray import NDArray
 from ..symbol.graph import topo_order
 from .backward import BackwardPlan, BackwardUnavailable
 from .codegen import compile_program, make_entry
+from .instrument import ProfileMonitor, quiet
 from .memory import ArenaPool, plan_graph
 from .passes import partition_dynamic, run_pipeline
 from .passes.dynamic import has_dynamic
@@ -229,9 +230,11 @@ class CachedOp:
             self._compile(key, args, default_device)
         return key
 
-    def _call_train(self, args, default_device):
+    def _call_train(self, args, default_device, monitor=None, label=""):
         """Recording with inputs that need gradients: the train forward, then ONE tape node whose
-        gradient runs the compiled backward program."""
+        gradient runs the compiled backward program. With a ``monitor`` (the profiler, see
+        ``gluon.monitoring``) the train forward runs instrumented; the backward runs instrumented
+        whenever the profiler is running when it runs, timed under ``label`` (the block's name)."""
         key = self._checked_key(args, default_device)
         need = tuple(x._node is not None or x._grad_req != "null" for x in args)
         plan = self._plans.get((key, need))
@@ -242,14 +245,20 @@ class CachedOp:
             if plan is None:
                 return self._call_recorded(args, default_device)
         datas = [x._data for x in args]
+        x0 = args[0]
         try:
-            res = plan.forward.fn(*datas)
+            if monitor is None:
+                res = plan.forward.fn(*datas)
+            else:
+                prog = plan.forward.instrumented()
+                monitor.start(prog.nodes, x0._device)
+                with quiet():      # its ops are reported by the monitor, not as imperative calls
+                    res = prog.fn(*datas, monitor)
         except Exception as err:
             _add_node_note(err, {plan.forward.filename: plan.forward})
             raise
         outs, saved = plan.split(res)
-        x0 = args[0]
-        node = autograd.TapeNode(self._tape_op, (plan, saved, datas), list(args), tuple(outs), x0._device)
+        node = autograd.TapeNode(self._tape_op, (plan, saved, datas, label), list(args), tuple(outs), x0._device)
         wrapped = []
         for i, o in enumerate(outs):
             w = NDArray._wrap(o, x0._device, x0._np)
@@ -271,12 +280,17 @@ class CachedOp:
     def _tape_grad(self, F, state, inputs, outputs, ograds):
         """The tape node's gradient: the compiled backward program (or, when the gradient itself is
         being recorded, create_graph=True, the forward and its gradient op by op)."""
-        plan, saved, datas = state
+        plan, saved, datas, label = state
         if _state.recording:
             return self._grad_recorded(plan, inputs, ograds)
         x0 = inputs[0]
+        monitor = ProfileMonitor(label or repr(self.symbol)) if profiler.symbolic_active() else None
         try:
-            grads = plan.run(saved, datas, [g._data for g in ograds])
+            if monitor is None:
+                grads = plan.run(saved, datas, [g._data for g in ograds])
+            else:
+                with quiet():
+                    grads = plan.run(saved, datas, [g._data for g in ograds], monitor)
         except Exception as err:
             _add_node_note(err, {plan.backward.filename: plan.backward})
             raise

@@ -8,8 +8,8 @@
   program variant (``hybridlab.compiler.instrument``): hooks get every node's outputs (and inputs
   with ``monitor_all``), the profiler every node's time. Under ``autograd.record()`` with hooks the
   graph runs node by node through the dispatcher instead (autograd records each op, the hooks
-  still fire once per op); with only the profiler, the normal (recorded) cached op call runs and is
-  timed as a whole.
+  still fire once per op); with only the profiler, the compiled training pair runs instrumented
+  (the train forward here, the backward when ``backward()`` runs it), so both are timed per node.
 
 Blocks without hooks, with the profiler stopped, never come here.
 """
@@ -53,7 +53,9 @@ def run_cached_op(block, cargs):
         return op(*cargs)
     mon = monitors[0] if len(monitors) == 1 else instrument.MonitorChain(monitors)
     if autograd._state.recording and autograd.needs_record(cargs):
-        if block._callback is None:
+        if block._callback is not None:
+            return instrument.run_nodes(op, cargs, mon)
+        if op._partition is not None or not cargs:
             return op(*cargs)
-        return instrument.run_nodes(op, cargs, mon)
+        return op._call_train(cargs, None, monitor=mon, label=block.name)   # profiler only
     return instrument.run_program(op, cargs, mon)
