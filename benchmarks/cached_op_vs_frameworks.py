@@ -74,14 +74,15 @@ MODES = {"imperative": None, "hybridized": {}, "static_alloc": {"static_alloc": 
 
 
 def hl_train_step(net, x, y, lr=0.01):
-    params = [p for p in net.collect_params().values()]
+    """One SGD step written as MXNet's side writes it (gluon loss, autograd, Trainer)."""
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": lr})
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
 
     def step():
         with mx.autograd.record():
-            loss = -mx.nd.pick(mx.nd.log_softmax(net(x)), y).mean()
+            loss = loss_fn(net(x), y).mean()
         loss.backward()
-        for p in params:
-            p.data()[:] -= lr * p.grad()
+        trainer.step(1)
         return loss
     return step
 
