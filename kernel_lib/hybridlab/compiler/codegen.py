@@ -63,6 +63,7 @@ import numpy as np
 from numpy import asarray
 
 from ..ops.context import op_context
+from ..ops.relu_cpu import row_length, zero_row
 from ..symbol.graph import topo_order
 
 __all__ = ["Program", "compile_program", "generate", "make_entry"]
@@ -176,7 +177,14 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
     keep = {(id(n), i) for n, i in outputs} | {(id(n), 0) for n in inputs}
     wrap0d = not signature.device.is_gpu
 
-    body, line_nodes = [], {}
+    body, line_nodes, rows = [], {}, {}
+
+    def zero_rows(dtype, n):
+        if (dtype, n) not in rows:
+            rows[(dtype, n)] = name = namer(f"zeros_{dtype}_{n}")
+            env[name] = zero_row(dtype, n)
+        return rows[(dtype, n)]
+
     for step, node in enumerate(nodes):
         a = node.parsed_attrs()
         n_out = node.num_outputs()
@@ -200,7 +208,8 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
         dev = a.get(node.op.device_attr) if node.op.device_attr else None
         ctx = ctx_names.get(dev, "ctx") if dev is not None else "ctx"
         planned = plan.out_call(node) if plan is not None else None
-        inline = None if signature.device.is_gpu or instrument else _inline(node, a, args, shapes, dtypes, planned)
+        inline = (None if signature.device.is_gpu or instrument
+                  else _inline(node, a, args, shapes, dtypes, planned, zero_rows))
         if inline is not None:    # a NumPy expression instead of a kernel call (no call overhead)
             call = inline
         elif planned is not None:   # static_alloc: write into the planned buffer
@@ -266,10 +275,11 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
     return source, env, line_nodes
 
 
-def _inline(node, a, args, shapes, dtypes, planned):
+def _inline(node, a, args, shapes, dtypes, planned, zero_rows):
     """A NumPy expression computing ``node`` exactly as its kernel does, for the hot ops of small
     models on the CPU (dense layers and relu), or ``None``: the generated line then calls the kernel.
-    ``planned`` (static_alloc) gives the buffer the result is written into."""
+    ``planned`` (static_alloc) gives the buffer the result is written into; ``zero_rows(dtype, n)``
+    binds a row of ``n`` zeros as a global of the program and returns its name."""
     op = node.op.name
     srcs = [(shapes.get(id(s)) or [None] * (i + 1))[i] for s, i in node.inputs]
     kinds = [(dtypes.get(id(s)) or [None] * (i + 1))[i] for s, i in node.inputs]
@@ -282,7 +292,15 @@ def _inline(node, a, args, shapes, dtypes, planned):
             return product
         return f"add({product}, {args[2]}{out})"
     if op == "relu" or (op == "Activation" and a["act_type"] == "relu"):
-        return f"maximum({args[0]}, 0{out})"
+        shape = srcs[0]
+        n = row_length(shape) if shape is not None else None
+        if n is None:
+            return f"maximum({args[0]}, 0{out})"
+        row = zero_rows(np.dtype(kinds[0]), n)   # rows of zeros, not the scalar 0: NumPy's fast loop
+        if n == shape[-1]:
+            return f"maximum({args[0]}, {row}{out})"
+        out = f", out={planned[1]}.reshape(-1, {n})" if planned is not None else ""
+        return f"maximum({args[0]}.reshape(-1, {n}), {row}{out}).reshape({tuple(shape)})"
     return None
 
 

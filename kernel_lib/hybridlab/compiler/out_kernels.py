@@ -26,6 +26,8 @@ Example::
 """
 import numpy as _np
 
+from ..ops.relu_cpu import relu
+
 __all__ = ["OUT_KERNELS", "INPLACE_OPS", "out_kernel", "inplace_ok"]
 
 
@@ -64,12 +66,12 @@ def _fully_connected(ctx, a, out, x, w, b=None):
 def _activation(ctx, a, out, x):
     xp = ctx.xp
     if a["act_type"] == "relu":
-        return xp.maximum(x, 0, out=out)
+        return relu(xp, x, out=out)
     return xp.tanh(x, out=out)
 
 
 _UNARY = {
-    "relu": lambda xp, x, out: xp.maximum(x, 0, out=out),
+    "relu": lambda xp, x, out: relu(xp, x, out=out),
     "negative": lambda xp, x, out: xp.negative(x, out=out),
     "abs": lambda xp, x, out: xp.absolute(x, out=out),
     "square": lambda xp, x, out: xp.multiply(x, x, out=out),

@@ -21,6 +21,7 @@ from .attrs import Attr
 from .elemwise_special import erf64
 from .infer import InferError, merge_shape, normalize_axis, unary_shape
 from .registry import OpDef, register
+from .relu_cpu import relu
 
 __all__ = ["erf", "softmax_forward"]
 
@@ -38,7 +39,7 @@ def erf(xp, x):
 # ---- Activation ------------------------------------------------------------------------------------
 def _act_forward(xp, x, act):
     if act == "relu":
-        return xp.maximum(x, 0)
+        return relu(xp, x)
     if act == "sigmoid":  # exp(-|x|) never overflows
         e = xp.exp(-xp.abs(x))
         return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))

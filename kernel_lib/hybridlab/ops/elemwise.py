@@ -20,6 +20,7 @@ import numpy as _np
 from .attrs import Attr
 from .infer import unary_shape
 from .registry import OpDef, register
+from .relu_cpu import relu
 
 _LN10, _LN2 = math.log(10.0), math.log(2.0)
 
@@ -200,7 +201,7 @@ unary("_npi_logical_not", lambda xp, x, a: x == 0, None, np="logical_not", hidde
       doc="True where x is 0 (NumPy's logical_not: a bool array).")
 
 # ---- activations as unary ops -----------------------------------------------------------------
-unary("relu", lambda xp, x, a: xp.maximum(x, 0),
+unary("relu", lambda xp, x, a: relu(xp, x),
       lambda F, x, y, og, a: _mul(F, og, F._greater_scalar(x, scalar=0)), npx="relu",
       doc="Rectified linear unit: max(x, 0).")
 unary("sigmoid", lambda xp, x, a: _sigmoid(xp, x),
