@@ -58,6 +58,8 @@ CASES = [
     Case("sum", [(2, 3, 4)], attrs={"axis": 1}, ref=legacy(np.sum), name="axis"),
     Case("sum", [(2, 3, 4)], attrs={"axis": (0, 2), "keepdims": True}, ref=legacy(np.sum), name="keepdims"),
     Case("sum", [(2, 3, 4)], attrs={"axis": (-1,), "exclude": True}, ref=legacy(np.sum), name="exclude"),
+    Case("sum", [(3, 2, 4, 5)], attrs={"axis": (0, 2, 3)}, ref=legacy(np.sum), name="leading_then_trailing"),
+    Case("sum", [(3, 2, 4, 5)], attrs={"axis": (0, 1, 3)}, ref=legacy(np.sum), name="leading_run_then_last"),
     Case("sum", [(2, 3)], attrs={"axis": ()}, ref=legacy(np.sum), name="empty_axis_is_all"),
     Case("sum", [(2, 3)], attrs={"keepdims": True}, ref=legacy(np.sum), name="all_keepdims"),
     Case("mean", [(2, 3, 4)], attrs={"axis": (0, 2)}, ref=legacy(np.mean)),

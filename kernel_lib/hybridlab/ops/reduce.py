@@ -7,6 +7,8 @@ the output gradient gets its reduced axes back (``expand_dims``/``Reshape``) and
 the input. max/min give the full gradient to every element equal to the extreme value (ties are
 not shared, as in MXNet's ``ReduceGrad<eq>``).
 """
+import numpy as _numpy
+
 from .attrs import Attr
 from .infer import InferError, normalize_axis
 from .registry import NsName, OpDef, register
@@ -141,7 +143,23 @@ def _keep(fn):
     return lambda xp, x, axes, dt: fn(xp, x, axes)
 
 
-_K_SUM = _keep(lambda xp, x, axes: xp.sum(x, axis=axes, keepdims=True, dtype=None if x.dtype.kind == "b" else x.dtype))
+def _staged_sum(xp, x, axes, dtype):
+    """``sum(x, axes, keepdims=True)``; when the reduced axes start with leading axes and include
+    others too (a bias gradient: axes (0, 2, 3) of (N, C, H, W)), the leading ones are summed first,
+    as whole rows added together (NumPy's fastest reduction), then the rest on the small result:
+    about 2x faster than NumPy's multi-axis sum."""
+    nd = x.ndim
+    lead = 0
+    while lead < nd and lead in axes:
+        lead += 1
+    if xp is not _numpy or lead in (0, nd) or lead == len(axes) or not x.flags.c_contiguous:
+        return xp.sum(x, axis=axes, keepdims=True, dtype=dtype)
+    rows = x.reshape((-1,) + x.shape[lead:]).sum(axis=0, dtype=dtype)
+    rest = tuple(a - lead for a in axes if a >= lead)
+    return rows.sum(axis=rest, keepdims=True).reshape(tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
+
+
+_K_SUM = _keep(lambda xp, x, axes: _staged_sum(xp, x, axes, None if x.dtype.kind == "b" else x.dtype))
 _K_PROD = _keep(lambda xp, x, axes: xp.prod(x, axis=axes, keepdims=True))
 _K_MAX = _keep(lambda xp, x, axes: xp.max(x, axis=axes, keepdims=True) if x.size else xp.zeros(
     [1 if i in axes else d for i, d in enumerate(x.shape)], x.dtype))
@@ -157,7 +175,7 @@ def _k_mean(xp, x, axes, dt):
 
 
 def _k_np_sum(xp, x, axes, dt):
-    return xp.sum(x, axis=axes, keepdims=True, dtype=dt)
+    return _staged_sum(xp, x, axes, dt)
 
 
 def _k_np_prod(xp, x, axes, dt):
