@@ -189,12 +189,21 @@ def _grid(rows, inner, stride):
     return tuple(inner)
 
 
+def _row_strides(shape):
+    """Flat (element) stride of each dimension of a C-ordered ``shape``."""
+    return [prod(shape[i + 1:]) for i in range(len(shape))]
+
+
 def _flat_offsets(k, d, rows):
     """Offset of every kernel position (row-major) in the flattened ``rows`` grid, and the largest."""
-    row = [prod(rows[i + 1:]) for i in range(len(rows))]
+    row = _row_strides(rows)
     offs = [sum(pi * di * ri for pi, di, ri in zip(pos, d, row))
             for pos in itertools.product(*(range(kk) for kk in k))]
     return offs, offs[-1]
+
+
+def _padded(spatial, pad):
+    return tuple(n + 2 * q for n, q in zip(spatial, pad))
 
 
 def _im2col(xp, x, g, out_sp, k, s, d, p, grid):
@@ -214,7 +223,7 @@ def _im2col(xp, x, g, out_sp, k, s, d, p, grid):
     # stride 1 on the full rows: kernel position (i, j, ...) reads the flat run starting at
     # i*d1*W + j*d2 + ...; the runs are extended past each sample's end with zeros
     sp = tuple(xpad.shape[2:])
-    row = [prod(sp[i + 1:]) for i in range(nd)]                          # flat stride per dimension
+    row = _row_strides(sp)
     span, last = prod(grid), _flat_offsets(k, d, sp)[1]
     flat = xp.zeros((N, C, last + span), dtype=x.dtype)
     flat[:, :, :prod(sp)] = xpad.reshape(N, C, -1)
@@ -252,7 +261,7 @@ def _conv_compute(ctx, a, data, weight, bias=None):
     N, C = x.shape[:2]
     F, g = a["num_filter"], a["num_group"]
     out_sp = _conv_out(x.shape[2:], k, s, d, p)
-    grid = _grid(tuple(n + 2 * q for n, q in zip(x.shape[2:], p)), out_sp, s)
+    grid = _grid(_padded(x.shape[2:], p), out_sp, s)
     cols = _im2col(xp, x, g, out_sp, k, s, d, p, grid)                  # (g, C/g*K, N*G)
     out = xp.matmul(w.reshape(g, F // g, -1), cols)                      # (g, F/g, N*G)
     return from_cf(xp, _batch_first(xp, out.reshape((F, N) + grid), bias, out_sp), cl)
@@ -467,7 +476,7 @@ def _wgrad_compute(ctx, a, ograd, data):
     N, C = x.shape[:2]
     F, g = a["num_filter"], a["num_group"]
     out_sp = tuple(og.shape[2:])
-    grid = _grid(tuple(n + 2 * q for n, q in zip(x.shape[2:], p)), out_sp, s)
+    grid = _grid(_padded(x.shape[2:], p), out_sp, s)
     cols = _im2col(xp, x, g, out_sp, k, s, d, p, grid)                  # (g, C/g*K, N*G)
     if grid == out_sp:
         ogm = xp.swapaxes(og.reshape(N, F, -1), 0, 1).reshape(g, F // g, -1)
