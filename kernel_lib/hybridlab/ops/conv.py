@@ -397,25 +397,26 @@ def _deconv_compute(ctx, a, data, weight, bias=None):
     F, g = a["num_filter"], a["num_group"]
     pad, adj = _deconv_pad_adj(a, k, s, d, in_sp)
     full = tuple(s[i] * (in_sp[i] - 1) + dk + adj[i] for i, dk in enumerate(_dilated(k, d)))
-    # columns: per kernel position (K, g, F/g, C/g) @ (g, C/g, N*G) -> (K, F, N*G), G the grid of
-    # the data (see _grid); every kernel position then adds its columns into the output (col2im)
+    # columns: ONE product per group (K*F/g, C/g) @ (C/g, N*G) -> (g, K, F/g, N*G), G the grid of
+    # the data (see _grid); every kernel position then adds its (F, N*G) columns into the output
     Kp = prod(k)
-    wm = w.reshape(g, C // g, F // g, Kp).transpose(3, 0, 2, 1)
+    wm = w.reshape(g, C // g, F // g, Kp).transpose(0, 3, 2, 1).reshape(g, Kp * (F // g), C // g)
     grid = _grid(full, in_sp, s)
     xm = xp.zeros((C, N) + grid, dtype=x.dtype) if grid != in_sp else xp.empty((C, N) + grid, dtype=x.dtype)
     xm[(slice(None), slice(None)) + tuple(slice(n) for n in in_sp)] = xp.swapaxes(x, 0, 1)
-    cols = xp.matmul(wm, xm.reshape(g, C // g, -1)).reshape(Kp, F, N, -1)
+    prods = xp.matmul(wm, xm.reshape(g, C // g, -1)).reshape(g, Kp, F // g, -1)
+    cols = [prods[:, i].reshape(F, N, -1) for i in range(Kp)]    # views when g == 1
     if grid != in_sp:       # flat runs: the grid's zero columns add nothing
         offs, last = _flat_offsets(k, d, full)
         span = prod(grid)
-        out = xp.zeros((F, N, max(prod(full), last + span)), dtype=cols.dtype)
-        for i, off in enumerate(offs):
-            out[:, :, off:off + span] += cols[i]
+        out = xp.zeros((F, N, max(prod(full), last + span)), dtype=x.dtype)
+        for col, off in zip(cols, offs):
+            out[:, :, off:off + span] += col
         out = out[:, :, :prod(full)].reshape((F, N) + full)
     else:
-        out = xp.zeros((F, N) + full, dtype=cols.dtype)
-        for i, (_, sl) in enumerate(kernel_slices(k, s, d, in_sp)):
-            out[sl] += cols[i].reshape((F, N) + in_sp)
+        out = xp.zeros((F, N) + full, dtype=x.dtype)
+        for col, (_, sl) in zip(cols, kernel_slices(k, s, d, in_sp)):
+            out[sl] += col.reshape((F, N) + in_sp)
     if any(pad):
         out = out[(slice(None), slice(None)) + tuple(slice(p, f - p) for p, f in zip(pad, full))]
     return from_cf(xp, _batch_first(xp, out, bias), cl)
