@@ -18,10 +18,11 @@ import math
 import numpy as onp
 
 from .attrs import Attr
+from .elemwise import sigmoid
 from .elemwise_special import erf64
 from .infer import InferError, merge_shape, normalize_axis, unary_shape
 from .registry import OpDef, register
-from .relu_cpu import relu
+from .relu_cpu import negative_part, relu
 
 __all__ = ["erf", "softmax_forward"]
 
@@ -40,9 +41,8 @@ def erf(xp, x):
 def _act_forward(xp, x, act):
     if act == "relu":
         return relu(xp, x)
-    if act == "sigmoid":  # exp(-|x|) never overflows
-        e = xp.exp(-xp.abs(x))
-        return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+    if act == "sigmoid":
+        return sigmoid(xp, x)
     if act == "tanh":
         return xp.tanh(x)
     if act == "softrelu":  # MXNet: x > 20 ? x : log1p(exp(x))
@@ -90,18 +90,19 @@ def _uniform01(rng, size):
 
 
 def _leaky_compute(ctx, a, x, gamma=None):
+    # x where x > 0, else f(x): written max(x, 0) + f(min(x, 0)), exact because f(0) = 0, and
+    # branch-free (``where`` on random signs mispredicts a branch per element: ~5x slower)
     xp, act = ctx.xp, a["act_type"]
-    pos = x > 0
     if act == "leaky":
-        return xp.where(pos, x, x * x.dtype.type(a["slope"]))
+        return relu(xp, x) + x.dtype.type(a["slope"]) * negative_part(xp, x)
     if act == "prelu":
         g = gamma.reshape(_channel_shape(x.ndim, gamma.size)) if gamma.size > 1 else gamma.reshape(())
-        return xp.where(pos, x, x * g).astype(x.dtype, copy=False)
+        return (relu(xp, x) + g * negative_part(xp, x)).astype(x.dtype, copy=False)
     if act == "elu":
-        return xp.where(pos, x, x.dtype.type(a["slope"]) * xp.expm1(xp.minimum(x, 0)))
+        return relu(xp, x) + x.dtype.type(a["slope"]) * xp.expm1(negative_part(xp, x))
     if act == "selu":
-        neg = x.dtype.type(_SELU_ALPHA) * xp.expm1(xp.minimum(x, 0))
-        return x.dtype.type(_SELU_LAMBDA) * xp.where(pos, x, neg)
+        neg = x.dtype.type(_SELU_ALPHA) * xp.expm1(negative_part(xp, x))
+        return x.dtype.type(_SELU_LAMBDA) * (relu(xp, x) + neg)
     if act == "gelu":
         return (0.5 * x * (1 + erf(xp, x * x.dtype.type(_SQRT1_2)))).astype(x.dtype, copy=False)
     # rrelu: a random slope per element in training, the mean slope otherwise; the slope is the mask
@@ -110,7 +111,7 @@ def _leaky_compute(ctx, a, x, gamma=None):
         mask = (lo + (hi - lo) * _uniform01(ctx.rng, x.shape)).astype(x.dtype)
     else:
         mask = xp.broadcast_to(xp.asarray((lo + hi) / 2.0, dtype=x.dtype), x.shape)
-    return xp.where(pos, x, x * mask), mask
+    return relu(xp, x) + mask * negative_part(xp, x), mask
 
 
 def _leaky_grad(F, a, ins, outs, og):

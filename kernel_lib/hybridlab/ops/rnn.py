@@ -33,6 +33,7 @@ Example::
     ((5, 2, 4), (1, 2, 4), (1, 2, 4))
 """
 from .attrs import Attr
+from .elemwise import sigmoid
 from .infer import InferError, merge_shape
 from .registry import OpDef, register
 
@@ -74,10 +75,6 @@ def _unpack(flat, entry):
 
 
 # ---- one step of one cell -----------------------------------------------------------------------
-def _sig(xp, z):
-    return 0.5 * (xp.tanh(0.5 * z) + 1)   # no overflow for large |z|
-
-
 def _step(xp, a, xi_t, h, c, w):
     """One step: (new h, new c or None, what the backward needs)."""
     mode = a["mode"]
@@ -85,7 +82,8 @@ def _step(xp, a, xi_t, h, c, w):
     if mode == "lstm":
         z = xi_t + hh
         n = z.shape[1] // 4
-        i, f, g, o = _sig(xp, z[:, :n]), _sig(xp, z[:, n:2 * n]), xp.tanh(z[:, 2 * n:3 * n]), _sig(xp, z[:, 3 * n:])
+        i, f, o = sigmoid(xp, z[:, :n]), sigmoid(xp, z[:, n:2 * n]), sigmoid(xp, z[:, 3 * n:])
+        g = xp.tanh(z[:, 2 * n:3 * n])
         c_new = f * c + i * g
         keep = None
         lo, hi = a["lstm_state_clip_min"], a["lstm_state_clip_max"]
@@ -102,8 +100,8 @@ def _step(xp, a, xi_t, h, c, w):
         return h_new, c_new, (i, f, g, o, tc, r, keep)
     if mode == "gru":
         n = hh.shape[1] // 3
-        r = _sig(xp, xi_t[:, :n] + hh[:, :n])
-        z = _sig(xp, xi_t[:, n:2 * n] + hh[:, n:2 * n])
+        r = sigmoid(xp, xi_t[:, :n] + hh[:, :n])
+        z = sigmoid(xp, xi_t[:, n:2 * n] + hh[:, n:2 * n])
         hn = hh[:, 2 * n:]
         cand = xp.tanh(xi_t[:, 2 * n:] + r * hn)
         return (1 - z) * cand + z * h, None, (r, z, cand, hn)
