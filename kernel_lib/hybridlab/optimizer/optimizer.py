@@ -180,6 +180,8 @@ class Optimizer:
                 w, g = master._data, grad._data.astype(np.float32)
             else:
                 w, g = weight._data, grad._data
+                if self.clip_gradient is None and self._step_raw(w, g, _raw(state), lr, wd):
+                    continue
             g = g * self.rescale_grad              # a new array: the gradient buffer stays untouched
             if self.clip_gradient is not None:
                 xp.clip(g, -self.clip_gradient, self.clip_gradient, out=g)
@@ -188,6 +190,12 @@ class Optimizer:
                 weight._data[...] = w.astype(weight.dtype)
 
     update_multi_precision = update
+
+    def _step_raw(self, w, g, state, lr, wd):
+        """Optionally update ``w`` straight from the raw gradient ``g`` (not to be modified), folding
+        ``rescale_grad`` into the scalars (no clipping is set): return True when done, False to take
+        ``_step`` on the rescaled copy. Saves a pass over every gradient where the rule allows."""
+        return False
 
     def _step(self, xp, w, g, state, lr, wd, t):
         """Update the raw array ``w`` in place from the preprocessed gradient ``g`` (a fresh array the

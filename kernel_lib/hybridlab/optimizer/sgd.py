@@ -34,6 +34,15 @@ class SGD(Optimizer):
     def create_state(self, index, weight):
         return self._zeros_like(weight) if self.momentum != 0.0 else None
 
+    def _step_raw(self, w, g, mom, lr, wd):
+        """Without momentum: MXNet's ``sgd_update``, ``w = (1 - lr * wd) * w - (lr * rescale_grad) * g``."""
+        if mom is not None:
+            return False
+        if wd:
+            w *= 1 - lr * wd
+        w -= (lr * self.rescale_grad) * g
+        return True
+
     def _step(self, xp, w, g, mom, lr, wd, t):
         if wd:
             g += wd * w
