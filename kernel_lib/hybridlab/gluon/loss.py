@@ -144,9 +144,8 @@ class SoftmaxCrossEntropyLoss(Loss):
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         if not self._from_logits:
             pred = F.log_softmax(pred, axis=self._axis)
-        if self._sparse_label:
-            # pick without keepdims accepts labels (N,) and (N, 1) alike; the axis comes back after
-            loss = -F.expand_dims(F.pick(pred, label, axis=self._axis, keepdims=False), axis=self._axis)
+        if self._sparse_label:   # labels (N,) and (N, 1) alike, as in MXNet
+            loss = -F.pick(pred, label, axis=self._axis, keepdims=True)
         else:
             label = _reshape_like(F, label, pred)
             loss = -F.sum(pred * label, axis=self._axis, keepdims=True)
