@@ -234,7 +234,9 @@ def _softmax_op(name, log, negate, npx, doc):
         x, y, g = ins[0], outs[0], og[0]
         ax = a["axis"]
         mask = F._length_mask(y, ins[1], axis=ax) if a["use_length"] else None
-        if log:  # d log_softmax: g - exp(y) * sum(g)
+        if log and mask is None:  # d log_softmax: g - exp(y) * sum(g), one op as in MXNet
+            dx = F._backward_log_softmax(g, y, axis=ax)
+        elif log:
             if mask is not None:
                 g = F.elemwise_mul(g, mask)
             dx = F.elemwise_sub(g, F.broadcast_mul(F.exp(y), F.sum(g, axis=ax, keepdims=True)))
@@ -267,6 +269,34 @@ _softmax_op("log_softmax", True, False, "log_softmax",
             "log(softmax(x)) along ``axis``, computed stably. With ``use_length`` masked entries are 0.")
 _softmax_op("softmin", False, True, (),
             "softmax(-x) along ``axis``: small values get large probabilities.")
+
+
+def _backward_log_softmax_compute(ctx, a, g, y):
+    xp = ctx.xp
+    ax = normalize_axis(a["axis"], g.ndim)
+    return g - xp.exp(y) * g.sum(axis=ax, keepdims=True)
+
+
+def _backward_log_softmax_grad(F, a, ins, outs, og):
+    g, y = ins
+    h, ax = og[0], a["axis"]
+    hp = F.elemwise_mul(h, F.exp(y))
+    return [F.broadcast_sub(h, F.sum(hp, axis=ax, keepdims=True)),
+            F.negative(F.broadcast_mul(hp, F.sum(g, axis=ax, keepdims=True)))]
+
+
+def _same_shapes(a, s):
+    for i in (0, 1):
+        if s[i] is not None:
+            merge_shape(s, 1 - i, tuple(s[i]), "ograd and output have the log_softmax output's shape")
+    return [None if s[0] is None else tuple(s[0])]
+
+
+register(OpDef(
+    "_backward_log_softmax", family="nn", hidden=True, inputs=("ograd", "output"),
+    attrs={"axis": Attr("int", -1, doc="The softmax axis.")},
+    compute=_backward_log_softmax_compute, infer_shape=_same_shapes, grad=_backward_log_softmax_grad,
+    doc="Gradient of log_softmax from its output: ``ograd - exp(output) * sum(ograd, axis)``."))
 
 
 def _length_mask_compute(ctx, a, x, length):
