@@ -20,6 +20,16 @@ def legacy(fn):
     return ref
 
 
+def spread(scaled):
+    """Reference for _backward_sum / _backward_mean: ograd broadcast back over the reduced axes."""
+    def ref(og, x, axis=None, keepdims=False, exclude=False):
+        axes = _axes(axis, x.ndim, exclude)
+        g = og.reshape(tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
+        n = int(np.prod([x.shape[i] for i in axes])) if scaled else 1
+        return np.broadcast_to(g / n, x.shape).astype(og.dtype)
+    return ref
+
+
 def with_nan(rng):
     x = rng.standard_normal((3, 4))
     x[0, 1] = x[2, 3] = np.nan
@@ -59,6 +69,12 @@ CASES = [
     Case("sum", [(2, 3, 4)], attrs={"axis": (0, 2), "keepdims": True}, ref=legacy(np.sum), name="keepdims"),
     Case("sum", [(2, 3, 4)], attrs={"axis": (-1,), "exclude": True}, ref=legacy(np.sum), name="exclude"),
     Case("sum", [(3, 2, 4, 5)], attrs={"axis": (0, 2, 3)}, ref=legacy(np.sum), name="leading_then_trailing"),
+    # the gradient ops of sum and mean (ograd, data); data only gives the shape
+    Case("_backward_sum", [(2, 4), (2, 3, 4)], attrs={"axis": 1}, ref=spread(False), grad=[0], name="axis"),
+    Case("_backward_sum", [(1,), (2, 3)], ref=spread(False), grad=[0], name="all"),
+    Case("_backward_mean", [(3, 1), (3, 4)], attrs={"axis": 0, "exclude": True, "keepdims": True},
+         ref=spread(True), grad=[0], name="exclude_keepdims"),
+    Case("_backward_mean", [(4,), (2, 3, 4)], attrs={"axis": (0, 1)}, ref=spread(True), grad=[0], name="axes"),
     Case("sum", [(3, 2, 4, 5)], attrs={"axis": (0, 1, 3)}, ref=legacy(np.sum), name="leading_run_then_last"),
     Case("sum", [(2, 3)], attrs={"axis": ()}, ref=legacy(np.sum), name="empty_axis_is_all"),
     Case("sum", [(2, 3)], attrs={"keepdims": True}, ref=legacy(np.sum), name="all_keepdims"),

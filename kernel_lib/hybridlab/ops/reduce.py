@@ -10,7 +10,7 @@ not shared, as in MXNet's ``ReduceGrad<eq>``).
 import numpy as _numpy
 
 from .attrs import Attr
-from .infer import InferError, normalize_axis
+from .infer import InferError, merge_shape, normalize_axis
 from .registry import NsName, OpDef, register
 
 __all__ = ["reduce_axes", "reduced_shape", "restore_reduced"]
@@ -104,9 +104,10 @@ def _mean_type(a, dtypes):
 
 
 def reduction(name, kernel, grad, *, legacy, uses_y=False, aliases=(), np=(), doc="", infer_type=None,
-              initial=None, has_dtype=True):
+              initial=None, has_dtype=True, grad_op=None):
     """Register a reduction. ``kernel(xp, x, axes, dtype)`` reduces with keepdims=True;
-    ``grad(F, x, y_keep, g_keep)`` gives dx from keepdims-shaped output and output gradient."""
+    ``grad(F, x, y_keep, g_keep)`` gives dx from keepdims-shaped output and output gradient, or
+    ``grad_op`` names the one op that does (``_backward_sum``, ``_backward_mean``)."""
     if legacy:
         attrs = dict(_REDUCE_ATTRS)
     else:
@@ -129,6 +130,8 @@ def reduction(name, kernel, grad, *, legacy, uses_y=False, aliases=(), np=(), do
 
     def gradient(F, a, inputs, outputs, ograds):
         x = inputs[0]
+        if grad_op is not None:
+            return [getattr(F, grad_op)(ograds[0], x, axis=a["axis"], keepdims=a["keepdims"], exclude=a["exclude"])]
         axes = _axes_of(a, x.shape, legacy)
         g = restore_reduced(F, ograds[0], x.ndim, axes)
         y = restore_reduced(F, outputs[0], x.ndim, axes) if uses_y else None
@@ -184,14 +187,54 @@ def _k_np_prod(xp, x, axes, dt):
 
 _LEGACY_DOC = (" over `axis` (all axes when None or ()); `exclude=True` reduces every other axis; "
                "reducing every axis without keepdims gives shape (1,).")
-reduction("sum", _K_SUM, _grad_sum, legacy=True, aliases=("sum_axis",), doc="Sum" + _LEGACY_DOC)
-reduction("mean", _k_mean, _grad_mean, legacy=True, doc="Mean" + _LEGACY_DOC + " Integer inputs keep their dtype.")
+reduction("sum", _K_SUM, _grad_sum, legacy=True, aliases=("sum_axis",), doc="Sum" + _LEGACY_DOC,
+          grad_op="_backward_sum")
+reduction("mean", _k_mean, _grad_mean, legacy=True, doc="Mean" + _LEGACY_DOC + " Integer inputs keep their dtype.",
+          grad_op="_backward_mean")
 reduction("prod", _K_PROD, _grad_prod, legacy=True, uses_y=True, doc="Product" + _LEGACY_DOC)
 reduction("max", _K_MAX, _grad_extreme, legacy=True, uses_y=True, aliases=("max_axis",), doc="Maximum" + _LEGACY_DOC)
 reduction("min", _K_MIN, _grad_extreme, legacy=True, uses_y=True, aliases=("min_axis",), doc="Minimum" + _LEGACY_DOC)
 reduction("nansum", _K_NANSUM, _grad_nansum, legacy=True, doc="Sum treating NaN as 0" + _LEGACY_DOC)
 reduction("nanprod", _K_NANPROD, _grad_nanprod, legacy=True, uses_y=True,
           doc="Product treating NaN as 1" + _LEGACY_DOC)
+
+def _spread(reduce_name, scaled):
+    """The gradient op of the legacy reduction ``reduce_name``: ``ograd`` spread back over the reduced
+    axes of ``data`` (divided by their size for a mean), in one op (MXNet's _backward_sum/mean)."""
+    def compute(ctx, a, og, x):
+        xp = ctx.xp
+        axes = _axes_of(a, x.shape, True)
+        g = og.reshape(tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
+        if scaled:
+            n = 1
+            for i in axes:
+                n *= x.shape[i]
+            g = (g / max(n, 1)).astype(og.dtype, copy=False)
+        out = xp.empty(x.shape, dtype=og.dtype)
+        out[...] = g
+        return out
+
+    def gradient(F, a, inputs, outputs, ograds):   # linear in ograd: its adjoint is the reduction
+        return [getattr(F, reduce_name)(ograds[0], axis=a["axis"], keepdims=a["keepdims"], exclude=a["exclude"]),
+                None]
+
+    def infer_shape(a, s):
+        og, x = s
+        if x is None:
+            return [None]
+        merge_shape(s, 0, reduced_shape(x, _axes_of(a, x, True), a["keepdims"], True),
+                    f"ograd has the {reduce_name} output's shape")
+        return [tuple(x)]
+
+    register(OpDef(f"_backward_{reduce_name}", inputs=("ograd", "data"), attrs=dict(_REDUCE_ATTRS),
+                   compute=compute, infer_shape=infer_shape, infer_type=lambda a, d: [d[0]], grad=gradient,
+                   family="reduce", hidden=True,
+                   doc=f"Gradient of {reduce_name}: ``ograd`` broadcast back over the reduced axes of ``data``"
+                       + (" and divided by their size." if scaled else ".")))
+
+
+_spread("sum", False)
+_spread("mean", True)
 
 _NP_DOC = " with NumPy semantics: axis=None reduces all axes to a 0-d array, axis=() reduces none."
 reduction("_np_sum", _k_np_sum, _grad_sum, legacy=False, infer_type=_sum_type,
