@@ -279,7 +279,7 @@ def test_block_graph_carries_the_pass_pipeline_and_the_backward_graph():
     x = mx.nd.ones((3, 5))
     net(x)
     g = graph_json(net)
-    assert [p["name"] for p in g["passes"]] == ["dce", "cse", "constant_folding", "fusion", "inplace"]
+    assert [p["name"] for p in g["passes"]] == ["dce", "cse", "constant_folding", "pool_first", "fusion", "inplace"]
     assert g["backward"] is None
     with mx.autograd.record():
         loss = net(x).sum()

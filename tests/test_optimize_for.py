@@ -78,7 +78,7 @@ def test_default_backend_runs_the_pipeline_and_collects_stages():
     y = mx.sym.relu(mx.sym.exp(x, name="a") + mx.sym.exp(x, name="b"), name="out")
     stages = []
     opt = backends.optimize_for(y, "default", [(2, 3)], stages=stages)
-    assert [n for n, _ in stages] == ["dce", "cse", "constant_folding", "fusion", "inplace"]
+    assert [n for n, _ in stages] == ["dce", "cse", "constant_folding", "pool_first", "fusion", "inplace"]
     assert [n.op_name for n in opt._nodes()] == ["null", "_fused_elemwise"]
     v = mx.nd.array(np.arange(6, dtype=np.float32).reshape(2, 3) / 6)
     np.testing.assert_allclose(CachedOp(opt)(v).asnumpy(), CachedOp(y)(v).asnumpy(), rtol=1e-6)

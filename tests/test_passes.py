@@ -180,10 +180,10 @@ def test_inplace_marks_single_reader_op_outputs_only():
 def test_pipeline_of_the_tutorial_mlp_keeps_each_pass_graph():
     sym = tutorial_mlp_symbol()
     opt, stages = run_pipeline(sym)
-    assert [name for name, _ in stages] == ["dce", "cse", "constant_folding", "fusion", "inplace"]
+    assert [name for name, _ in stages] == ["dce", "cse", "constant_folding", "pool_first", "fusion", "inplace"]
     assert all(count_ops(s) == count_ops(sym) for _, s in stages)
     passes = stages_json(stages)
-    assert [p["name"] for p in passes] == ["dce", "cse", "constant_folding", "fusion", "inplace"]
+    assert [p["name"] for p in passes] == ["dce", "cse", "constant_folding", "pool_first", "fusion", "inplace"]
     json.dumps(passes)
     before = {n["name"]: n for n in mx.graph_json.graph_json(sym)["nodes"]}
     for p in passes:
@@ -200,7 +200,8 @@ def test_pipeline_snapshots_are_independent_and_show_what_each_pass_did():
     y = mx.sym.relu(mx.sym.broadcast_add(mx.sym.exp(x, name="a"), c) + mx.sym.exp(x, name="b"), name="out")
     opt, stages = run_pipeline(y)
     counts = [(name, count_ops(s)) for name, s in stages]
-    assert counts == [("dce", 7), ("cse", 6), ("constant_folding", 5), ("fusion", 2), ("inplace", 2)]
+    assert counts == [("dce", 7), ("cse", 6), ("constant_folding", 5), ("pool_first", 5), ("fusion", 2),
+                      ("inplace", 2)]
     assert ops_of(stages[2][1]).count("_constant") == 1
     same(y, opt, {"x": (3, 2)})
     _, only = run_pipeline(y, passes=["cse", ("custom", lambda s: s)])
@@ -209,6 +210,74 @@ def test_pipeline_snapshots_are_independent_and_show_what_each_pass_did():
         run_pipeline(y, passes=["nope"])
     with pytest.raises(MXNetError, match="expected to return a Symbol, got NoneType"):
         run_pipeline(y, passes=[("bad", lambda s: None)])
+
+
+# ---- pool_first -------------------------------------------------------------------------------
+def _conv_relu_pool(act, pool_type="max"):
+    x = mx.sym.var("x")
+    c = mx.sym.Convolution(x, kernel=(3, 3), num_filter=4, name="conv")
+    a = mx.sym.Activation(c, act_type=act, name="act") if act != "relu_op" else mx.sym.relu(c, name="act")
+    p = mx.sym.Pooling(a, kernel=(2, 2), stride=(2, 2), pool_type=pool_type, name="pool")
+    return mx.sym.FullyConnected(p, num_hidden=3, name="fc")
+
+
+@pytest.mark.parametrize("act", ["relu", "relu_op"])
+def test_pool_first_moves_relu_after_max_pooling_with_equal_values_and_gradients(act):
+    from hybridlab.compiler.passes import pool_before_activation
+    sym = _conv_relu_pool(act)
+    moved = pool_before_activation(sym)
+    order = [n.name for n in moved._nodes() if not n.is_variable]
+    assert order.index("pool") < order.index("act") < order.index("fc")
+    assert next(n for n in moved._nodes() if n.name == "act").meta["moved_after"] == "pool"
+    assert [n.name for n in sym._nodes() if not n.is_variable] == ["conv", "act", "pool", "fc"]   # copy
+    # values and every gradient equal, with ties (relu zeros, equal positives) in the windows
+    rng = np.random.default_rng(0)
+    shapes = {"x": (2, 1, 9, 9)}
+    args = {"x": np.round(rng.uniform(-2, 2, (2, 1, 9, 9)))}
+    arg_shapes, _, _ = sym.infer_shape(**shapes)
+    for name, shp in zip(sym.list_arguments(), arg_shapes):
+        args.setdefault(name, rng.standard_normal(shp))
+    head = None
+    results = []
+    for compiled in (False, True):   # op by op (no passes) vs the cached op (after the pipeline)
+        arrays = {k: mx.nd.array(v, dtype="float64") for k, v in args.items()}
+        for v in arrays.values():
+            v.attach_grad()
+        with mx.autograd.record():
+            out = _run(sym, arrays, compiled)
+        head = mx.nd.array(rng.standard_normal(out.shape), dtype="float64") if head is None else head
+        out.backward(head)
+        results.append((out.asnumpy(), {k: v.grad.asnumpy() for k, v in arrays.items()}))
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-12, atol=1e-12)
+    for k in args:
+        np.testing.assert_allclose(results[1][1][k], results[0][1][k], rtol=1e-12, atol=1e-12, err_msg=k)
+
+
+def _run(graph, arrays, compiled):
+    from hybridlab.compiler import CachedOp
+    from hybridlab.compiler.instrument import HookMonitor, run_nodes
+    op = CachedOp(graph, partition_if_dynamic=False)
+    args = [arrays[n] for n in op.input_names]
+    if compiled:
+        assert any(n.meta.get("moved_after") == "pool" for n in op._ops)   # the pass ran
+        return op(*args)
+    return run_nodes(op, args, HookMonitor(lambda *_: None))
+
+
+@pytest.mark.parametrize("act, pool_type", [("sigmoid", "max"), ("relu", "avg")])
+def test_pool_first_leaves_other_activations_and_pool_types(act, pool_type):
+    from hybridlab.compiler.passes import pool_before_activation
+    moved = pool_before_activation(_conv_relu_pool(act, pool_type))
+    assert [n.name for n in moved._nodes() if not n.is_variable] == ["conv", "act", "pool", "fc"]
+
+
+def test_pool_first_keeps_a_relu_that_is_read_elsewhere():
+    from hybridlab.compiler.passes import pool_before_activation
+    x = mx.sym.var("x")
+    a = mx.sym.relu(x, name="act")
+    y = mx.sym.Group([mx.sym.Pooling(a, kernel=(2, 2), pool_type="max", name="pool"), a])
+    moved = pool_before_activation(y)
+    assert [n.name for n in moved._nodes() if not n.is_variable] == ["act", "pool"]
 
 
 # ---- partition_if_dynamic ---------------------------------------------------------------------

@@ -65,7 +65,7 @@ def _act_grad(F, a, ins, outs, og):
 
 
 register(OpDef(
-    "Activation", family="nn", npx="activation",
+    "Activation", family="nn", npx="activation", monotone=lambda a: a["act_type"] == "relu",
     attrs={"act_type": Attr("enum", choices=("relu", "sigmoid", "softrelu", "softsign", "tanh"),
                             doc="Activation function to apply.")},
     compute=lambda ctx, a, x: _act_forward(ctx.xp, x, a["act_type"]).astype(x.dtype, copy=False),

@@ -205,7 +205,7 @@ unary("_npi_logical_not", lambda xp, x, a: x == 0, None, np="logical_not", hidde
 
 # ---- activations as unary ops -----------------------------------------------------------------
 unary("relu", lambda xp, x, a: relu(xp, x),
-      lambda F, x, y, og, a: _mul(F, og, F._greater_scalar(x, scalar=0)), npx="relu",
+      lambda F, x, y, og, a: _mul(F, og, F._greater_scalar(x, scalar=0)), npx="relu", monotone=True,
       doc="Rectified linear unit: max(x, 0).")
 unary("sigmoid", lambda xp, x, a: sigmoid(xp, x),
       lambda F, x, y, og, a: _mul(F, og, _mul(F, y, F._rminus_scalar(y, scalar=1.0))), npx="sigmoid",

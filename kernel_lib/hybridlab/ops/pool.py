@@ -357,7 +357,7 @@ _POOL_ATTRS = {
 
 register(OpDef(
     "Pooling", attrs=_POOL_ATTRS, compute=_pool_compute, infer_shape=_pool_infer, grad=_pool_grad,
-    family="pool", aliases=("_npx_pooling",), npx=NsName("pooling"),
+    family="pool", aliases=("_npx_pooling",), npx=NsName("pooling"), window_max=lambda a: a["pool_type"] == "max",
     doc="""Pooling of ``data`` (N, C, *spatial) over windows of size ``kernel``: max, avg, sum or
 lp (``p_value`` 1, 2, 3). Output size per dimension: ``floor((x + 2 * pad - kernel) / stride) + 1``
 (valid), with ceil instead of floor (full), or ``ceil(x / stride)`` (same, 1-D only).

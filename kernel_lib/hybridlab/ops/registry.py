@@ -13,6 +13,10 @@ An op definition holds
   * ``grad(F, a, inputs, outputs, ograds)``: input gradients written with registered ops through
     the namespace ``F`` (``mx.nd`` now, ``mx.sym`` for graph-level backward), ``None`` for inputs
     without a gradient. An op without ``grad`` is not differentiable.
+  * properties passes rely on, as booleans or predicates on the parsed attributes: ``monotone``
+    (elementwise, non-decreasing, exactly order-preserving where it is not flat and with a zero
+    gradient where it is: relu) and ``window_max`` (the maximum of windows of its one input: max
+    pooling), so that ``window_max(monotone(x)) == monotone(window_max(x))``, gradients included.
 
 Example (the shape of every op file)::
 
@@ -63,7 +67,7 @@ class OpDef:
                  infer_type=None, aliases=(), np=(), npx=(), aux=(), num_outputs=1, num_visible=None,
                  output_names=None, family="elemwise", doc="", variadic=False, needs_train=False,
                  needs_rng=False, hidden=False, no_grad_reason="", device_attr=None, dynamic_shape=False,
-                 all_inputs=None, random=(), np_random=()):
+                 all_inputs=None, random=(), np_random=(), monotone=False, window_max=False):
         self.name = name
         self.inputs = inputs
         self.variadic = variadic
@@ -96,6 +100,7 @@ class OpDef:
         self.no_grad_reason = no_grad_reason  # why an op has no gradient (shown by the op checker)
         self.device_attr = device_attr      # attribute naming the output device (creation ops: "ctx")
         self.dynamic_shape = dynamic_shape  # output shape depends on values (boolean_mask, unique)
+        self._monotone, self._window_max = monotone, window_max
         self._attr_cache = {}
         # fixed input count (None when it depends on attributes): saves a call on the hot path
         self.n_inputs = None if (variadic or callable(inputs)) else len(inputs)
@@ -126,6 +131,15 @@ class OpDef:
             return tuple(self._output_names(a) if callable(self._output_names) else self._output_names)
         n = self.n_visible(a)
         return ("output",) if n == 1 else tuple(f"output{i}" for i in range(n))
+
+    def monotone(self, a):
+        """Whether the op with parsed attributes ``a`` is an elementwise non-decreasing function (see
+        the module docstring)."""
+        return self._monotone(a) if callable(self._monotone) else bool(self._monotone)
+
+    def window_max(self, a):
+        """Whether the op with parsed attributes ``a`` takes maxima over windows of its input."""
+        return self._window_max(a) if callable(self._window_max) else bool(self._window_max)
 
     # ---- attributes ------------------------------------------------------------------------
     def parse_attrs(self, kwargs):

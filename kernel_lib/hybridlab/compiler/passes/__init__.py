@@ -8,6 +8,7 @@ rather than op names.
 * ``dce.eliminate_dead_code``: drop what no output needs (and non-output identity copies),
 * ``cse.eliminate_common_subexpressions``: compute a pure expression once,
 * ``constant_folding.fold_constants``: variable-free subgraphs become ``_constant`` nodes,
+* ``pool_first.pool_before_activation``: max pooling moves before the relu that feeds it,
 * ``fusion.fuse_elementwise``: elementwise trees become one ``_fused_elemwise`` node,
 * ``inplace.mark_inplace``: ``meta["inplace"]`` for the memory planner,
 * ``dynamic.partition_dynamic``: split a graph around dynamic-shape ops (``partition_if_dynamic``),
@@ -22,7 +23,7 @@ Example::
     >>> [n.op_name for n in opt._nodes()]
     ['null', '_fused_elemwise']
 """
-from . import constant_folding, cse, dce, dynamic, fusion, inplace, pipeline  # noqa: F401
+from . import constant_folding, cse, dce, dynamic, fusion, inplace, pipeline, pool_first  # noqa: F401
 from ._graph import count_ops  # noqa: F401
 from .constant_folding import fold_constants  # noqa: F401
 from .cse import eliminate_common_subexpressions  # noqa: F401
@@ -31,7 +32,8 @@ from .dynamic import partition_dynamic, run_partitioned  # noqa: F401
 from .fusion import fuse_elementwise  # noqa: F401
 from .inplace import mark_inplace  # noqa: F401
 from .pipeline import DEFAULT_PASSES, PASSES, run_pipeline, stages_json  # noqa: F401
+from .pool_first import pool_before_activation  # noqa: F401
 
 __all__ = ["run_pipeline", "stages_json", "PASSES", "DEFAULT_PASSES", "count_ops", "eliminate_dead_code",
            "eliminate_common_subexpressions", "fold_constants", "fuse_elementwise", "mark_inplace",
-           "partition_dynamic", "run_partitioned"]
+           "partition_dynamic", "run_partitioned", "pool_before_activation"]

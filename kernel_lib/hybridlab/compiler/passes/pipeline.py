@@ -19,11 +19,11 @@ Example::
     >>> y = mx.sym.relu(mx.sym.exp(x, name='a') + mx.sym.exp(x, name='b'), name='act')
     >>> opt, stages = run_pipeline(y)
     >>> [(name, count_ops(s)) for name, s in stages]
-    [('dce', 4), ('cse', 3), ('constant_folding', 3), ('fusion', 1), ('inplace', 1)]
+    [('dce', 4), ('cse', 3), ('constant_folding', 3), ('pool_first', 3), ('fusion', 1), ('inplace', 1)]
     >>> [n.op_name for n in opt._nodes()], count_ops(y)
     (['null', '_fused_elemwise'], 4)
     >>> [p["name"] for p in stages_json(stages)]
-    ['dce', 'cse', 'constant_folding', 'fusion', 'inplace']
+    ['dce', 'cse', 'constant_folding', 'pool_first', 'fusion', 'inplace']
 """
 import copy as _copy
 
@@ -34,6 +34,7 @@ from .cse import eliminate_common_subexpressions
 from .dce import eliminate_dead_code
 from .fusion import fuse_elementwise
 from .inplace import mark_inplace
+from .pool_first import pool_before_activation
 
 __all__ = ["PASSES", "DEFAULT_PASSES", "run_pipeline", "stages_json"]
 
@@ -41,10 +42,11 @@ PASSES = {
     "dce": lambda s: eliminate_dead_code(s, copy=False),
     "cse": lambda s: eliminate_common_subexpressions(s, copy=False),
     "constant_folding": lambda s: fold_constants(s, copy=False),
+    "pool_first": lambda s: pool_before_activation(s, copy=False),
     "fusion": lambda s: fuse_elementwise(s, copy=False),
     "inplace": lambda s: mark_inplace(s, copy=False),
 }
-DEFAULT_PASSES = ("dce", "cse", "constant_folding", "fusion", "inplace")
+DEFAULT_PASSES = ("dce", "cse", "constant_folding", "pool_first", "fusion", "inplace")
 
 
 def _resolve(passes):
