@@ -20,7 +20,7 @@ import numpy as onp
 from .attrs import Attr
 from .elemwise import sigmoid
 from .elemwise_special import erf64
-from .infer import InferError, merge_shape, normalize_axis, unary_shape
+from .infer import InferError, merge_shape, normalize_axis, same_shape, unary_shape
 from .registry import OpDef, register
 from .relu_cpu import negative_part, relu
 
@@ -285,17 +285,10 @@ def _backward_log_softmax_grad(F, a, ins, outs, og):
             F.negative(F.broadcast_mul(hp, F.sum(g, axis=ax, keepdims=True)))]
 
 
-def _same_shapes(a, s):
-    for i in (0, 1):
-        if s[i] is not None:
-            merge_shape(s, 1 - i, tuple(s[i]), "ograd and output have the log_softmax output's shape")
-    return [None if s[0] is None else tuple(s[0])]
-
-
 register(OpDef(
     "_backward_log_softmax", family="nn", hidden=True, inputs=("ograd", "output"),
     attrs={"axis": Attr("int", -1, doc="The softmax axis.")},
-    compute=_backward_log_softmax_compute, infer_shape=_same_shapes, grad=_backward_log_softmax_grad,
+    compute=_backward_log_softmax_compute, infer_shape=same_shape, grad=_backward_log_softmax_grad,
     doc="Gradient of log_softmax from its output: ``ograd - exp(output) * sum(ograd, axis)``."))
 
 

@@ -10,7 +10,7 @@ not shared, as in MXNet's ``ReduceGrad<eq>``).
 import numpy as _numpy
 
 from .attrs import Attr
-from .infer import InferError, merge_shape, normalize_axis
+from .infer import InferError, merge_shape, normalize_axis, prod
 from .registry import NsName, OpDef, register
 
 __all__ = ["reduce_axes", "reduced_shape", "restore_reduced"]
@@ -206,10 +206,7 @@ def _spread(reduce_name, scaled):
         axes = _axes_of(a, x.shape, True)
         g = og.reshape(tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
         if scaled:
-            n = 1
-            for i in axes:
-                n *= x.shape[i]
-            g = (g / max(n, 1)).astype(og.dtype, copy=False)
+            g = (g / max(prod(x.shape[i] for i in axes), 1)).astype(og.dtype, copy=False)
         out = xp.empty(x.shape, dtype=og.dtype)
         out[...] = g
         return out
