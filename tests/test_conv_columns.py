@@ -38,3 +38,14 @@ def test_every_conv_op_reaches_both_column_layouts(monkeypatch):
 ])
 def test_grid_choice(rows, inner, stride, expected):
     assert conv._grid(rows, inner, stride) == expected
+
+
+@pytest.mark.parametrize("groups, rows", [(1, 1), (1, 3), (2, 6), (1, 9), (8, 5)])
+def test_weight_gradient_products_equal_one_batched_matmul(groups, rows):
+    # 2 to 7 rows per group take one matrix-vector product per row on the CPU (faster with OpenBLAS
+    # than a GEMM that short); every form must give the batched product
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((groups, rows, 500))
+    b = rng.standard_normal((groups, 7, 500))
+    np.testing.assert_allclose(conv._products_over_long_axis(np, a, b), np.matmul(a, np.swapaxes(b, 1, 2)),
+                               rtol=1e-12, atol=1e-12)

@@ -162,4 +162,9 @@ CASES = [
          name="2d_full_rows"),
     Case("_backward_Convolution_weight", [(1, 3, 3, 5, 5), (1, 2, 4, 6, 6)], ref=ref_conv_weight_grad,
          attrs={"kernel": (2, 2, 2), "num_filter": 3}, name="3d_full_rows"),
+    # filters per group: 1 and >= 8 take one batched product, 2 to 7 one product per filter on the CPU
+    Case("_backward_Convolution_weight", [(2, 9, 3, 3), (2, 2, 5, 5)], ref=ref_conv_weight_grad,
+         attrs={"kernel": (3, 3), "num_filter": 9}, name="2d_nine_filters"),
+    Case("_backward_Convolution_weight", [(2, 3, 3, 3), (2, 3, 4, 4)], ref=ref_conv_weight_grad,
+         attrs={"kernel": (2, 2), "num_filter": 3, "num_group": 3}, name="2d_depthwise"),
 ]
