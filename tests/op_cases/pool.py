@@ -143,6 +143,7 @@ CASES = [
     # internal backward ops (inputs: ograd, data, output)
     _B({"kernel": (2, 2), "stride": (1, 1)}, (1, 2, 4, 4), (1, 2, 3, 3), "max"),
     _B({"kernel": (2, 2), "stride": (2, 2)}, (2, 2, 4, 5), (2, 2, 2, 2), "max_disjoint"),
+    _B({"kernel": (2, 2), "stride": (2, 2)}, (2, 3, 4, 6), (2, 3, 2, 3), "max_2x2_tiling"),
     _B({"kernel": (2, 1), "stride": (3, 2), "pad": (1, 0)}, (1, 2, 5, 5), (1, 2, 2, 3), "max_disjoint_gaps_pad"),
     # ties (as after relu): the first maximum in row-major order takes the gradient; the data-side
     # gradient is undefined at ties, so only ograd's is checked numerically
