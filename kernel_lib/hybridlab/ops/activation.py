@@ -18,11 +18,12 @@ import math
 import numpy as onp
 
 from .attrs import Attr
-from .elemwise import sigmoid
+from .elemwise import sigmoid, softplus
 from .elemwise_special import erf64
 from .infer import InferError, merge_shape, normalize_axis, same_shape, unary_shape
 from .registry import OpDef, register
 from .relu_cpu import negative_part, relu
+from .select_cpu import select
 
 __all__ = ["erf", "softmax_forward"]
 
@@ -46,7 +47,7 @@ def _act_forward(xp, x, act):
     if act == "tanh":
         return xp.tanh(x)
     if act == "softrelu":  # MXNet: x > 20 ? x : log1p(exp(x))
-        return xp.where(x > 20, x, xp.log1p(xp.exp(xp.minimum(x, 20))))
+        return softplus(xp, x)
     return x / (1 + xp.abs(x))  # softsign
 
 
@@ -195,18 +196,18 @@ def softmax_forward(xp, x, axis, temperature=None, log=False, length=None):
         shape = [1] * x.ndim
         shape[axis] = x.shape[axis]
         mask = xp.arange(x.shape[axis]).reshape(shape) < xp.expand_dims(length, axis)
-        x = xp.where(mask, x, x.dtype.type(-onp.inf))
+        x = select(xp, mask, x, x.dtype.type(-onp.inf))
     m = x.max(axis=axis, keepdims=True)
     if mask is not None:
-        m = xp.where(xp.isfinite(m), m, x.dtype.type(0))
+        m = select(xp, xp.isfinite(m), m, x.dtype.type(0))
     z = x - m
     e = xp.exp(z)
     s = e.sum(axis=axis, keepdims=True)
     if mask is not None:
-        s = xp.where(s == 0, x.dtype.type(1), s)
+        s = select(xp, s == 0, x.dtype.type(1), s)
     out = z - xp.log(s) if log else e / s
     if mask is not None:
-        out = xp.where(mask, out, x.dtype.type(0))
+        out = select(xp, mask, out, x.dtype.type(0))
     return out
 
 

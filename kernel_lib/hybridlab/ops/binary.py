@@ -27,6 +27,7 @@ import numpy as _np
 from .attrs import Attr
 from .infer import InferError, broadcast_shape, merge_shape, same_shape, unary_shape
 from .registry import OpDef, register
+from .select_cpu import select
 
 _BOOL, _F32, _F64, _I64 = _np.dtype(bool), _np.dtype(_np.float32), _np.dtype(_np.float64), _np.dtype(_np.int64)
 
@@ -79,13 +80,13 @@ def _arr(xp, out):
 # ---- forwards shared by the variants ---------------------------------------------------------
 def _safe(xp, r):
     """``r`` with zeros replaced by ones (for ops defined as 0 where the divisor is 0)."""
-    return xp.where(r == 0, xp.ones_like(r), r)
+    return select(xp, r == 0, xp.ones_like(r), r)
 
 
 def _mod(xp, l, r):
     """MXNet's mod: the sign of the divisor (like Python), and 0 where the divisor is 0."""
     out = xp.mod(l, _safe(xp, r))
-    return xp.where(r == 0, xp.zeros_like(out), out)
+    return select(xp, r == 0, xp.zeros_like(out), out)
 
 
 def _div(xp, l, r):
@@ -318,7 +319,7 @@ scalar("_hypot_scalar", lambda xp, x, s: xp.hypot(x, s),
 def _smooth_l1(xp, x, s):
     s2 = s * s
     ax = xp.abs(x)
-    return xp.where(ax < 1.0 / s2, 0.5 * s2 * x * x, ax - 0.5 / s2)
+    return select(xp, ax < 1.0 / s2, 0.5 * s2 * x * x, ax - 0.5 / s2)
 
 
 def _g_smooth_l1(F, x, y, og, s):
@@ -352,7 +353,7 @@ def _where_compute(ctx, a, cond, x, y):
     c = cond != 0
     if c.ndim == 1 and x.ndim > 1:
         c = c.reshape((c.shape[0],) + (1,) * (x.ndim - 1))
-    return _arr(ctx.xp, ctx.xp.where(c, x, y).astype(dt, copy=False))
+    return _arr(ctx.xp, select(ctx.xp, c, x, y).astype(dt, copy=False))
 
 
 def _where_grad(F, a, inputs, outputs, ograds):
@@ -372,7 +373,7 @@ def _npi_where_infer(a, in_shapes):
 
 
 def _npi_where_compute(ctx, a, cond, x, y):
-    return _arr(ctx.xp, ctx.xp.where(cond != 0, x, y).astype(_promote(x.dtype, y.dtype), copy=False))
+    return _arr(ctx.xp, select(ctx.xp, cond != 0, x, y).astype(_promote(x.dtype, y.dtype), copy=False))
 
 
 def _npi_where_grad(F, a, inputs, outputs, ograds):

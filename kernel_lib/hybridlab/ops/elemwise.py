@@ -21,6 +21,7 @@ from .attrs import Attr
 from .infer import unary_shape
 from .registry import OpDef, register
 from .relu_cpu import relu
+from .select_cpu import select
 
 _LN10, _LN2 = math.log(10.0), math.log(2.0)
 
@@ -90,9 +91,9 @@ def sigmoid(xp, x):
         return 1 / (1 + xp.exp(-x))
 
 
-def _softplus(xp, x):
+def softplus(xp, x):
     """log(1 + exp(x)) without overflow (MXNet's softrelu switches to x above 20)."""
-    return xp.where(x > 20, x, xp.log1p(xp.exp(xp.minimum(x, 20))))
+    return select(xp, x > 20, x, xp.log1p(xp.exp(xp.minimum(x, 20))))
 
 
 def _log_sigmoid(xp, x, a):
@@ -100,7 +101,7 @@ def _log_sigmoid(xp, x, a):
 
 
 def _mish(xp, x, a):
-    return x * xp.tanh(_softplus(xp, x))
+    return x * xp.tanh(softplus(xp, x))
 
 
 def _g_mish(F, x, y, og, a):

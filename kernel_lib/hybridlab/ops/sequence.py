@@ -32,6 +32,7 @@ Example::
 from .attrs import Attr
 from .infer import InferError, merge_shape
 from .registry import OpDef, register
+from .select_cpu import select
 
 _USE = Attr("bool", False, doc="If True, use the sequence_length input; else every sequence has the full length.")
 
@@ -106,7 +107,7 @@ def _mask_compute(ctx, a, data, length=None):
     if not a["use_sequence_length"]:
         return data.copy()
     m = _step_mask(xp, a, data, _lengths(xp, a, data, length))
-    return xp.where(m, data, xp.asarray(a["value"], dtype=data.dtype)).astype(data.dtype, copy=False)
+    return select(xp, m, data, xp.asarray(a["value"], dtype=data.dtype)).astype(data.dtype, copy=False)
 
 
 def _mask_grad(F, a, ins, outs, og):
