@@ -66,7 +66,7 @@ from ..ndarray.ndarray import NDArray
 from ..symbol.graph import topo_order
 from .backward import BackwardPlan, BackwardUnavailable
 from .codegen import compile_program, make_entry
-from .instrument import ProfileMonitor, quiet
+from .instrument import ProfileMonitor, quiet, run_nodes, run_program
 from .memory import ArenaPool, plan_graph
 from .passes import partition_dynamic, run_pipeline
 from .passes.dynamic import has_dynamic
@@ -199,6 +199,13 @@ class CachedOp:
         the signature is unchanged skip the lookup (HybridBlock's fast path)."""
         return self._fns.get(_key(args)) if args and self._partition is None else None
 
+    def program_for(self, args):
+        """The plain Program for the NDArrays ``args`` (inputs in ``input_names`` order), compiled
+        now if that signature is new (see :meth:`program` for compiled signatures)."""
+        key = _key(args)
+        prog = self._programs.get(key)
+        return prog if prog is not None else self._compile(key, args, None)
+
     def _miss(self, *args):
         """No program found by the entry's fast lookup: look again with device equality (inputs on
         equal but distinct Device objects), else check the inputs and compile."""
@@ -207,6 +214,37 @@ class CachedOp:
         if fn is None or any(x._device != args[0]._device for x in args):
             fn = self._compile(key, args, None).fn
         return fn(*[x._data for x in args])
+
+    def call_monitored(self, args, monitor, label="", per_node=False):
+        """Call on the NDArrays ``args`` with ``monitor`` (a ``compiler.instrument`` monitor: op
+        hooks, the profiler, or a chain of both) around every op; returns what ``self(*args)``
+        would. Outside ``autograd.record()`` the instrumented variant of the program runs. Recording
+        with inputs that need gradients, the instrumented train forward runs and its ONE tape node's
+        backward is timed under ``label`` when the profiler runs; with ``per_node`` the graph runs op
+        by op instead, so that every value (and its gradient) is an NDArray a hook may keep.
+        ``gluon.monitoring`` calls this for blocks with an op hook or while the profiler runs.
+
+        Example::
+
+            >>> import hybridlab as mx
+            >>> from hybridlab.compiler.instrument import HookMonitor
+            >>> net = mx.gluon.nn.Dense(2, in_units=3, prefix="fc_")
+            >>> net.initialize(); net.hybridize()
+            >>> x = mx.nd.ones((1, 3)); _ = net(x)
+            >>> params = {p.name: p.data() for p in net.collect_params().values()}
+            >>> args = [params.get(name, x) for name in net.cached_op.input_names]
+            >>> seen = []
+            >>> _ = net.cached_op.call_monitored(args, HookMonitor(lambda name, op, arr: seen.append(name)))
+            >>> seen
+            ['fc_fwd_output']
+        """
+        if _state.recording and _needs_record(args):
+            if per_node:
+                return run_nodes(self, args, monitor)
+            if self._partition is not None or not args:
+                return self(*args)
+            return self._call_train(args, None, monitor=monitor, label=label)
+        return run_program(self, args, monitor)
 
     def _call_no_inputs(self, default_device):
         device = default_device or current_device()
@@ -321,7 +359,7 @@ class CachedOp:
         """Node by node through the imperative dispatcher, so autograd records every op (the path of
         graphs whose backward cannot be compiled)."""
         from ..ndarray.dispatch import invoke
-        key = self._checked_key(args, default_device)
+        self._checked_key(args, default_device)          # checks the inputs, compiles the signature
         values = {(id(n), 0): x for n, x in zip(self._inputs, args)}
         for node in self._ops:
             ins = []

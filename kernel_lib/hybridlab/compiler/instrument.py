@@ -36,14 +36,12 @@ Example::
 import contextlib
 import time
 
-from .. import autograd
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 from .signature import where
 
 __all__ = ["HookMonitor", "ProfileMonitor", "MonitorChain", "run_program", "run_nodes", "suspended", "quiet"]
 
-_state = autograd._state
 _suspend = [0]     # > 0 while a graph runs under a monitor: the imperative monitor stays quiet
 
 
@@ -168,18 +166,6 @@ def _synchronizer(device):
     return device.xp.cuda.Device(device.device_id).synchronize
 
 
-def _program_for(cached_op, args):
-    """The plain Program ``cached_op`` runs for ``args`` (compiled now if it is not yet)."""
-    key = [_state.training, args[0]._device]
-    for x in args:
-        key += (x._data.shape, x._data.dtype)
-    key = tuple(key)
-    prog = cached_op._programs.get(key)
-    if prog is None:
-        prog = cached_op._compile(key, args, None)
-    return prog
-
-
 def run_program(cached_op, args, monitor):
     """Run ``cached_op`` on the NDArrays ``args`` through the instrumented variant of its program,
     with ``monitor``; returns what ``cached_op(*args)`` would (an NDArray or a list)."""
@@ -188,7 +174,7 @@ def run_program(cached_op, args, monitor):
     for x in args:
         if not isinstance(x, NDArray):
             return cached_op(*args)
-    prog = _program_for(cached_op, args).instrumented()
+    prog = cached_op.program_for(args).instrumented()
     x0 = args[0]
     monitor.start(prog.nodes, x0._device)
     _suspend[0] += 1

@@ -13,7 +13,7 @@
 
 Blocks without hooks, with the profiler stopped, never come here.
 """
-from .. import autograd, op_monitor, profiler
+from .. import op_monitor, profiler
 from .. import deferred as _dc
 from ..compiler import instrument
 from ..ndarray.ndarray import NDArray
@@ -52,10 +52,4 @@ def run_cached_op(block, cargs):
     if not monitors:
         return op(*cargs)
     mon = monitors[0] if len(monitors) == 1 else instrument.MonitorChain(monitors)
-    if autograd._state.recording and autograd.needs_record(cargs):
-        if block._callback is not None:
-            return instrument.run_nodes(op, cargs, mon)
-        if op._partition is not None or not cargs:
-            return op(*cargs)
-        return op._call_train(cargs, None, monitor=mon, label=block.name)   # profiler only
-    return instrument.run_program(op, cargs, mon)
+    return op.call_monitored(cargs, mon, label=block.name, per_node=block._callback is not None)
