@@ -57,6 +57,7 @@ def test_nan_window_goes_to_general_path_without_gradient():
     ({"kernel": "(2, 2)", "stride": "(1, 1)"}, (1, 1, 4, 4)),                  # overlapping windows
     ({"kernel": "(2, 2)", "stride": "(2, 2)", "pad": "(1, 1)"}, (1, 1, 4, 4)),  # padding
     ({"kernel": "(3, 3)", "stride": "(3, 3)"}, (1, 1, 6, 6)),
+    ({"kernel": "(2, 2)", "stride": "(2, 2)"}, (0, 1, 4, 4)),                  # an empty batch
 ])
 def test_other_windows_take_the_general_path(attrs, shape):
     a = get_op("Pooling").parse_attrs(dict(attrs, pool_type="max"))

@@ -256,7 +256,8 @@ def _max_backward_2x2(xp, x, og, geom):
     only when its maximum is strictly larger than the top row's. Copying the two columns apart once
     keeps the comparisons contiguous: 1.2-1.6x faster than the general path's four strided masks."""
     _, k, s, pb, pa, out_sp = geom
-    if k != (2, 2) or s != (2, 2) or any(pb) or any(pa) or tuple(x.shape[2:]) != (2 * out_sp[0], 2 * out_sp[1]):
+    if (k != (2, 2) or s != (2, 2) or any(pb) or any(pa) or not x.size
+            or tuple(x.shape[2:]) != (2 * out_sp[0], 2 * out_sp[1])):
         return None
     left, right = xp.ascontiguousarray(x[..., 0::2]), xp.ascontiguousarray(x[..., 1::2])
     row_max = xp.maximum(left, right)                              # (N, C, H, W/2)
