@@ -35,6 +35,8 @@ def test_broadcasting_and_scalars():
     cond = rng.random(x.shape) < 0.5
     assert_same(select(np, cond, x, x[:1]), np.where(cond, x, x[:1]))
     assert_same(select(np, cond, np.float32(np.inf), x), np.where(cond, np.float32(np.inf), x))
+    row = x[0, 0, 0]                                      # the condition alone has the full shape
+    assert_same(select(np, cond, row, np.float32(2)), np.where(cond, row, np.float32(2)))
 
 
 @pytest.mark.parametrize("case", ["small", "mixed dtypes", "python scalar", "int condition"])
