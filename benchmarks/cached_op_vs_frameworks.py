@@ -34,15 +34,15 @@ NA = "not installed"
 
 
 def best_of(fns, number, rounds):
-    """``{name: best seconds per call}`` for ``{name: fn}``, rounds interleaved across the fns, after
-    ``number`` warm-up calls of each (as the MXNet side does)."""
-    for fn in fns.values():
+    """``{name: best seconds per call}`` for ``{name: fn}``: each fn warmed up by ``number`` calls,
+    then timed ``rounds`` times back to back, as the MXNet side times its one contender, so that
+    both sides follow one protocol. The caller's rounds interleave the contenders and the frameworks
+    (machine speed drifts over minutes)."""
+    times = {}
+    for k, fn in fns.items():
         timeit.timeit(fn, number=number)
-    times = {k: [] for k in fns}
-    for _ in range(rounds):
-        for k, fn in fns.items():
-            times[k].append(timeit.timeit(fn, number=number) / number)
-    return {k: min(v) for k, v in times.items()}
+        times[k] = min(timeit.timeit(fn, number=number) / number for _ in range(rounds))
+    return times
 
 
 # ---- models ---------------------------------------------------------------------------------------
