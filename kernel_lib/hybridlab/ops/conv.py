@@ -471,13 +471,17 @@ def _wgrad_infer(a, in_shapes):
     return [join_shape(F, c // a["num_group"], k, cl)]
 
 
+_GEMV_MAX_BYTES = 32 << 20     # columns per group read once per filter row (see below)
+
+
 def _products_over_long_axis(xp, a, b):
     """``a @ b.T`` per group for ``a`` (g, m, L) and ``b`` (g, n, L), L the long batch-and-positions
     axis. OpenBLAS runs such a GEMM on one core with a poorly filled kernel when m < 8 (measured 2-3x
     slower for m from 2 to 7 than m matrix-vector products, which it spreads over the cores; equal at
-    m = 1), so on the CPU such rows take one ``b @ a[i]`` each, while the calls stay few."""
+    m = 1), so on the CPU such rows take one ``b @ a[i]`` each, while the calls stay few and ``b``
+    stays in cache (each product reads all of it: with 75 MB of columns one GEMM won)."""
     g, m, _ = a.shape
-    if xp is not np or not 1 < m < 8 or g * m > 32:
+    if xp is not np or not 1 < m < 8 or g * m > 32 or b.nbytes > _GEMV_MAX_BYTES * g:
         return xp.matmul(a, xp.swapaxes(b, 1, 2))
     out = xp.empty((g, m, b.shape[1]), dtype=xp.result_type(a, b))
     for gi in range(g):
