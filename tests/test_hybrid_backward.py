@@ -11,6 +11,7 @@ import pytest
 
 import hybridlab as mx
 from hybridlab import autograd
+from hybridlab.compiler.instrument import HookMonitor
 from hybridlab.gluon import nn
 
 REF = os.path.join(os.path.dirname(__file__), "data", "mxnet", "bn_trainmode_ref.npz")
@@ -119,6 +120,29 @@ def test_backward_program_and_symbol_are_printable():
     fresh(x)
     with pytest.raises(mx.MXNetError, match="no compiled backward"):
         fresh.cached_op.backward_symbol()
+
+
+def test_backward_inlines_dense_gradients_bit_for_bit():
+    # on the CPU the backward program writes 2-d dot, the relu mask, its product and the bias sums as
+    # NumPy calls (no kernel-call overhead); the instrumented variant calls the kernels: same bits
+    _, net, x = _twins(mlp, (5, 12))
+    _step(net, x)
+    op = net.cached_op
+    src = op.source(kind="backward")
+    assert "matmul(" in src and "greater(" in src and "multiply(" in src and ".sum(axis=0)" in src
+    assert "dot(ctx" not in src and "sum_1(ctx" not in src and "no kernels (every op inlined)" in src
+    plan = op.backward_plan()
+    params = {p.name: p.data() for p in net.collect_params().values()}
+    datas = [params.get(name, x)._data for name in op.input_names]
+    outs, saved = plan.split(plan.forward.fn(*datas))
+    heads = [np.random.RandomState(1).standard_normal(o.shape).astype(o.dtype) for o in outs]
+    plain = plan.run(saved, datas, heads)
+    kernels = plan.run(saved, datas, heads, HookMonitor(lambda name, op_name, arr: None))
+    assert sum(g is not None for g in plain) == 7
+    for g0, g1 in zip(plain, kernels):
+        assert (g0 is None) == (g1 is None)
+        if g0 is not None:
+            assert g0.dtype == g1.dtype and np.array_equal(g0, g1)
 
 
 def test_grad_req_add_and_null():

@@ -35,7 +35,7 @@ Example::
     >>> print(prog.source)      # doctest: +ELLIPSIS
     # hybridlab cached op program: <Symbol act>
     # signature: x=(2,) float32, device=cpu(0), predict
-    # bound once: the kernels exp, _mul_scalar (each op's compute); dense layers and relu inlined as NumPy matmul/add/maximum; ctx = OpContext(cpu(0), is_train=False)
+    # bound once: the kernels exp, _mul_scalar (each op's compute); inlined as NumPy calls: maximum; ctx = OpContext(cpu(0), is_train=False)
     #   attrs0 = {}
     #   attrs1 = {'scalar': 2.0, 'is_int': True}
     #   attrs2 = {}
@@ -55,6 +55,7 @@ import builtins
 import itertools
 import keyword
 import linecache
+import math
 import os
 import re
 import weakref
@@ -142,10 +143,10 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
     shapes, dtypes = shapes or {}, dtypes or {}
     nodes = [n for n in topo_order(outputs) if not n.is_variable]
     plan = memory[0] if memory is not None else None
-    namer = _Namer({"ctx", "asarray", "single", "mon", "matmul", "add", "maximum", fn_name}
+    namer = _Namer({"ctx", "asarray", "single", "mon", fn_name} | set(_INLINE_UFUNCS)
                    | set(plan.global_names() if plan else ()))
     env = {"ctx": op_context(signature.device, signature.training), "asarray": asarray, "single": _single,
-           "matmul": np.matmul, "add": np.add, "maximum": np.maximum}
+           **_INLINE_UFUNCS}
     kernels, attr_names, ctx_names = {}, {}, {}
     header = []
     for node in nodes:
@@ -256,8 +257,9 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
     kernels = {op: n for op, n in kernels.items() if f"{n}(" in text}   # inlined ops need no kernel
     bound = ", ".join(n if n == op else f"{n} = {op}" for op, n in kernels.items())
     kernel_note = f"the kernels {bound} (each op's compute)" if kernels else "no kernels (every op inlined)"
-    if any(f"{f}(" in text for f in ("matmul", "maximum")):
-        kernel_note += "; dense layers and relu inlined as NumPy matmul/add/maximum"
+    inlined = [f for f in _INLINE_UFUNCS if f"{f}(" in text] + ([".sum"] if ".sum(axis=0" in text else [])
+    if inlined:
+        kernel_note += f"; inlined as NumPy calls: {'/'.join(inlined)}"
     ctxs = [f"ctx = OpContext({signature.device}, is_train={signature.training})"]
     ctxs += [f"{n} = OpContext({d}, is_train={signature.training})" for d, n in ctx_names.items()]
     top = [f"# hybridlab cached op program: {_comment(title)}",
@@ -275,9 +277,15 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
     return source, env, line_nodes
 
 
+_INLINE_UFUNCS = {"matmul": np.matmul, "add": np.add, "maximum": np.maximum, "multiply": np.multiply,
+                  "greater": np.greater}
+
+
 def _inline(node, a, args, shapes, dtypes, planned, zero_rows):
     """A NumPy expression computing ``node`` exactly as its kernel does, for the hot ops of small
-    models on the CPU (dense layers and relu), or ``None``: the generated line then calls the kernel.
+    models on the CPU (dense layers and relu, and in backward programs their gradients: 2-d ``dot``,
+    the relu mask ``_greater_scalar`` times the gradient, the bias gradient ``sum`` over the batch),
+    or ``None``: the generated line then calls the kernel (a call costs microseconds of Python).
     ``planned`` (static_alloc) gives the buffer the result is written into; ``zero_rows(dtype, n)``
     binds a row of ``n`` zeros as a global of the program and returns its name."""
     op = node.op.name
@@ -301,6 +309,19 @@ def _inline(node, a, args, shapes, dtypes, planned, zero_rows):
             return f"maximum({args[0]}, {row}{out})"
         out = f", out={planned[1]}.reshape(-1, {n})" if planned is not None else ""
         return f"maximum({args[0]}.reshape(-1, {n}), {row}{out}).reshape({tuple(shape)})"
+    if op == "dot" and all(s is not None and len(s) == 2 for s in srcs):
+        lhs = f"{args[0]}.T" if a["transpose_a"] else args[0]
+        rhs = f"{args[1]}.T" if a["transpose_b"] else args[1]
+        return f"matmul({lhs}, {rhs}{out})"
+    if op == "elemwise_mul":
+        return f"multiply({args[0]}, {args[1]}{out})"
+    if op == "_greater_scalar" and math.isfinite(a["scalar"]):   # 1.0 / 0.0 in the input's dtype
+        if planned is not None:
+            return f"greater({args[0]}, {a['scalar']!r}{out})"
+        return f"greater({args[0]}, {a['scalar']!r}).astype({args[0]}.dtype)"
+    if (op == "sum" and a["axis"] == (0,) and not a["keepdims"] and not a["exclude"]
+            and srcs[0] is not None and len(srcs[0]) == 2):
+        return f"{args[0]}.sum(axis=0{out})"
     return None
 
 
