@@ -294,8 +294,9 @@ def _inline(node, a, args, shapes, dtypes, planned, zero_rows):
     if not kinds or any(k is None or np.dtype(k) != np.dtype(kinds[0]) or np.dtype(k).kind != "f" for k in kinds):
         return None
     out = f", out={planned[1]}" if planned is not None else ""
-    if op == "FullyConnected" and srcs[0] is not None and len(srcs[0]) == 2:
-        product = f"matmul({args[0]}, {args[1]}.T{out})"
+    if op == "FullyConnected" and srcs[0] is not None and (len(srcs[0]) == 2 or a["flatten"] and len(srcs[0]) > 2):
+        data = args[0] if len(srcs[0]) == 2 else f"{args[0]}.reshape({srcs[0][0]}, -1)"
+        product = f"matmul({data}, {args[1]}.T{out})"
         if a["no_bias"]:
             return product
         return f"add({product}, {args[2]}{out})"
