@@ -187,6 +187,17 @@ def test_source_is_printable_and_registered_with_linecache(capsys):
     assert linecache.getlines(prog.filename) == src.splitlines(True)
 
 
+def test_dense_on_image_data_is_inlined_with_its_kernels_result():
+    x = mx.sym.var("data")
+    y = mx.sym.FullyConnected(x, num_hidden=5, name="fc")           # flatten=True on (N, C, H, W)
+    op = CachedOp(y)
+    args = arrays_for(op, {"data": (3, 2, 4, 4), "fc_weight": (5, 32), "fc_bias": (5,)})
+    out = op(*args).asnumpy()
+    assert "    fc = add(matmul(data.reshape(3, -1), fc_weight.T), fc_bias)" in op.source()
+    expected = mx.nd.FullyConnected(*args, num_hidden=5).asnumpy()
+    assert np.array_equal(out, expected)
+
+
 def test_failing_op_traceback_shows_the_generated_line():
     def boom(ctx, a, x):
         raise ValueError("kernel exploded")
