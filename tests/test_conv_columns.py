@@ -7,10 +7,12 @@ import pytest
 
 import hybridlab as mx
 from hybridlab.ops import conv
+from hybridlab.ndarray.dispatch import invoke, op_context
+from hybridlab.ops.registry import get_op
 from op_cases.conv import CASES
 from op_checker import make_inputs, run_op
 
-OPS = ("Convolution", "Deconvolution", "_backward_Convolution_weight")
+OPS = ("Convolution", "Deconvolution", "_backward_Convolution_weight", "_Convolution_columns")
 
 
 def test_every_conv_op_reaches_both_column_layouts(monkeypatch):
@@ -26,6 +28,8 @@ def test_every_conv_op_reaches_both_column_layouts(monkeypatch):
     monkeypatch.setattr(conv, "_grid", spy)
     rng = np.random.default_rng(0)
     for case in CASES:
+        if case.op not in OPS:
+            continue
         current.append(case.op)
         run_op(case, mx.cpu(), make_inputs(case, rng, np.float64))
     assert taken == {op: {"full rows", "output positions"} for op in OPS}
@@ -49,3 +53,32 @@ def test_weight_gradient_products_equal_one_batched_matmul(groups, rows):
     b = rng.standard_normal((groups, 7, 500))
     np.testing.assert_allclose(conv._products_over_long_axis(np, a, b), np.matmul(a, np.swapaxes(b, 1, 2)),
                                rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.op == "Convolution"], ids=lambda c: c.id)
+def test_saved_columns_give_the_weight_gradient(case):
+    # the compiled training step may keep a convolution's columns for its weight gradient
+    # (_Convolution_columns, _backward_Convolution_weight_columns): same output, same gradient, and
+    # the hidden output's inferred shape is the computed one
+    rng = np.random.default_rng(3)
+    inputs = make_inputs(case, rng, np.float64)
+    ctx = op_context(mx.cpu(), True)
+    conv_op, variant = get_op("Convolution"), get_op("_Convolution_columns")
+    a = variant.parse_attrs(dict(case.attrs))
+    out, cols = variant.compute(ctx, a, *inputs)
+    np.testing.assert_array_equal(out, conv_op.compute(ctx, conv_op.parse_attrs(dict(case.attrs)), *inputs))
+    shapes, dtypes = variant.infer(a, [x.shape for x in inputs], [x.dtype for x in inputs])
+    assert [tuple(s) for s in shapes] == [out.shape, cols.shape] and list(dtypes) == [out.dtype, cols.dtype]
+    og = rng.standard_normal(out.shape)
+    wgrad_attrs = {**dict(case.attrs), "no_bias": True}
+    from_cols = get_op("_backward_Convolution_weight_columns")
+    wa = from_cols.parse_attrs(wgrad_attrs)
+    assert tuple(from_cols.infer(wa, [og.shape, cols.shape], [og.dtype, cols.dtype])[0][0]) == inputs[1].shape
+    expected = get_op("_backward_Convolution_weight").compute(ctx, wa, og, inputs[0])
+    np.testing.assert_allclose(from_cols.compute(ctx, wa, og, cols), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_columns_of_another_convolution_are_refused():
+    op = get_op("_backward_Convolution_weight_columns")
+    with pytest.raises(mx.MXNetError, match="columns"):
+        invoke(op, [mx.nd.zeros((1, 2, 4, 4)), mx.nd.zeros((1, 9, 17))], {"kernel": (3, 3), "num_filter": 2})

@@ -1,6 +1,11 @@
-"""Convolution, Deconvolution and the weight-gradient op against plain NumPy loop references."""
+"""Convolution, Deconvolution and the weight-gradient ops against plain NumPy loop references."""
+from dataclasses import replace
+
 import numpy as np
 
+import hybridlab as mx
+from hybridlab.ndarray.dispatch import op_context
+from hybridlab.ops.registry import get_op
 from op_checker import Case
 
 
@@ -167,4 +172,40 @@ CASES = [
          attrs={"kernel": (3, 3), "num_filter": 9}, name="2d_nine_filters"),
     Case("_backward_Convolution_weight", [(2, 3, 3, 3), (2, 3, 4, 4)], ref=ref_conv_weight_grad,
          attrs={"kernel": (2, 2), "num_filter": 3, "num_group": 3}, name="2d_depthwise"),
+]
+
+
+# ---- the columns variant (compiled training programs; see ops/conv_columns.py) --------------------
+CASES += [replace(c, op="_Convolution_columns") for c in CASES
+          if c.op == "Convolution" and c.name in ("2d_stride_pad", "2d_groups", "1d", "nhwc", "2d_full_rows",
+                                                  "3d_full_rows", "nhwc_full_rows")]
+
+
+def _columns_of(data, attrs):
+    """The column matrix ``_Convolution_columns`` builds for ``data`` (a fixed array): the input the
+    weight-gradient op is documented to take."""
+    op = get_op("_Convolution_columns")
+    a = op.parse_attrs({**{k: str(v) for k, v in attrs.items()}, "no_bias": "True"})
+    channels = data.shape[-1] if str(attrs.get("layout", "")).endswith("C") else data.shape[1]
+    w_shape = (attrs["num_filter"], channels // attrs.get("num_group", 1)) + tuple(attrs["kernel"])
+    if str(attrs.get("layout", "")).endswith("C"):
+        w_shape = (w_shape[0],) + w_shape[2:] + (w_shape[1],)
+    return op.compute(op_context(mx.cpu(), True), a, data, np.zeros(w_shape, data.dtype))[1]
+
+
+def _wgrad_columns_case(name, data_shape, og_shape, attrs):
+    data = np.random.default_rng(7).standard_normal(data_shape)
+    return Case("_backward_Convolution_weight_columns", [og_shape, lambda rng: _columns_of(data, attrs)],
+                ref=lambda og, cols, **a: ref_conv_weight_grad(og, data, **a), attrs=attrs, grad=(), name=name)
+
+
+CASES += [
+    _wgrad_columns_case("2d_stride_pad", (1, 2, 5, 5), (1, 4, 3, 3),
+                        {"kernel": (3, 3), "num_filter": 4, "stride": (2, 2), "pad": (1, 1)}),
+    _wgrad_columns_case("2d_full_rows_groups", (2, 4, 8, 7), (2, 4, 8, 7),
+                        {"kernel": (3, 2), "num_filter": 4, "num_group": 2, "dilate": (1, 2), "pad": (1, 1)}),
+    _wgrad_columns_case("nhwc_full_rows", (1, 7, 8, 3), (1, 6, 7, 2),
+                        {"kernel": (2, 2), "num_filter": 2, "layout": "NHWC"}),
+    _wgrad_columns_case("3d_full_rows", (1, 2, 4, 6, 6), (1, 3, 3, 5, 5), {"kernel": (2, 2, 2), "num_filter": 3}),
+    _wgrad_columns_case("1d", (2, 2, 7), (2, 3, 4), {"kernel": (3,), "num_filter": 3, "stride": (2,), "pad": (1,)}),
 ]

@@ -255,10 +255,11 @@ def _batch_first(xp, y, bias=None, out_sp=None):
     return out
 
 
-def _conv_compute(ctx, a, data, weight, bias=None):
+def conv_and_columns(ctx, a, data, weight, bias=None, name="Convolution"):
+    """The convolution's output and its column matrix (g, C/g*K, N*G) (see :func:`_im2col`)."""
     xp = ctx.xp
-    nd, k, s, d, p = conv_params(a, "Convolution")
-    cl = channel_last(a, nd, "Convolution")
+    nd, k, s, d, p = conv_params(a, name)
+    cl = channel_last(a, nd, name)
     x, w = to_cf(xp, data, cl), to_cf(xp, weight, cl)
     N, C = x.shape[:2]
     F, g = a["num_filter"], a["num_group"]
@@ -266,7 +267,11 @@ def _conv_compute(ctx, a, data, weight, bias=None):
     grid = _grid(_padded(x.shape[2:], p), out_sp, s)
     cols = _im2col(xp, x, g, out_sp, k, s, d, p, grid)                  # (g, C/g*K, N*G)
     out = xp.matmul(w.reshape(g, F // g, -1), cols)                      # (g, F/g, N*G)
-    return from_cf(xp, _batch_first(xp, out.reshape((F, N) + grid), bias, out_sp), cl)
+    return from_cf(xp, _batch_first(xp, out.reshape((F, N) + grid), bias, out_sp), cl), cols
+
+
+def _conv_compute(ctx, a, data, weight, bias=None):
+    return conv_and_columns(ctx, a, data, weight, bias)[0]
 
 
 def _bias_axes(nd, cl):
@@ -324,7 +329,7 @@ _with_bias = lambda a: ("data", "weight") if a["no_bias"] else ("data", "weight"
 register(OpDef(
     "Convolution", inputs=_with_bias, all_inputs=("data", "weight", "bias"), attrs=_CONV_ATTRS,
     compute=_conv_compute, infer_shape=_conv_infer, grad=_conv_grad, family="conv",
-    aliases=("_npx_convolution",), npx=NsName("convolution"),
+    aliases=("_npx_convolution",), npx=NsName("convolution"), train_variant=("_Convolution_columns", "weight"),
     doc="""N-D convolution (1-D, 2-D, 3-D) of ``data`` (N, C, *spatial) with ``weight``
 (num_filter, C / num_group, *kernel) plus ``bias`` (num_filter,) unless ``no_bias``.
 Output size per dimension: ``floor((x + 2 * pad - dilate * (kernel - 1) - 1) / stride) + 1``.
@@ -494,12 +499,23 @@ def _wgrad_compute(ctx, a, ograd, data):
     xp = ctx.xp
     nd, k, s, d, p = conv_params(a, "_backward_Convolution_weight")
     cl = channel_last(a, nd, "_backward_Convolution_weight")
-    x, og = to_cf(xp, data, cl), to_cf(xp, ograd, cl)
-    N, C = x.shape[:2]
-    F, g = a["num_filter"], a["num_group"]
-    out_sp = tuple(og.shape[2:])
+    x = to_cf(xp, data, cl)
+    out_sp = tuple(ograd.shape[1:-1] if cl else ograd.shape[2:])
     grid = _grid(_padded(x.shape[2:], p), out_sp, s)
-    cols = _im2col(xp, x, g, out_sp, k, s, d, p, grid)                  # (g, C/g*K, N*G)
+    cols = _im2col(xp, x, a["num_group"], out_sp, k, s, d, p, grid)     # (g, C/g*K, N*G)
+    return weight_grad_from_columns(xp, a, ograd, cols, grid)
+
+
+def weight_grad_from_columns(xp, a, ograd, cols, grid):
+    """The weight gradient from ``ograd`` (the Convolution output's shape, in its layout) and the
+    column matrix ``cols`` (g, C/g*K, N*G) built on ``grid`` G (see :func:`_im2col`)."""
+    nd, k = len(a["kernel"]), a["kernel"]
+    cl = channel_last(a, nd, "_backward_Convolution_weight")
+    og = to_cf(xp, ograd, cl)
+    N, F, g = og.shape[0], a["num_filter"], a["num_group"]
+    C = cols.shape[1] // prod(k) * g
+    out_sp = tuple(og.shape[2:])
+    grid = tuple(grid)
     if grid == out_sp:
         ogm = xp.swapaxes(og.reshape(N, F, -1), 0, 1).reshape(g, F // g, -1)
     else:   # zeros on the grid's extra columns, so they add nothing

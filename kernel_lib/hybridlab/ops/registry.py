@@ -17,6 +17,10 @@ An op definition holds
     (elementwise, non-decreasing, exactly order-preserving where it is not flat and with a zero
     gradient where it is: relu) and ``window_max`` (the maximum of windows of its one input: max
     pooling), so that ``window_max(monotone(x)) == monotone(window_max(x))``, gradients included.
+  * ``train_variant``: ``(op name, input name)`` of a variant with the same inputs, attributes and
+    visible outputs plus a hidden workspace its gradient for that input reads instead of rebuilding
+    it (Convolution: ``("_Convolution_columns", "weight")``); compiled training steps may run it
+    (``compiler.passes.conv_columns``).
 
 Example (the shape of every op file)::
 
@@ -67,7 +71,8 @@ class OpDef:
                  infer_type=None, aliases=(), np=(), npx=(), aux=(), num_outputs=1, num_visible=None,
                  output_names=None, family="elemwise", doc="", variadic=False, needs_train=False,
                  needs_rng=False, hidden=False, no_grad_reason="", device_attr=None, dynamic_shape=False,
-                 all_inputs=None, random=(), np_random=(), monotone=False, window_max=False):
+                 all_inputs=None, random=(), np_random=(), monotone=False, window_max=False,
+                 train_variant=None):
         self.name = name
         self.inputs = inputs
         self.variadic = variadic
@@ -101,6 +106,7 @@ class OpDef:
         self.device_attr = device_attr      # attribute naming the output device (creation ops: "ctx")
         self.dynamic_shape = dynamic_shape  # output shape depends on values (boolean_mask, unique)
         self._monotone, self._window_max = monotone, window_max
+        self.train_variant = train_variant
         self._attr_cache = {}
         # fixed input count (None when it depends on attributes): saves a call on the hot path
         self.n_inputs = None if (variadic or callable(inputs)) else len(inputs)
