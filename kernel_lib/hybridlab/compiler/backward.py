@@ -50,6 +50,7 @@ from ..base import MXNetError
 from ..symbol.graph import Node, topo_order
 from ..symbol.symbol import Symbol
 from .codegen import Program, _Source, _counter, compile_program, generate
+from .passes.conv_columns import keep_conv_columns
 from .signature import Signature, infer_graph
 
 __all__ = ["BackwardPlan", "derive_backward", "BackwardUnavailable"]
@@ -236,6 +237,10 @@ class BackwardPlan:
 
     def __init__(self, outputs, inputs, signature, shapes, dtypes, need, title=""):
         self.need = tuple(bool(k) for k in need)
+        # the training graph may keep convolution columns for the weight gradients (within a budget)
+        outputs, self.kept_columns = keep_conv_columns(outputs, inputs, self.need, shapes, dtypes)
+        if self.kept_columns:
+            shapes, dtypes = infer_graph(outputs, inputs, signature)
         self._outputs, self._fwd_shapes, self._fwd_dtypes = list(outputs), shapes, dtypes
         d = derive_backward(outputs, inputs, shapes, dtypes, signature.device, signature.training, self.need)
         self.grad_inputs = d.grad_inputs
