@@ -210,9 +210,18 @@ def test_autograd_grad_through_hybridized_block():
     np.testing.assert_allclose(got[1], got[0], **TOL)
 
 
-def test_autograd_grad_create_graph_falls_back_to_recorded_ops():
-    """create_graph=True: the gradient itself is recorded (op by op), so it can be differentiated."""
-    imp, hyb, x = _twins(lambda: nn.Dense(4, activation="tanh"), (3, 5))
+def _conv_dense():
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(3, kernel_size=3, activation="tanh"), nn.Dense(2))
+    return net
+
+
+@pytest.mark.parametrize("make, shape", [(lambda: nn.Dense(4, activation="tanh"), (3, 5)), (_conv_dense, (2, 1, 6, 6))],
+                         ids=["dense", "conv"])
+def test_autograd_grad_create_graph_falls_back_to_recorded_ops(make, shape):
+    """create_graph=True: the gradient itself is recorded (op by op), so it can be differentiated
+    (a convolution's too, whose compiled training step keeps its columns)."""
+    imp, hyb, x = _twins(make, shape)
     second = []
     for net in (imp, hyb):
         xi = x.copy()
@@ -222,7 +231,8 @@ def test_autograd_grad_create_graph_falls_back_to_recorded_ops():
             (gx,) = autograd.grad(y, [xi], create_graph=True)
             z = (gx * gx).sum()
         z.backward()
-        second.append((gx.asnumpy(), xi.grad.asnumpy(), net.weight.grad().asnumpy()))
+        weight = next(iter(net.collect_params().values()))
+        second.append((gx.asnumpy(), xi.grad.asnumpy(), weight.grad().asnumpy()))
     for a, b in zip(*second):
         np.testing.assert_allclose(b, a, **TOL)
 
