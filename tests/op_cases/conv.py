@@ -186,11 +186,9 @@ def _columns_of(data, attrs):
     weight-gradient op is documented to take."""
     op = get_op("_Convolution_columns")
     a = op.parse_attrs({**{k: str(v) for k, v in attrs.items()}, "no_bias": "True"})
-    channels = data.shape[-1] if str(attrs.get("layout", "")).endswith("C") else data.shape[1]
-    w_shape = (attrs["num_filter"], channels // attrs.get("num_group", 1)) + tuple(attrs["kernel"])
-    if str(attrs.get("layout", "")).endswith("C"):
-        w_shape = (w_shape[0],) + w_shape[2:] + (w_shape[1],)
-    return op.compute(op_context(mx.cpu(), True), a, data, np.zeros(w_shape, data.dtype))[1]
+    shapes = [data.shape, None]
+    op.infer_shape(a, shapes)                    # fills in the weight's shape
+    return op.compute(op_context(mx.cpu(), True), a, data, np.zeros(shapes[1], data.dtype))[1]
 
 
 def _wgrad_columns_case(name, data_shape, og_shape, attrs):

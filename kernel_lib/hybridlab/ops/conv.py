@@ -293,16 +293,20 @@ def _conv_data_grad(F, a, og, weight, data_shape):
     return F.Deconvolution(og, weight, adj=adj, num_filter=c, no_bias=True, **_common(a, p))
 
 
-def _conv_grad(F, a, inputs, outputs, ograds):
+def conv_grads(F, a, inputs, og, weight_grad_op, weight_source):
+    """Convolution's input gradients for output gradient ``og``: data (a Deconvolution), weight
+    (``weight_grad_op(og, weight_source)``: the data, or the kept columns) and bias."""
     data, weight = inputs[0], inputs[1]
-    og = ograds[0]
     nd = len(a["kernel"])
     grads = [_conv_data_grad(F, a, og, weight, data.shape),
-             F._backward_Convolution_weight(og, data, num_filter=a["num_filter"], no_bias=True,
-                                            **_common(a, a["pad"]))]
+             weight_grad_op(og, weight_source, num_filter=a["num_filter"], no_bias=True, **_common(a, a["pad"]))]
     if len(inputs) == 3:
         grads.append(F.sum(og, axis=_bias_axes(nd, channel_last(a, nd, "Convolution"))))
     return grads
+
+
+def _conv_grad(F, a, inputs, outputs, ograds):
+    return conv_grads(F, a, inputs, ograds[0], F._backward_Convolution_weight, inputs[0])
 
 
 def _conv_attrs(workspace, no_bias, layouts):

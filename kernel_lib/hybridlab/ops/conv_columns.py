@@ -28,9 +28,8 @@ Example::
     >>> wgrad.compute(op_context(mx.cpu(), True), a, np.ones_like(out), cols).ravel().tolist()
     [4.0, 4.0, 4.0, 4.0]
 """
-from .conv import (_CONV_ATTRS, _bias_axes, _common, _conv_data_grad, _conv_geometry, _conv_infer, _dilated,
-                   _grid, _padded, _with_bias, channel_last, conv_and_columns, conv_params, join_shape,
-                   split_shape, weight_grad_from_columns)
+from .conv import (_CONV_ATTRS, _conv_geometry, _conv_infer, _dilated, _grid, _padded, _with_bias, channel_last,
+                   conv_and_columns, conv_grads, conv_params, join_shape, split_shape, weight_grad_from_columns)
 from .infer import InferError, prod
 from .registry import OpDef, register
 
@@ -51,15 +50,8 @@ def _infer(a, in_shapes):
 
 
 def _grad(F, a, inputs, outputs, ograds):
-    data, weight = inputs[0], inputs[1]
-    og = ograds[0]          # the columns' own gradient is not needed: the data's covers them
-    nd = len(a["kernel"])
-    grads = [_conv_data_grad(F, a, og, weight, data.shape),
-             F._backward_Convolution_weight_columns(og, outputs[1], num_filter=a["num_filter"], no_bias=True,
-                                                    **_common(a, a["pad"]))]
-    if len(inputs) == 3:
-        grads.append(F.sum(og, axis=_bias_axes(nd, channel_last(a, nd, "_Convolution_columns"))))
-    return grads
+    # the columns' own gradient is not needed: the data's gradient covers them
+    return conv_grads(F, a, inputs, ograds[0], F._backward_Convolution_weight_columns, outputs[1])
 
 
 register(OpDef(
