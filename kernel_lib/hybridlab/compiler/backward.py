@@ -50,6 +50,7 @@ from ..base import MXNetError
 from ..symbol.graph import Node, topo_order
 from ..symbol.symbol import Symbol
 from .codegen import Program, _Source, _counter, compile_program, generate
+from .passes._graph import gradient_path
 from .passes.conv_columns import keep_conv_columns
 from .signature import Signature, infer_graph
 
@@ -119,14 +120,7 @@ def derive_backward(outputs, inputs, shapes, dtypes, device, training, need):
     ``need[k]`` true. Raises ``BackwardUnavailable`` when a value is needed whose shape is unknown."""
     from .. import ndarray as F
     from ..ndarray.ndarray import NDArray
-    requires = {(id(n), 0) for n, k in zip(inputs, need) if k}
-    active = []
-    for node in topo_order(outputs):
-        if node.is_variable or node.op.grad is None:
-            continue
-        if any((id(s), i) in requires for s, i in node.inputs):
-            requires.update((id(node), i) for i in range(node.num_outputs()))
-            active.append(node)
+    requires, active = gradient_path(outputs, inputs, need)
 
     saved = {}   # (id(node), i) -> (variable node, stand-in NDArray)
     order = []   # variables in creation order with their spec

@@ -5,7 +5,7 @@ import copy as _copy
 from ...symbol.graph import topo_order
 from ...symbol.symbol import Symbol
 
-__all__ = ["clone", "op_nodes", "consumers", "substitute", "is_pure", "count_ops"]
+__all__ = ["clone", "op_nodes", "consumers", "substitute", "is_pure", "count_ops", "gradient_path"]
 
 
 def clone(symbol):
@@ -46,6 +46,21 @@ def substitute(symbol, replace):
         if any(id(src) in replace for src, _ in node.inputs):
             node.inputs = [(replace.get(id(src), src), i) for src, i in node.inputs]
     return Symbol([(replace.get(id(n), n), i) for n, i in symbol._outputs])
+
+
+def gradient_path(outputs, inputs, need):
+    """``(requires, active)``: the entries ``(id(node), output)`` whose value depends on an input
+    (variable node) with ``need[k]`` true, and the differentiable op nodes on such paths, in
+    topological order (what a backward differentiates)."""
+    requires = {(id(n), 0) for n, k in zip(inputs, need) if k}
+    active = []
+    for node in topo_order(outputs):
+        if node.is_variable or node.op.grad is None:
+            continue
+        if any((id(s), i) in requires for s, i in node.inputs):
+            requires.update((id(node), i) for i in range(node.num_outputs()))
+            active.append(node)
+    return requires, active
 
 
 def is_pure(node):

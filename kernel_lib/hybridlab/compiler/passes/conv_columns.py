@@ -34,20 +34,11 @@ import numpy as np
 from ...ops.infer import prod
 from ...ops.registry import get_op
 from ...symbol.graph import topo_order
-from ._graph import retarget
+from ._graph import gradient_path, retarget
 
 __all__ = ["keep_conv_columns", "COLUMNS_BUDGET"]
 
 COLUMNS_BUDGET = 64 << 20      # bytes of columns one training program may keep from forward to backward
-
-
-def _requiring(outputs, inputs, need):
-    """Entries whose value depends on an input that gets a gradient (as ``derive_backward`` walks)."""
-    requires = {(id(n), 0) for n, k in zip(inputs, need) if k}
-    for node in topo_order(outputs):
-        if not node.is_variable and any((id(s), i) in requires for s, i in node.inputs):
-            requires.update((id(node), i) for i in range(node.num_outputs()))
-    return requires
 
 
 def keep_conv_columns(outputs, inputs, need, shapes, dtypes, budget=None):
@@ -56,7 +47,7 @@ def keep_conv_columns(outputs, inputs, need, shapes, dtypes, budget=None):
     given ``outputs`` unchanged, and no names, when none qualifies. ``budget``: bytes of columns to
     keep (default ``COLUMNS_BUDGET``)."""
     budget = COLUMNS_BUDGET if budget is None else budget
-    requires = _requiring(outputs, inputs, need)
+    requires, _ = gradient_path(outputs, inputs, need)
     chosen, total = set(), 0
     for node in topo_order(outputs):
         if node.is_variable or node.op.train_variant is None:
