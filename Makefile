@@ -28,7 +28,10 @@ venv: $(BIN)/python
 # `pip install -e .` builds the extension (hatch-jupyter-builder) on a clean clone and copies it
 # into the venv's share/; the link below makes later rebuilds of labextension/ show up (what
 # `jupyter labextension develop --overwrite .` does).
+# The link is removed first: pip would otherwise write the wheel's install.json through it into
+# labextension/, and the next build would add that file twice (hatchling refuses).
 install: venv
+	rm -rf $(LABEXT_SHARE) labextension/install.json
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	$(MAKE) ext
 	rm -rf $(LABEXT_SHARE)
