@@ -18,6 +18,8 @@ from .namespace import populate as _populate
 _OP_NAMES = _populate(globals(), "nd")
 
 from .creation import *  # noqa: F401,F403,E402
+from .ufunc import *  # noqa: F401,F403,E402
+from .legacy import *  # noqa: F401,F403,E402
 from .params_file import save, load  # noqa: E402,F401
 from . import random_api as random  # noqa: E402
 

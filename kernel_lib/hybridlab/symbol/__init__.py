@@ -67,12 +67,5 @@ def _attach_fluent():
 
 _attach_fluent()
 
+from .functions import *  # noqa: E402,F401,F403  (after the ops: wrappers around them)
 
-def zeros(shape, dtype=None, **kwargs):
-    """A node producing zeros of ``shape``."""
-    return globals()["_zeros"](shape=shape, dtype=dtype or "float32", **kwargs)
-
-
-def ones(shape, dtype=None, **kwargs):
-    """A node producing ones of ``shape``."""
-    return globals()["_ones"](shape=shape, dtype=dtype or "float32", **kwargs)

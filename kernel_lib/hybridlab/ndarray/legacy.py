@@ -1,0 +1,97 @@
+"""MXNet 1.x ``mx.nd`` functions that are Python wrappers around ops rather than ops: ``moveaxis``,
+``split_v2``, ``concatenate`` (deprecated in MXNet: ``concat``), ``onehot_encode`` (deprecated:
+``one_hot``) and ``from_numpy``.
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> mx.nd.moveaxis(mx.nd.zeros((3, 4, 5)), 0, -1).shape
+    (4, 5, 3)
+    >>> [p.shape for p in mx.nd.split_v2(mx.nd.zeros((6, 2)), (1, 4))]
+    [(1, 2), (3, 2), (2, 2)]
+"""
+import numpy as np
+
+from ..base import MXNetError
+from . import dispatch
+from .ndarray import NDArray, array
+
+__all__ = ["moveaxis", "split_v2", "concatenate", "onehot_encode", "from_numpy"]
+
+
+def _axes(value, ndim, what):
+    try:
+        return np.lib.array_utils.normalize_axis_tuple(value, ndim)
+    except (np.exceptions.AxisError, TypeError) as err:
+        raise MXNetError(f"moveaxis: {what} expected distinct axes in [-{ndim}, {ndim}), got {value!r}") from err
+
+
+def moveaxis(tensor, source, destination):
+    """Move the ``source`` axes to the ``destination`` positions, the other axes keeping their order.
+
+    >>> import hybridlab as mx
+    >>> mx.nd.moveaxis(mx.nd.zeros((2, 3, 4)), (0, 1), (-1, -2)).shape
+    (4, 3, 2)
+    """
+    src, dst = _axes(source, tensor.ndim, "source"), _axes(destination, tensor.ndim, "destination")
+    if len(src) != len(dst):
+        raise MXNetError(f"moveaxis: source and destination expected the same number of axes, got {source!r} "
+                         f"and {destination!r}")
+    order = [n for n in range(tensor.ndim) if n not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return dispatch.invoke_name("transpose", [tensor], {"axes": tuple(order)})
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """Split ``ary`` along ``axis`` into ``indices_or_sections`` equal parts (an int), or at the sorted
+    indices of a tuple (``(2, 3)``: ``ary[:2]``, ``ary[2:3]``, ``ary[3:]``).
+
+    >>> import hybridlab as mx
+    >>> [p.shape for p in mx.nd.split_v2(mx.nd.zeros((2, 6)), 3, axis=1)]
+    [(2, 2), (2, 2), (2, 2)]
+    """
+    size = ary.shape[axis]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        sections = int(indices_or_sections)
+        if sections <= 0 or size % sections:
+            raise MXNetError(f"split_v2: expected a number of sections that divides axis {axis} of size {size}, "
+                             f"got {sections}")
+        indices = tuple(i * (size // sections) for i in range(sections))
+    elif isinstance(indices_or_sections, (tuple, list)):
+        indices = (0,) + tuple(int(i) for i in indices_or_sections)
+    else:
+        raise MXNetError(f"split_v2: indices_or_sections expected an int or a tuple of ints, "
+                         f"got {type(indices_or_sections).__name__}")
+    return dispatch.invoke_name("_split_v2", [ary], {"indices": indices, "axis": axis, "squeeze_axis": squeeze_axis})
+
+
+def concatenate(arrays, axis=0, always_copy=True):
+    """Join ``arrays`` along ``axis`` (deprecated in MXNet; use ``concat``). With ``always_copy=False``
+    a single array is returned as it is."""
+    arrays = list(arrays)
+    if not arrays or not all(isinstance(a, NDArray) for a in arrays):
+        raise MXNetError(f"concatenate: expected a non-empty list of NDArrays, got {arrays!r}")
+    if not always_copy and len(arrays) == 1:
+        return arrays[0]
+    return dispatch.invoke_name("Concat", arrays, {"dim": axis, "num_args": len(arrays)})
+
+
+def onehot_encode(indices, out):
+    """Write the one-hot encoding of ``indices`` (N,) into ``out`` (N, depth) and return ``out``
+    (deprecated in MXNet; use ``one_hot``)."""
+    if out.ndim != 2 or indices.shape != out.shape[:1]:
+        raise MXNetError(f"onehot_encode: expected out of shape ({indices.shape[0] if indices.ndim else '?'}, depth) "
+                         f"for indices of shape {indices.shape}, got {out.shape}")
+    return dispatch.invoke_name("one_hot", [indices], {"depth": out.shape[1], "dtype": out.dtype}, out=out)
+
+
+def from_numpy(ndarray, zero_copy=True):
+    """An NDArray with the values of the NumPy array ``ndarray``; with ``zero_copy`` and a C-contiguous
+    array on the CPU it shares the memory (MXNet then forbids changing the NumPy array)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise MXNetError(f"from_numpy: expected a numpy.ndarray, got {type(ndarray).__name__}")
+    if zero_copy and ndarray.flags["C_CONTIGUOUS"]:
+        from ..device import cpu
+        return NDArray._wrap(ndarray, cpu(), False)
+    return array(ndarray, dtype=ndarray.dtype)

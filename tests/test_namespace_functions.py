@@ -1,0 +1,121 @@
+"""MXNet 1.x's module-level functions that wrap ops: ``mx.nd.add``/``maximum``/``power``/``equal``/...
+(arrays or numbers on either side), ``mx.sym.pow``/``maximum``/``minimum``/``hypot`` and the sym
+creation functions, ``moveaxis``, ``split_v2``, ``concatenate``, ``onehot_encode``, ``from_numpy``."""
+import operator
+
+import numpy as np
+import pytest
+
+import hybridlab as mx
+
+X = np.array([[1.0, -2.0, 3.0], [0.0, 5.0, -1.0]], np.float32)
+Y = np.array([2.0, -2.0, 0.5], np.float32)
+
+ND_FUNCTIONS = [
+    ("add", np.add), ("subtract", np.subtract), ("multiply", np.multiply), ("divide", np.divide),
+    ("true_divide", np.divide), ("modulo", np.fmod), ("power", np.power), ("maximum", np.maximum),
+    ("minimum", np.minimum), ("equal", np.equal), ("not_equal", np.not_equal), ("greater", np.greater),
+    ("greater_equal", np.greater_equal), ("lesser", np.less), ("lesser_equal", np.less_equal),
+    ("logical_and", np.logical_and), ("logical_or", np.logical_or), ("logical_xor", np.logical_xor),
+]
+
+
+def _ref(np_fn, a, b):
+    with np.errstate(all="ignore"):
+        if np_fn is np.fmod:         # MXNet's mod takes the divisor's sign, like Python's %, and x % 0 is 0
+            return np.where(b == 0, np.float32(0), np.mod(a, b))
+        return np_fn(a, b).astype(np.float32)
+
+
+@pytest.mark.parametrize("name, np_fn", ND_FUNCTIONS, ids=[n for n, _ in ND_FUNCTIONS])
+def test_nd_function_takes_arrays_and_numbers_on_either_side(name, np_fn):
+    fn = getattr(mx.nd, name)
+    x, y = mx.nd.array(X), mx.nd.array(Y)
+    with np.errstate(all="ignore"):
+        cases = [(fn(x, y), _ref(np_fn, X, Y)),              # broadcasting
+                 (fn(x, 2.0), _ref(np_fn, X, np.float32(2))),
+                 (fn(3.0, x), _ref(np_fn, np.float32(3), X))]  # the reflected scalar op
+    for got, want in cases:
+        assert isinstance(got, mx.nd.NDArray) and got.shape == want.shape
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6, equal_nan=True, err_msg=name)
+
+
+def test_nd_functions_of_two_numbers_are_python():
+    assert mx.nd.add(2, 3) == 5 and mx.nd.maximum(2, 3.5) == 3.5 and mx.nd.equal(2, 2) == 1
+    assert mx.nd.lesser(3, 2) == 0 and mx.nd.power(2, 3) == 8 and mx.nd.logical_xor(0, 4) == 1
+
+
+def test_nd_function_records_gradients():
+    x = mx.nd.array(X)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.maximum(x, 0.5) * mx.nd.power(2.0, x)
+    y.backward()
+    expected = np.where(X > 0.5, 2.0 ** X + X * 2.0 ** X * np.log(2), 0.5 * 2.0 ** X * np.log(2))
+    np.testing.assert_allclose(x.grad.asnumpy(), expected, rtol=1e-5)
+
+
+def test_nd_function_rejects_other_types_naming_them():
+    with pytest.raises(mx.MXNetError, match=r"maximum: expected NDArrays or numbers, got \(str, NDArray\)"):
+        mx.nd.maximum("a", mx.nd.ones(2))
+
+
+@pytest.mark.parametrize("name, op_name, np_fn", [
+    ("pow", "_power", np.power), ("power", "_power", np.power), ("maximum", "_maximum", np.maximum),
+    ("minimum", "_minimum", np.minimum), ("hypot", "_hypot", np.hypot)])
+def test_sym_function_builds_the_op_and_computes_it(name, op_name, np_fn):
+    fn = getattr(mx.sym, name)
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    A, B = np.abs(X) + 0.5, np.abs(X[::-1]) + 0.25
+    graphs = [(fn(a, b), np_fn(A, B), op_name), (fn(a, 2.0), np_fn(A, 2.0), op_name + "_scalar"),
+              (fn(3.0, a), np_fn(3.0, A), op_name.replace("_", "_r", 1) + "_scalar" if "power" in op_name
+               else op_name + "_scalar")]
+    for sym, want, op in graphs:
+        assert [n.op_name for n in sym._nodes() if n.op_name != "null"] == [op]
+        block = mx.gluon.SymbolBlock(sym, [v for v in (a, b) if v.name in sym.list_arguments()])
+        got = block(*[mx.nd.array(v) for v, s in ((A, "a"), (B, "b")) if s in sym.list_arguments()])
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
+    assert fn(2, 3) == np_fn(2, 3)
+
+
+def test_sym_creation_functions_default_to_float32():
+    for sym, shape in [(mx.sym.zeros((2, 3)), (2, 3)), (mx.sym.ones(4), (4,)), (mx.sym.full((2,), 7), (2,)),
+                       (mx.sym.arange(0, 6, 2), (3,)), (mx.sym.linspace(0, 1, 5), (5,)), (mx.sym.eye(3), (3, 3))]:
+        _, out_shapes, _ = sym.infer_shape()
+        _, out_types, _ = sym.infer_type()
+        assert out_shapes == [shape] and out_types == [np.float32], sym
+    filled = mx.sym.full((2,), 7)
+    assert filled.attr_dict()[filled.name]["value"] == "7.0"
+
+
+def test_moveaxis_matches_numpy():
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    for src, dst in [(0, -1), ((0, 1), (-1, -2)), (-1, 0)]:
+        np.testing.assert_array_equal(mx.nd.moveaxis(mx.nd.array(x), src, dst).asnumpy(), np.moveaxis(x, src, dst))
+    with pytest.raises(mx.MXNetError, match=r"source expected distinct axes in \[-3, 3\), got 3"):
+        mx.nd.moveaxis(mx.nd.array(x), 3, 0)
+
+
+def test_split_v2_by_sections_and_by_indices():
+    x = np.arange(12, dtype=np.float32).reshape(6, 2)
+    for parts, want in [(3, np.split(x, 3)), ((1, 4), np.split(x, [1, 4]))]:
+        got = mx.nd.split_v2(mx.nd.array(x), parts)
+        assert [g.asnumpy().tolist() for g in got] == [w.tolist() for w in want]
+    assert mx.sym.split_v2(mx.sym.var("x"), (1, 4)).infer_shape(x=(6, 2))[1] == [(1, 2), (3, 2), (2, 2)]
+    with pytest.raises(mx.MXNetError, match="divides axis 0 of size 6, got 4"):
+        mx.nd.split_v2(mx.nd.array(x), 4)
+
+
+def test_concatenate_onehot_encode_and_from_numpy():
+    a, b = mx.nd.ones((1, 2)), mx.nd.zeros((2, 2))
+    assert mx.nd.concatenate([a, b]).asnumpy().tolist() == [[1, 1], [0, 0], [0, 0]]
+    assert mx.nd.concatenate([a], always_copy=False) is a
+    out = mx.nd.zeros((2, 3))
+    assert mx.nd.onehot_encode(mx.nd.array([2, 0]), out) is out
+    assert out.asnumpy().tolist() == [[0, 0, 1], [1, 0, 0]]
+    source = np.arange(3, dtype=np.float32)
+    shared = mx.nd.from_numpy(source)
+    source[0] = 7                                  # zero copy: the NDArray sees it
+    assert shared.asnumpy().tolist() == [7, 1, 2]
+    assert mx.nd.from_numpy(source, zero_copy=False).asnumpy().tolist() == [7, 1, 2]
+    assert operator.eq(mx.nd.from_numpy(source[::2]).shape, (2,))
