@@ -169,6 +169,77 @@ class Symbol:
         """Like ``infer_type`` but returns what is known (``None`` for unknown dtypes)."""
         return _infer.infer_type(self, args, kwargs, partial=True)
 
+    # ---- binding to arrays (MXNet 1.x's executor API) ------------------------------------------
+    def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None, shared_exec=None):
+        """An ``Executor`` running this graph on the given arrays (``args`` / ``args_grad`` /
+        ``aux_states``: lists in ``list_arguments`` / ``list_auxiliary_states`` order or dicts by
+        name; ``grad_req``: 'write', 'add', 'null', or one per argument). See ``symbol.executor``.
+
+        >>> import hybridlab as mx
+        >>> a, b = mx.sym.var('a'), mx.sym.var('b')
+        >>> ex = (a * b).bind(mx.cpu(), {'a': mx.nd.array([2]), 'b': mx.nd.array([3])})
+        >>> ex.forward()[0].asnumpy().tolist()
+        [6.0]
+        """
+        from .executor import bind
+        return bind(self, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec)
+
+    def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
+                    shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
+        """An ``Executor`` on zero-filled arrays whose shapes are inferred from the input shapes
+        in ``kwargs`` (dtypes from ``type_dict``, float32 otherwise).
+
+        >>> import hybridlab as mx
+        >>> net = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=3, name='fc')
+        >>> ex = net.simple_bind(mx.cpu(), data=(2, 4))
+        >>> {k: v.shape for k, v in ex.arg_dict.items()}
+        {'data': (2, 4), 'fc_weight': (3, 4), 'fc_bias': (3,)}
+        """
+        from .executor import simple_bind
+        return simple_bind(self, ctx, grad_req, type_dict, stype_dict, group2ctx, shared_arg_names, shared_exec,
+                           shared_buffer, **kwargs)
+
+    def eval(self, ctx=None, **kwargs):
+        """The outputs (a list of NDArrays) for the arguments given by name in ``kwargs``.
+
+        >>> import hybridlab as mx
+        >>> x = mx.sym.var('x')
+        >>> (2 * x + 1).eval(x=mx.nd.array([1, 2]))[0].asnumpy().tolist()
+        [3.0, 5.0]
+        """
+        return self.bind(ctx, kwargs).forward()
+
+    def __call__(self, *args, name=None, **kwargs):
+        """A copy of this graph with variables replaced by symbols: positionally in
+        ``list_arguments`` order, or by name (MXNet's composition, ``net2 = net(data=other)``).
+
+        >>> import hybridlab as mx
+        >>> fc = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=2, name='fc')
+        >>> fc(data=mx.sym.relu(mx.sym.var('x'), name='act')).list_arguments()
+        ['x', 'fc_weight', 'fc_bias']
+        """
+        if args and kwargs:
+            raise MXNetError("compose: expected symbols positionally or by name, not both")
+        names = self.list_arguments()
+        if len(args) > len(names):
+            raise MXNetError(f"compose: expected at most {len(names)} symbols (for {names}), got {len(args)}")
+        replace = dict(zip(names, args)) if args else dict(kwargs)
+        unknown = sorted(set(replace) - set(names))
+        if unknown:
+            raise MXNetError(f"compose: {unknown} are not arguments of the symbol; expected some of {names}")
+        for key, value in replace.items():
+            if not isinstance(value, Symbol) or len(value._outputs) != 1:
+                raise MXNetError(f"compose: argument {key!r} expected a single-output Symbol, got {value!r}")
+        clone = _copy.deepcopy(self)
+        entries = {n.name: s._outputs[0] for n, s in ((n, replace.get(n.name)) for n in clone._nodes()
+                                                      if n.is_variable) if s is not None}
+        for node in clone._nodes():
+            node.inputs = [entries.get(src.name, (src, i)) if src.is_variable else (src, i) for src, i in node.inputs]
+        outputs = [entries.get(n.name, (n, i)) if n.is_variable else (n, i) for n, i in clone._outputs]
+        if name is not None and len(outputs) == 1 and not outputs[0][0].is_variable:
+            outputs[0][0].name = name
+        return Symbol(outputs)
+
     # ---- files --------------------------------------------------------------------------------
     def tojson(self, remove_amp_cast=True):
         """The graph as MXNet 1.9 symbol JSON (``mx.sym.fromjson`` reads it back).

@@ -1,0 +1,246 @@
+"""MXNet 1.x's Executor: a Symbol bound to arrays (``Symbol.bind``, ``Symbol.simple_bind``,
+``Symbol.eval``) and run with ``forward(is_train)`` / ``backward(out_grads)``.
+
+The bound graph runs as a ``CachedOp`` (the same compiled programs as a hybridized block), with
+the argument and auxiliary arrays as its inputs; training forwards record one tape node, and
+``backward`` writes the argument gradients into the bound gradient arrays as ``grad_req`` says
+('write', 'add' or 'null'). ``arg_dict``, ``grad_dict``, ``aux_dict`` and ``output_dict`` name
+the arrays; ``reshape`` makes an executor for new input shapes that shares the arrays whose shapes
+did not change (the parameters).
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> x = mx.sym.var('x')
+    >>> y = mx.sym.FullyConnected(x, num_hidden=2, no_bias=True, name='fc')
+    >>> ex = y.simple_bind(mx.cpu(), x=(1, 3))
+    >>> ex.arg_dict['fc_weight'][:] = 1
+    >>> ex.forward(is_train=True, x=mx.nd.array([[1, 2, 3]]))[0].asnumpy().tolist()
+    [[6.0, 6.0]]
+    >>> ex.backward(mx.nd.ones((1, 2)))
+    >>> ex.grad_dict['fc_weight'].asnumpy().tolist()
+    [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
+"""
+import numpy as np
+
+from .. import autograd
+from ..base import MXNetError
+from ..device import current_device
+
+__all__ = ["Executor", "bind", "simple_bind"]
+
+
+def _by_name(values, names, what, required=True):
+    """``{name: value}`` from a list in ``names`` order or a dict; ``None`` means none given."""
+    if values is None:
+        values = {}
+    if isinstance(values, (list, tuple)):
+        if len(values) != len(names):
+            raise MXNetError(f"bind: {what} expected {len(names)} arrays (for {names}), got {len(values)}")
+        values = dict(zip(names, values))
+    elif not isinstance(values, dict):
+        raise MXNetError(f"bind: {what} expected a list or a dict of NDArrays, got {type(values).__name__}")
+    unknown = sorted(set(values) - set(names))
+    if unknown:
+        raise MXNetError(f"bind: {what} has names that are not in the symbol: {unknown}; expected some of {names}")
+    missing = [n for n in names if values.get(n) is None]
+    if required and missing:
+        raise MXNetError(f"bind: {what} expected an array for every name, missing {missing}")
+    return values
+
+
+def _grad_reqs(grad_req, names):
+    if isinstance(grad_req, str):
+        reqs = {n: grad_req for n in names}
+    elif isinstance(grad_req, (list, tuple)):
+        if len(grad_req) != len(names):
+            raise MXNetError(f"bind: grad_req expected {len(names)} entries (for {names}), got {len(grad_req)}")
+        reqs = dict(zip(names, grad_req))
+    elif isinstance(grad_req, dict):
+        reqs = {n: grad_req.get(n, "null") for n in names}
+    else:
+        raise MXNetError(f"bind: grad_req expected a string, list or dict, got {type(grad_req).__name__}")
+    for n, req in reqs.items():
+        if req not in ("write", "add", "null"):
+            raise MXNetError(f"bind: grad_req of {n!r} expected 'write', 'add' or 'null', got {req!r}")
+    return reqs
+
+
+class Executor:
+    """A Symbol bound to argument, gradient and auxiliary arrays on one device (see the module
+    docstring). Make one with ``Symbol.bind`` or ``Symbol.simple_bind``."""
+
+    def __init__(self, symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None):
+        from ..compiler.cached_op import CachedOp
+        self._symbol = symbol
+        self._ctx = ctx or current_device()
+        self._arg_names = symbol.list_arguments()
+        self._aux_names = symbol.list_auxiliary_states()
+        self.arg_dict = _by_name(args, self._arg_names, "args")
+        self.aux_dict = _by_name(aux_states, self._aux_names, "aux_states")
+        self._reqs = _grad_reqs(grad_req, self._arg_names)
+        grads = _by_name(args_grad, self._arg_names, "args_grad", required=False)
+        self.grad_dict = {}
+        for name in self._arg_names:
+            if self._reqs[name] == "null":
+                continue
+            if grads.get(name) is None:
+                if args_grad is not None:   # MXNet: an argument without a gradient array gets none
+                    self._reqs[name] = "null"
+                    continue
+                grads[name] = self.arg_dict[name].zeros_like()
+            self.grad_dict[name] = grads[name]
+        self._op = CachedOp(symbol)
+        self.outputs = []
+        self._monitor = None
+
+    # ---- the arrays, in MXNet's orders -------------------------------------------------------
+    @property
+    def arg_arrays(self):
+        return [self.arg_dict[n] for n in self._arg_names]
+
+    @property
+    def grad_arrays(self):
+        return [self.grad_dict.get(n) for n in self._arg_names]
+
+    @property
+    def aux_arrays(self):
+        return [self.aux_dict[n] for n in self._aux_names]
+
+    @property
+    def output_dict(self):
+        return dict(zip(self._symbol.list_outputs(), self.outputs))
+
+    # ---- running ------------------------------------------------------------------------------
+    def forward(self, is_train=False, **kwargs):
+        """Run the graph (``is_train``: training mode, recorded for ``backward``) after copying
+        ``kwargs`` (NDArrays or NumPy arrays, by argument name) into the bound arguments; returns
+        ``self.outputs``."""
+        for name, value in kwargs.items():
+            if name not in self.arg_dict:
+                raise MXNetError(f"forward: unknown argument {name!r}; expected one of {self._arg_names}")
+            target = self.arg_dict[name]
+            value_shape = tuple(np.shape(value))
+            if value_shape != target.shape:
+                raise MXNetError(f"forward: argument {name!r} expected shape {target.shape}, got {value_shape} "
+                                 "(use Executor.reshape for new shapes)")
+            target[:] = value
+        by_name = {**self.arg_dict, **self.aux_dict}
+        inputs = [by_name[n] for n in self._op.input_names]
+        if is_train:
+            marked = [n for n in self._arg_names if n in self.grad_dict]
+            autograd.mark_variables([self.arg_dict[n] for n in marked], [self.grad_dict[n] for n in marked],
+                                    [self._reqs[n] for n in marked])
+            with autograd.record(train_mode=True):
+                outs = self._run(inputs)
+        else:
+            with autograd.pause(train_mode=False):
+                outs = self._run(inputs)
+        self.outputs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+        return self.outputs
+
+    def _run(self, inputs):
+        if self._monitor is None:
+            return self._op(*inputs)
+        return self._op.call_monitored(inputs, self._monitor)
+
+    def backward(self, out_grads=None, is_train=True):
+        """Write the gradients of the last training ``forward`` into ``grad_dict`` (``out_grads``:
+        one head gradient per output; loss outputs such as SoftmaxOutput need none)."""
+        if not self.outputs:
+            raise MXNetError("backward: expected a forward(is_train=True) first, got no outputs")
+        if out_grads is not None and not isinstance(out_grads, (list, tuple)):
+            out_grads = [out_grads]
+        autograd.backward(self.outputs, head_grads=out_grads, train_mode=is_train)
+
+    def set_monitor_callback(self, callback, monitor_all=False):
+        """Call ``callback(name, array)`` with every op output of each forward (and the op inputs
+        with ``monitor_all``), named as MXNet does (``<node>_output``)."""
+        from ..compiler.instrument import HookMonitor
+        self._monitor = HookMonitor(lambda name, op_name, array: callback(name, array), monitor_all)
+
+    # ---- parameters and shapes ------------------------------------------------------------------
+    def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
+        """Copy ``arg_params`` / ``aux_params`` (name -> array) into the bound arrays."""
+        for params, table, what in ((arg_params, self.arg_dict, "argument"), (aux_params or {}, self.aux_dict,
+                                                                               "auxiliary state")):
+            for name, value in params.items():
+                if name in table:
+                    table[name][:] = value
+                elif not allow_extra_params:
+                    raise MXNetError(f"copy_params_from: {name!r} is not an {what} of the symbol; expected one of "
+                                     f"{sorted(table)} (or allow_extra_params=True)")
+
+    def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
+        """An executor for new input shapes (``name=shape``) sharing the arrays whose shapes stay
+        the same. Other arguments whose shapes change need ``partial_shaping``; arrays that grow need
+        ``allow_up_sizing`` (as in MXNet, which reuses their memory only when they shrink)."""
+        arg_shapes, _, aux_shapes = self._symbol.infer_shape(**kwargs)
+        if arg_shapes is None:
+            raise MXNetError(f"reshape: cannot infer every shape from {kwargs}")
+        args, grads = {}, {}
+        for name, shape in zip(self._arg_names, arg_shapes):
+            old = self.arg_dict[name]
+            if tuple(shape) == old.shape:
+                args[name] = old
+                grads[name] = self.grad_dict.get(name)
+                continue
+            if name not in kwargs and not partial_shaping:
+                raise MXNetError(f"reshape: the shape of argument {name!r} changes from {old.shape} to {tuple(shape)}, "
+                                 "so it cannot be shared with the old executor; expected partial_shaping=True if "
+                                 "that is intended")
+            if np.prod(shape) > old.size and not allow_up_sizing:
+                raise MXNetError(f"reshape: argument {name!r} grows from {old.shape} to {tuple(shape)}; expected "
+                                 "allow_up_sizing=True to allocate larger arrays")
+            args[name] = _zeros(shape, old)
+            grads[name] = _zeros(shape, old) if name in self.grad_dict else None
+        aux = {}
+        for name, shape in zip(self._aux_names, aux_shapes):
+            old = self.aux_dict[name]
+            aux[name] = old if tuple(shape) == old.shape else _zeros(shape, old)
+        reqs = {n: (self._reqs[n] if grads.get(n) is not None else "null") for n in self._arg_names}
+        return Executor(self._symbol, self._ctx, args, {n: g for n, g in grads.items() if g is not None} or None,
+                        reqs, aux)
+
+    def debug_str(self):
+        """The bound graph, one node per line (``Symbol.debug_str``)."""
+        return self._symbol.debug_str()
+
+    def __repr__(self):
+        return f"<Executor {self._symbol.name or self._symbol.list_outputs()} @{self._ctx}>"
+
+
+def _zeros(shape, like):
+    from ..ndarray.creation import zeros
+    return zeros(tuple(shape), ctx=like.context, dtype=like.dtype)
+
+
+def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None, shared_exec=None):
+    """``Symbol.bind``: an Executor on the given arrays (lists in ``list_arguments`` /
+    ``list_auxiliary_states`` order, or dicts by name)."""
+    return Executor(symbol, ctx, args, args_grad, grad_req, aux_states)
+
+
+def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
+                shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
+    """``Symbol.simple_bind``: infer every shape from the input shapes in ``kwargs`` (and dtypes
+    from ``type_dict``, float32 otherwise) and bind zero-filled arrays (gradients too, except for
+    ``grad_req='null'`` arguments)."""
+    from ..ndarray.creation import zeros
+    arg_shapes, _, aux_shapes = symbol.infer_shape(**kwargs)
+    if arg_shapes is None:
+        raise MXNetError(f"simple_bind: cannot infer the shapes of every argument from {kwargs}; expected the "
+                         "shapes of all inputs")
+    arg_names, aux_names = symbol.list_arguments(), symbol.list_auxiliary_states()
+    if type_dict is None:    # as MXNet: float32 for every argument without a __dtype__ attribute
+        attrs = symbol.attr_dict()
+        type_dict = {n: np.float32 for n in arg_names if "__dtype__" not in attrs.get(n, {})}
+    arg_types, _, aux_types = symbol.infer_type_partial(**type_dict)
+    arg_types = [t or np.float32 for t in arg_types]
+    aux_types = [t or np.float32 for t in aux_types]
+    ctx = ctx or current_device()
+    args = {n: zeros(s, ctx=ctx, dtype=t) for n, s, t in zip(arg_names, arg_shapes, arg_types)}
+    aux = {n: zeros(s, ctx=ctx, dtype=t) for n, s, t in zip(aux_names, aux_shapes, aux_types)}
+    reqs = _grad_reqs(grad_req, arg_names)
+    grads = {n: zeros(s, ctx=ctx, dtype=t) for n, s, t in zip(arg_names, arg_shapes, arg_types) if reqs[n] != "null"}
+    return Executor(symbol, ctx, args, grads or None, reqs, aux)
