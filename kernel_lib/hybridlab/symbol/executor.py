@@ -70,7 +70,7 @@ class Executor:
     """A Symbol bound to argument, gradient and auxiliary arrays on one device (see the module
     docstring). Make one with ``Symbol.bind`` or ``Symbol.simple_bind``."""
 
-    def __init__(self, symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None):
+    def __init__(self, symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None, cached_op=None):
         from ..compiler.cached_op import CachedOp
         self._symbol = symbol
         self._ctx = ctx or current_device()
@@ -90,7 +90,7 @@ class Executor:
                     continue
                 grads[name] = self.arg_dict[name].zeros_like()
             self.grad_dict[name] = grads[name]
-        self._op = CachedOp(symbol)
+        self._op = cached_op or CachedOp(symbol)    # reshaped executors share it: one program per signature
         self.outputs = []
         self._monitor = None
 
@@ -200,7 +200,7 @@ class Executor:
             aux[name] = old if tuple(shape) == old.shape else _zeros(shape, old)
         reqs = {n: (self._reqs[n] if grads.get(n) is not None else "null") for n in self._arg_names}
         return Executor(self._symbol, self._ctx, args, {n: g for n, g in grads.items() if g is not None} or None,
-                        reqs, aux)
+                        reqs, aux, cached_op=self._op)
 
     def debug_str(self):
         """The bound graph, one node per line (``Symbol.debug_str``)."""

@@ -1,0 +1,62 @@
+"""MXNet 1.x's ``mx.model`` checkpoints: ``save_checkpoint(prefix, epoch, symbol, arg_params,
+aux_params)`` writes ``prefix-symbol.json`` and ``prefix-%04d.params`` (``arg:``/``aux:`` names, the
+files real MXNet writes and reads), ``load_checkpoint`` reads them back; ``BatchEndParam`` is what
+batch-end callbacks receive.
+
+Example::
+
+    >>> import os, tempfile
+    >>> import hybridlab as mx
+    >>> sym = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=2, name='fc')
+    >>> prefix = os.path.join(tempfile.mkdtemp(), 'net')
+    >>> mx.model.save_checkpoint(prefix, 3, sym, {'fc_weight': mx.nd.ones((2, 4)), 'fc_bias': mx.nd.zeros(2)}, {})
+    >>> sym2, args, aux = mx.model.load_checkpoint(prefix, 3)
+    >>> sorted(args), sym2.list_arguments() == sym.list_arguments()
+    (['fc_bias', 'fc_weight'], True)
+"""
+import logging
+from collections import namedtuple
+
+from .base import MXNetError
+
+__all__ = ["save_checkpoint", "load_checkpoint", "load_params", "BatchEndParam"]
+
+BatchEndParam = namedtuple("BatchEndParams", ["epoch", "nbatch", "eval_metric", "locals"])
+
+
+def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_cast=True):
+    """Write ``prefix-symbol.json`` (when ``symbol`` is given) and ``prefix-%04d.params`` atomically."""
+    from . import ndarray as nd
+    if symbol is not None:
+        symbol.save(f"{prefix}-symbol.json", remove_amp_cast=remove_amp_cast)
+    params = {f"arg:{k}": v for k, v in arg_params.items()}
+    params.update({f"aux:{k}": v for k, v in (aux_params or {}).items()})
+    param_name = f"{prefix}-{epoch:04d}.params"
+    nd.save(param_name, params)
+    logging.info('Saved checkpoint to "%s"', param_name)
+
+
+def load_params(prefix, epoch):
+    """``(arg_params, aux_params)`` from ``prefix-%04d.params``."""
+    from . import ndarray as nd
+    fname = f"{prefix}-{epoch:04d}.params"
+    saved = nd.load(fname)
+    if not isinstance(saved, dict):
+        raise MXNetError(f"load_params: {fname} expected named arrays ('arg:<name>' / 'aux:<name>'), got a list "
+                         f"of {len(saved)} unnamed arrays")
+    arg_params, aux_params = {}, {}
+    for key, value in saved.items():
+        kind, _, name = key.partition(":")
+        if kind == "arg":
+            arg_params[name] = value
+        elif kind == "aux":
+            aux_params[name] = value
+        else:
+            raise MXNetError(f"load_params: {fname} has the name {key!r}; expected 'arg:<name>' or 'aux:<name>'")
+    return arg_params, aux_params
+
+
+def load_checkpoint(prefix, epoch):
+    """``(symbol, arg_params, aux_params)`` from ``prefix-symbol.json`` and ``prefix-%04d.params``."""
+    from . import symbol as sym
+    return (sym.load(f"{prefix}-symbol.json"),) + load_params(prefix, epoch)
