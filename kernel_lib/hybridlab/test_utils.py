@@ -1,0 +1,301 @@
+"""``mx.test_utils``: the checks MXNet 1.x's tests and tutorials use: ``assert_almost_equal`` /
+``almost_equal`` / ``same`` with MXNet's per-dtype tolerances, random shapes and arrays, and the
+symbolic checks ``check_symbolic_forward``, ``check_symbolic_backward`` and
+``check_numeric_gradient`` (finite differences against the executor's backward).
+
+Example::
+
+    >>> import numpy as np
+    >>> import hybridlab as mx
+    >>> from hybridlab.test_utils import assert_almost_equal, check_numeric_gradient
+    >>> assert_almost_equal(mx.nd.array([1, 2]), np.array([1, 2.00001]))
+    >>> x = mx.sym.var('x')
+    >>> check_numeric_gradient(mx.sym.tanh(x) * x, {'x': np.array([0.5, -1.0])})
+"""
+import contextlib
+import numbers
+import os
+
+import numpy as np
+
+from .base import MXNetError
+from .device import cpu, current_device
+
+__all__ = ["default_context", "set_default_context", "default_dtype", "default_rtols", "default_atols",
+           "default_numeric_eps", "get_tols", "same", "almost_equal", "assert_almost_equal", "assert_allclose",
+           "assert_exception", "rand_shape_2d", "rand_shape_3d", "rand_shape_nd", "rand_ndarray", "random_arrays",
+           "simple_forward", "check_symbolic_forward", "check_symbolic_backward", "check_numeric_gradient",
+           "same_array", "environment", "list_gpus"]
+
+_default_ctx = [None]
+
+
+def default_context():
+    """The device tests run on (``set_default_context``, else the current device)."""
+    return _default_ctx[0] or current_device()
+
+
+def set_default_context(ctx):
+    """Make ``ctx`` the device ``default_context`` returns."""
+    _default_ctx[0] = ctx
+
+
+def default_dtype():
+    return np.float32
+
+
+def default_rtols():
+    """MXNet's relative tolerance per dtype."""
+    return {np.dtype(np.float16): 1e-2, np.dtype(np.float32): 1e-4, np.dtype(np.float64): 1e-5}
+
+
+def default_atols():
+    """MXNet's absolute tolerance per dtype."""
+    return {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-3, np.dtype(np.float64): 1e-20}
+
+
+def default_numeric_eps():
+    """MXNet's finite-difference step per dtype."""
+    return {np.dtype(np.float16): 1.0 / 2 ** 6, np.dtype(np.float32): 1.0 / 2 ** 9,
+            np.dtype(np.float64): 1.0 / 2 ** 14}
+
+
+def _tolerance(x, tol, defaults):
+    if isinstance(tol, numbers.Number):
+        return tol
+    dtype = np.dtype(getattr(x, "dtype", np.float64))
+    return (tol or {}).get(dtype, defaults.get(dtype, 0))
+
+
+def get_tols(x, y, rtol, atol):
+    """``(rtol, atol)`` for comparing ``x`` and ``y``: given numbers, or the looser dtype default."""
+    x, y = np.asarray(x) if isinstance(x, numbers.Number) else x, np.asarray(y) if isinstance(y, numbers.Number) else y
+    return (max(_tolerance(x, rtol, default_rtols()), _tolerance(y, rtol, default_rtols())),
+            max(_tolerance(x, atol, default_atols()), _tolerance(y, atol, default_atols())))
+
+
+def _numpy(a):
+    return a.asnumpy() if hasattr(a, "asnumpy") else np.asarray(a)
+
+
+def same(a, b):
+    """Whether ``a`` and ``b`` are exactly equal (NDArrays or NumPy arrays)."""
+    return np.array_equal(_numpy(a), _numpy(b))
+
+
+def almost_equal(a, b, rtol=None, atol=None, equal_nan=False, use_broadcast=True):
+    """Whether ``|a - b| <= atol + rtol * |b|`` everywhere (MXNet's default tolerances by dtype)."""
+    rtol, atol = get_tols(a, b, rtol, atol)
+    return bool(np.allclose(_numpy(a), _numpy(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def assert_almost_equal(a, b, rtol=None, atol=None, names=("a", "b"), equal_nan=False, use_broadcast=True,
+                        mismatches=(10, 10)):
+    """Raise AssertionError naming the largest violation unless ``almost_equal(a, b)``."""
+    rtol, atol = get_tols(a, b, rtol, atol)
+    x, y = _numpy(a), _numpy(b)
+    if not use_broadcast and x.shape != y.shape:
+        raise AssertionError(f"shapes differ: {names[0]} {x.shape}, {names[1]} {y.shape}")
+    if x.dtype == np.bool_ and y.dtype == np.bool_:
+        np.testing.assert_equal(x, y)
+        return
+    np.testing.assert_allclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan,
+                               err_msg=f"{names[0]} and {names[1]} differ (rtol={rtol}, atol={atol})")
+
+
+def assert_allclose(a, b, rtol=1e-07, atol=0, equal_nan=True):
+    """NumPy's ``assert_allclose`` on NDArrays or NumPy arrays."""
+    np.testing.assert_allclose(_numpy(a), _numpy(b), rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def assert_exception(f, exception_type, *args, **kwargs):
+    """Raise AssertionError unless ``f(*args, **kwargs)`` raises ``exception_type``."""
+    try:
+        f(*args, **kwargs)
+    except exception_type:
+        return
+    raise AssertionError(f"{getattr(f, '__name__', f)} expected to raise {exception_type.__name__}, it did not")
+
+
+def rand_shape_2d(dim0=10, dim1=10, allow_zero_size=False):
+    low = 0 if allow_zero_size else 1
+    return np.random.randint(low, dim0 + 1), np.random.randint(low, dim1 + 1)
+
+
+def rand_shape_3d(dim0=10, dim1=10, dim2=10, allow_zero_size=False):
+    low = 0 if allow_zero_size else 1
+    return tuple(np.random.randint(low, d + 1) for d in (dim0, dim1, dim2))
+
+
+def rand_shape_nd(num_dim, dim=10, allow_zero_size=False):
+    low = 0 if allow_zero_size else 1
+    return tuple(np.random.randint(low, dim + 1, size=num_dim).tolist())
+
+
+def rand_ndarray(shape, stype="default", density=None, dtype=None, modifier_func=None, shuffle_csr_indices=False,
+                 distribution=None, ctx=None):
+    """A uniform(0, 1) NDArray of ``shape`` (dense storage only)."""
+    from .ndarray.ndarray import array
+    if stype != "default":
+        raise MXNetError(f"rand_ndarray: storage type {stype!r} is not supported; expected 'default' "
+                         "(hybridlab has dense arrays only)")
+    values = np.random.uniform(size=shape)
+    if modifier_func is not None:
+        values = np.vectorize(modifier_func)(values)
+    return array(values, ctx=ctx or default_context(), dtype=dtype or default_dtype())
+
+
+def random_arrays(*shapes):
+    """Standard-normal float32 NumPy arrays of ``shapes`` (a scalar for ``()``)."""
+    arrays = [np.array(np.random.randn(), dtype=default_dtype()) if len(s) == 0 else
+              np.random.randn(*s).astype(default_dtype()) for s in shapes]
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def same_array(array1, array2):
+    """Whether two NDArrays share their memory."""
+    return np.shares_memory(_numpy(array1), _numpy(array2)) if array1.context == cpu() else array1 is array2
+
+
+def _location(sym, location, ctx, dtype):
+    """``{argument name: NDArray}`` from a dict or a list in ``list_arguments`` order."""
+    from .ndarray.ndarray import array
+    names = sym.list_arguments()
+    if isinstance(location, dict):
+        unknown = sorted(set(location) - set(names))
+        if unknown:
+            raise MXNetError(f"location has {unknown}, which are not arguments of the symbol ({names})")
+    else:
+        location = dict(zip(names, location))
+    return {k: array(v, ctx=ctx, dtype=dtype or getattr(v, "dtype", None) or default_dtype())
+            for k, v in location.items()}
+
+
+def _aux(sym, aux_states, ctx, dtype):
+    from .ndarray.ndarray import array
+    if aux_states is None:
+        return None
+    if not isinstance(aux_states, dict):
+        aux_states = dict(zip(sym.list_auxiliary_states(), aux_states))
+    return {k: array(v, ctx=ctx, dtype=dtype or default_dtype()) for k, v in aux_states.items()}
+
+
+def simple_forward(sym, ctx=None, is_train=False, **inputs):
+    """The outputs (NumPy arrays; one array for one output) of ``sym`` on ``inputs``."""
+    ctx = ctx or default_context()
+    ex = sym.bind(ctx, _location(sym, inputs, ctx, None), grad_req="null")
+    outs = [o.asnumpy() for o in ex.forward(is_train=is_train)]
+    return outs[0] if len(outs) == 1 else outs
+
+
+def check_symbolic_forward(sym, location, expected, rtol=None, atol=None, aux_states=None, ctx=None,
+                           equal_nan=False, dtype=None):
+    """Assert the outputs of ``sym`` at ``location`` equal ``expected`` (a list, or a dict by output
+    name); returns the outputs."""
+    ctx = ctx or default_context()
+    ex = sym.bind(ctx, _location(sym, location, ctx, dtype), grad_req="null",
+                  aux_states=_aux(sym, aux_states, ctx, dtype))
+    outputs = ex.forward(is_train=False)
+    if isinstance(expected, dict):
+        expected = [expected[name] for name in sym.list_outputs()]
+    for name, want, got in zip(sym.list_outputs(), expected, outputs):
+        assert_almost_equal(want, got, rtol, atol, ("EXPECTED_" + name, "FORWARD_" + name), equal_nan)
+    return [o.asnumpy() for o in outputs]
+
+
+def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=None, aux_states=None,
+                            grad_req="write", ctx=None, grad_stypes=None, equal_nan=False, dtype=None):
+    """Assert the argument gradients of ``sym`` at ``location`` with head gradients ``out_grads``
+    equal ``expected`` (a list in argument order, or a dict by name); returns them."""
+    from .ndarray.ndarray import array
+    ctx = ctx or default_context()
+    args = _location(sym, location, ctx, dtype)
+    if isinstance(expected, (list, tuple)):
+        expected = dict(zip(sym.list_arguments(), expected))
+    reqs = {n: (grad_req if isinstance(grad_req, str) else grad_req.get(n, "null")) if n in expected else "null"
+            for n in sym.list_arguments()}
+    initial = {n: np.random.normal(size=args[n].shape) for n in expected}
+    grads = {n: array(v, ctx=ctx, dtype=args[n].dtype) for n, v in initial.items()}
+    ex = sym.bind(ctx, args, args_grad=grads, grad_req=reqs, aux_states=_aux(sym, aux_states, ctx, dtype))
+    ex.forward(is_train=True)
+    if out_grads is not None:
+        if isinstance(out_grads, dict):
+            out_grads = [out_grads[name] for name in sym.list_outputs()]
+        out_grads = [array(g, ctx=ctx, dtype=o.dtype) for g, o in zip(out_grads, ex.outputs)]
+    ex.backward(out_grads)
+    for name, want in expected.items():
+        got = ex.grad_dict[name].asnumpy()
+        if reqs[name] == "add":
+            got = got - initial[name]
+        elif reqs[name] == "null":
+            got = initial[name]
+        assert_almost_equal(want, got, rtol, atol, ("EXPECTED_" + name, "BACKWARD_" + name), equal_nan)
+    return {n: ex.grad_dict[n].asnumpy() for n in expected}
+
+
+def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rtol=None, atol=None, grad_nodes=None,
+                           use_forward_train=True, ctx=None, grad_stype_dict=None, dtype=np.float64):
+    """Assert the executor's gradients of ``sum(sym * P)`` (P a fixed random projection) equal central
+    finite differences at ``location``, for the arguments in ``grad_nodes`` (default: all)."""
+    from .ndarray.ndarray import array
+    ctx = ctx or default_context()
+    args = _location(sym, location, ctx, dtype)
+    grad_nodes = list(grad_nodes) if grad_nodes is not None else sym.list_arguments()
+    out_shapes = sym.infer_shape(**{k: v.shape for k, v in args.items()})[1]
+    if out_shapes is None or len(out_shapes) != 1:
+        raise MXNetError(f"check_numeric_gradient: expected a symbol with one output of known shape, got "
+                         f"{sym.list_outputs()}")
+    projection = array(np.random.normal(size=out_shapes[0]), ctx=ctx, dtype=dtype)
+    aux = _aux(sym, aux_states, ctx, dtype)
+    ex = sym.bind(ctx, args, grad_req={n: "write" if n in grad_nodes else "null" for n in sym.list_arguments()},
+                  aux_states=aux)
+
+    def objective():
+        if aux is not None:
+            for k, v in aux.items():
+                ex.aux_dict[k][:] = v
+        return float((ex.forward(is_train=use_forward_train)[0].asnumpy() * projection.asnumpy()).sum())
+
+    objective()
+    ex.backward([projection])
+    eps = numeric_eps if numeric_eps is not None else default_numeric_eps()[np.dtype(dtype)]
+    for name in grad_nodes:
+        symbolic = ex.grad_dict[name].asnumpy().copy()
+        value = args[name].asnumpy()
+        numeric = np.zeros_like(value, dtype=np.float64)
+        for i in range(value.size):
+            for sign in (1, -1):
+                shifted = value.copy()
+                shifted.ravel()[i] += sign * eps / 2
+                ex.arg_dict[name][:] = shifted
+                numeric.ravel()[i] += sign * objective() / eps
+        ex.arg_dict[name][:] = value
+        assert_almost_equal(numeric, symbolic, rtol if rtol is not None else 1e-2, atol,
+                            ("NUMERICAL_" + name, "BACKWARD_" + name))
+
+
+@contextlib.contextmanager
+def environment(*args):
+    """Set environment variables for a ``with`` block (``environment('NAME', 'value')`` or a dict;
+    ``None`` unsets); the previous values come back after it."""
+    pairs = args[0] if len(args) == 1 and isinstance(args[0], dict) else {args[0]: args[1]}
+    saved = {k: os.environ.get(k) for k in pairs}
+    try:
+        for k, v in pairs.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = str(v)
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def list_gpus():
+    """The ids of the CUDA devices (empty without CuPy and a GPU)."""
+    from .device import num_gpus
+    return list(range(num_gpus()))
