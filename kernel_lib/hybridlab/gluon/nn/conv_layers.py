@@ -1,6 +1,7 @@
 """Convolution and pooling layers (MXNet 1.9's ``gluon.nn.conv_layers``): ``Conv1D/2D/3D``,
 ``Conv1D/2D/3DTranspose``,
-``MaxPool1D/2D/3D``, ``AvgPool1D/2D/3D``, ``GlobalMaxPool1D/2D/3D``, ``GlobalAvgPool1D/2D/3D``.
+``MaxPool1D/2D/3D``, ``AvgPool1D/2D/3D``, ``GlobalMaxPool1D/2D/3D``, ``GlobalAvgPool1D/2D/3D``,
+``ReflectionPad2D``.
 ``in_channels=0`` is inferred at the first forward; the graph nodes carry exactly the attributes
 MXNet's layers pass (kernel, stride, dilate, pad, num_filter, num_group, no_bias, layout).
 
@@ -28,7 +29,7 @@ from .input_check import InputCheck
 __all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose",
            "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D",
            "AvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D", "GlobalAvgPool1D",
-           "GlobalAvgPool2D", "GlobalAvgPool3D"]
+           "GlobalAvgPool2D", "GlobalAvgPool3D", "ReflectionPad2D"]
 
 
 def _tuple(value, n):
@@ -219,3 +220,29 @@ GlobalMaxPool3D = _global_pool_class("GlobalMaxPool3D", 3, "NCDHW", "max")
 GlobalAvgPool1D = _global_pool_class("GlobalAvgPool1D", 1, "NCW", "avg")
 GlobalAvgPool2D = _global_pool_class("GlobalAvgPool2D", 2, "NCHW", "avg")
 GlobalAvgPool3D = _global_pool_class("GlobalAvgPool3D", 3, "NCDHW", "avg")
+
+
+class ReflectionPad2D(HybridBlock):
+    """Pad the two spatial axes of NCHW data by reflection (``padding``: an int for all four sides, or
+    MXNet's 8-tuple ``pad_width`` over the four axes).
+
+    >>> import hybridlab as mx
+    >>> pad = mx.gluon.nn.ReflectionPad2D(1)
+    >>> pad(mx.nd.array([[[[1, 2], [3, 4]]]])).asnumpy()[0, 0].tolist()
+    [[4.0, 3.0, 4.0, 3.0], [2.0, 1.0, 2.0, 1.0], [4.0, 3.0, 4.0, 3.0], [2.0, 1.0, 2.0, 1.0]]
+    """
+
+    def __init__(self, padding=0, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(padding, numbers.Integral):
+            padding = (0, 0, 0, 0, padding, padding, padding, padding)
+        if len(padding) != 8:
+            raise ValueError(f"ReflectionPad2D: padding expected an int or 8 values (pad_width of NCHW), got {padding}")
+        self._padding = tuple(padding)
+
+    def hybrid_forward(self, F, x):
+        return F.pad(x, mode="reflect", pad_width=self._padding)
+
+    def __repr__(self):
+        return f"{type(self).__name__}(padding={self._padding})"
+
