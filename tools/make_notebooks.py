@@ -141,6 +141,29 @@ prefix = os.path.join(tempfile.mkdtemp(), 'mlp')
 print(net.export(prefix, epoch=1))
 loaded = gluon.nn.SymbolBlock.imports(prefix + '-symbol.json', ['data'], prefix + '-0001.params')
 print(np.abs(loaded(x).asnumpy() - net(x).asnumpy()).max())"""),
+    new_markdown_cell("""## Symbolic all the way: bind and Module
+Before Gluon, MXNet programs were written as graphs from the start: `mx.sym` builds the graph,
+`simple_bind` allocates every array from the input shapes, and the executor runs forward and
+backward on them. The same graph trains with the `Module` API."""),
+    new_code_cell("""data = mx.sym.var('data')
+h = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=16, name='fc1'), act_type='relu', name='relu1')
+sym_net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(h, num_hidden=2, name='fc2'), name='softmax')
+ex = sym_net.simple_bind(mx.cpu(), data=(4, 8))
+print({name: arr.shape for name, arr in ex.arg_dict.items()})
+for name in ('fc1_weight', 'fc2_weight'):
+    ex.arg_dict[name][:] = nd.random.normal(scale=0.1, shape=ex.arg_dict[name].shape)
+out = ex.forward(is_train=True, data=nd.random.normal(shape=(4, 8)), softmax_label=nd.array([0, 1, 1, 0]))
+ex.backward()                     # SoftmaxOutput is a loss: no head gradient needed
+print(out[0].shape, ex.grad_dict['fc1_weight'].shape)"""),
+    new_code_cell("""import logging
+logging.getLogger().setLevel(logging.INFO)
+rng = np.random.default_rng(0)
+X = rng.standard_normal((200, 8)).astype(np.float32)
+Y = (X[:, 0] + X[:, 1] > 0).astype(np.float32)
+train = mx.io.NDArrayIter(X, Y, batch_size=20, shuffle=True)
+mod = mx.mod.Module(sym_net)
+mod.fit(train, num_epoch=5, optimizer='sgd', optimizer_params={'learning_rate': 0.5}, initializer=mx.init.Xavier())
+print(mod.score(train, 'acc'))"""),
     new_markdown_cell("""## What a graph cannot do
 A Symbol has no values, so value-dependent Python fails while the graph is built, with the rewrite
 to use:"""),
