@@ -25,9 +25,10 @@ def ref_sgd(w, g, s, lr, wd, t, momentum=0.0):
 
 
 def ref_nag(w, g, s, lr, wd, t, momentum=0.9):
-    g = g + wd * w
-    s = momentum * s - lr * g
-    return w + momentum * s - lr * g, s
+    # MXNet 1.9.1's nag_mom_update writes the weight first, then decays the state with the new weight
+    s = momentum * s
+    w_new = w - s + (momentum + 1) * (s - lr * (g + wd * w))
+    return w_new, s - lr * (g + wd * w_new)
 
 
 def ref_adam(w, g, s, lr, wd, t, beta1=0.9, beta2=0.999, epsilon=1e-8):
@@ -60,7 +61,7 @@ def ref_lamb(w, g, s, lr, wd, t, beta1=0.9, beta2=0.999, epsilon=1e-6):
 def ref_rmsprop(w, g, s, lr, wd, t, rho=0.9, epsilon=1e-8):
     g = g + wd * w
     s = rho * s + (1 - rho) * g * g
-    return w - lr * g / (np.sqrt(s) + epsilon), s
+    return w - lr * g / np.sqrt(s + epsilon), s
 
 
 def ref_rmsprop_centered(w, g, s, lr, wd, t, rho=0.9, momentum=0.9, epsilon=1e-8):
@@ -72,22 +73,21 @@ def ref_rmsprop_centered(w, g, s, lr, wd, t, rho=0.9, momentum=0.9, epsilon=1e-8
     return w + mom, (mean, var, mom)
 
 
-def ref_adagrad(w, g, s, lr, wd, t, epsilon=1e-6):
-    g = g + wd * w
+def ref_adagrad(w, g, s, lr, wd, t, epsilon=1e-7):
     s = s + g * g
-    return w - lr * g / (np.sqrt(s) + epsilon), s
+    return w - lr * (g / np.sqrt(s + epsilon) + wd * w), s
 
 
-def ref_adadelta(w, g, s, lr, wd, t, rho=0.9, epsilon=1e-6):
-    acc_g, acc_d = s
-    g = g + wd * w
+def ref_adadelta(w, g, s, lr, wd, t, rho=0.9, epsilon=1e-5):
+    acc_g, acc_d = s                       # MXNet 1.9.1 ignores the learning rate here
     acc_g = rho * acc_g + (1 - rho) * g * g
     delta = np.sqrt(acc_d + epsilon) / np.sqrt(acc_g + epsilon) * g
     acc_d = rho * acc_d + (1 - rho) * delta * delta
-    return w - lr * delta, (acc_g, acc_d)
+    return w - (delta + wd * w), (acc_g, acc_d)
 
 
 Z = np.zeros
+WD_BEFORE_CLIP = {"adam", "rmsprop"}
 OPTIMIZERS = {   # name: (create kwargs, reference, initial reference state for shape)
     "sgd": ({}, ref_sgd, lambda s: None),
     "sgd_momentum": ({"momentum": 0.9}, lambda *a: ref_sgd(*a, momentum=0.9), Z),
@@ -121,7 +121,11 @@ def test_optimizer_update_matches_numpy_formula(name):
         opt.update([0, 1], weights, [mx.nd.array(g) for g in grads], states)
         for i in range(2):
             lr_i, wd_i = lr * (0.5 if i else 1.0), wd * (2.0 if i else 1.0)
-            ws[i], ref_states[i] = ref(ws[i], _pre(grads[i], rescale, clip), ref_states[i], lr_i, wd_i, t)
+            if opt_name in WD_BEFORE_CLIP:     # MXNet 1.x: clip(grad * rescale_grad + wd * weight)
+                g_i, wd_i = np.clip(grads[i] * rescale + wd_i * ws[i], -clip, clip), 0.0
+            else:
+                g_i = _pre(grads[i], rescale, clip)
+            ws[i], ref_states[i] = ref(ws[i], g_i, ref_states[i], lr_i, wd_i, t)
             np.testing.assert_allclose(weights[i].asnumpy(), ws[i], rtol=2e-5, atol=2e-6,
                                        err_msg=f"{name}: weight {i} after step {t}")
     assert opt.num_update == 4
@@ -129,7 +133,7 @@ def test_optimizer_update_matches_numpy_formula(name):
 
 def test_optimizer_registry_and_errors():
     assert isinstance(mx.optimizer.create("SGD"), mx.optimizer.SGD)
-    assert mx.optimizer.create("sgd").learning_rate == 0.1
+    assert mx.optimizer.create("sgd").learning_rate == 0.01      # MXNet 1.9.1: the base default
     with pytest.raises(ValueError, match="Cannot find optimizer 'nope'"):
         mx.optimizer.create("nope")
     with pytest.raises(TypeError, match="unexpected argument"):

@@ -30,7 +30,7 @@ import numpy as np
 from .base import MXNetError
 
 __all__ = ["InitDesc", "Initializer", "register", "alias", "create", "Zero", "One", "Constant",
-           "Uniform", "Normal", "Orthogonal", "Xavier", "MSRAPrelu", "Mixed", "Load"]
+           "Uniform", "Normal", "Orthogonal", "Xavier", "MSRAPrelu", "Bilinear", "LSTMBias", "Mixed", "Load"]
 
 _REGISTRY = {}
 
@@ -322,6 +322,55 @@ class MSRAPrelu(Xavier):
     def __init__(self, factor_type="avg", slope=0.25):
         super().__init__("gaussian", factor_type, 2.0 / (1 + slope ** 2))
         self._kwargs = {"factor_type": factor_type, "slope": slope}
+
+
+@register
+class Bilinear(Initializer):
+    """Bilinear-interpolation kernels for upsampling (``Conv2DTranspose``) weights of shape
+    ``(C_out, C_in, kh, kw)``, as MXNet: ``(1 - |x / f - c|) * (1 - |y / f - c|)`` with
+    ``f = ceil(kw / 2)``, ``c = (2f - 1 - f % 2) / (2f)``.
+
+    >>> import hybridlab as mx
+    >>> w = mx.nd.zeros((1, 1, 4, 4))
+    >>> mx.init.Bilinear()('up_weight', w)
+    >>> w[0, 0, 0].asnumpy().tolist()
+    [0.0625, 0.1875, 0.1875, 0.0625]
+    """
+
+    def __init__(self):
+        super().__init__()
+
+    def _init_weight(self, _, arr):
+        shape = arr.shape
+        f = np.ceil(shape[3] / 2.0)
+        c = (2 * f - 1 - f % 2) / (2.0 * f)
+        x = np.arange(shape[3])
+        y = np.arange(shape[2])
+        kernel = np.outer(1 - np.abs(y / f - c), 1 - np.abs(x / f - c)).astype(np.float32)
+        _fill(arr, np.broadcast_to(kernel, shape))
+
+
+@register
+class LSTMBias(Initializer):
+    """LSTM biases: 0 except the forget gate (the second of the 4 gates), set to ``forget_bias``.
+    Give it as a bias initializer (``i2h_bias_initializer=mx.init.LSTMBias(1.0)``).
+
+    >>> import hybridlab as mx
+    >>> b = mx.nd.zeros((8,))
+    >>> mx.init.LSTMBias(forget_bias=1.0)._init_weight('lstm_i2h_bias', b)
+    >>> b.asnumpy().tolist()
+    [0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+    """
+
+    def __init__(self, forget_bias=1.0):
+        super().__init__(forget_bias=forget_bias)
+        self.forget_bias = forget_bias
+
+    def _init_weight(self, _, arr):
+        value = np.zeros(arr.shape, dtype=np.float32)
+        num_hidden = int(arr.shape[0] / 4)
+        value[num_hidden:2 * num_hidden] = self.forget_bias
+        _fill(arr, value)
 
 
 @register

@@ -194,10 +194,16 @@ class Block:
     # ---- parameters -------------------------------------------------------------------------
     def collect_params(self, select=None):
         """The parameters of this Block and its children by structural name (``'0.weight'``), the
-        ones whose structural or full name matches the regular expression ``select`` if given."""
+        ones whose structural or full name matches the regular expression ``select`` if given. A
+        Parameter shared by several blocks (``params=other.params`` or ``share_parameters``) appears
+        once, under its first structural name, as in MXNet."""
         self._check_container_with_block()
         ret = ParameterDict(self._params.prefix)
-        dict.update(ret, self._collect_params_with_prefix(select=select))
+        seen = set()
+        for key, param in self._collect_params_with_prefix(select=select).items():
+            if id(param) not in seen:
+                seen.add(id(param))
+                dict.__setitem__(ret, key, param)
         return ret
 
     def _collect_params_with_prefix(self, prefix="", select=None):

@@ -79,6 +79,18 @@ def _gather(args):
     return False, False, set(), None
 
 
+def _np_style(out):
+    """``out`` (an NDArray or nested lists/tuples of them) viewed with ``mx.np`` semantics."""
+    if isinstance(out, NDArray):
+        return out if out._np else out.as_np_ndarray()
+    if isinstance(out, list):
+        return [_np_style(o) for o in out]
+    if isinstance(out, tuple):
+        items = [_np_style(o) for o in out]
+        return type(out)(*items) if hasattr(out, "_fields") else tuple(items)
+    return out
+
+
 class HybridBlock(Block):
     """A Block that can be hybridized: see the module docstring for the two styles."""
 
@@ -171,7 +183,8 @@ class HybridBlock(Block):
             except DeferredInitializationError:
                 self._finish_own_deferred_init(x, *args)
                 params = {k: p.data(device) for k, p in self._reg_params.items()}
-            return self.hybrid_forward(ndarray, x, *args, **params)
+            out = self.hybrid_forward(ndarray, x, *args, **params)
+        return _np_style(out) if x._np else out      # mx.np in, mx.np out (as the cached op path)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """Override to define the computation with ``F`` (``mx.nd`` or ``mx.sym``), MXNet 1.x style."""
@@ -438,9 +451,12 @@ class HybridBlock(Block):
             self._clear_cached_op("child added")
 
     def hybridize(self, active=True, partition_if_dynamic=True, static_alloc=False, static_shape=False,
-                  inline_limit=2, forward_bulk_size=None, backward_bulk_size=None):
+                  inline_limit=2, forward_bulk_size=None, backward_bulk_size=None, backend=None, clear=True,
+                  **kwargs):
         """Activate (or deactivate) running this block and its HybridBlock children as a cached,
-        compiled graph. The flags are MXNet's CachedOp flags (accepted and kept in ``_flags``)."""
+        compiled graph. The flags are MXNet's CachedOp flags (accepted and kept in ``_flags``). As in
+        MXNet 1.9.1, other keyword arguments (backend options) and ``backend``/``clear`` are accepted and
+        ignored here (``optimize_for`` applies a backend)."""
         flags = [("static_alloc", static_alloc), ("static_shape", static_shape), ("inline_limit", inline_limit)]
         if forward_bulk_size is not None:
             flags.append(("forward_bulk_size", forward_bulk_size))

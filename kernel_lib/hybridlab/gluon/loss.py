@@ -158,7 +158,8 @@ SoftmaxCELoss = SoftmaxCrossEntropyLoss
 
 class KLDivLoss(Loss):
     """``label * (log(label) - pred)`` with ``pred`` log-probabilities (``from_logits=True``) or
-    logits turned into them by ``log_softmax`` along ``axis``."""
+    logits turned into them by ``log_softmax`` along ``axis``, **summed** over the non-batch axes
+    (as MXNet 1.9.1; the other losses average)."""
 
     def __init__(self, from_logits=True, axis=-1, weight=None, batch_axis=0, **kwargs):
         super().__init__(weight, batch_axis, **kwargs)
@@ -170,7 +171,7 @@ class KLDivLoss(Loss):
             pred = F.log_softmax(pred, axis=self._axis)
         loss = label * (F.log(label + 1e-12) - pred)
         loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return _batch_mean(F, loss, self._batch_axis)
+        return F.sum(loss, axis=self._batch_axis, exclude=True)
 
 
 class HuberLoss(Loss):

@@ -293,8 +293,12 @@ class Parameter:
             self._init_impl(data, devices)
 
     def _init_impl(self, data, devices):
+        from ..numpy_extension import is_np_array
         self._device_list = list(devices)
         self._data = [data.copyto(d) if d != data.device else data.copy() for d in self._device_list]
+        np_style = is_np_array()      # after npx.set_np() parameters are mx.np arrays (and so their grads)
+        for d in self._data:
+            d._np = np_style
         self._init_grad()
 
     def _init_grad(self):
@@ -450,10 +454,23 @@ class Constant(Parameter):
     >>> c.initialize()
     >>> c.data().asnumpy().tolist(), c.grad_req
     ([[1.0, 2.0], [3.0, 4.0]], 'null')
+    >>> mx.gluon.Constant('scale', [2.0]).name        # MXNet 1.x's signature: Constant(name, value)
+    'scale'
     """
 
-    def __init__(self, value, name="const"):
+    def __init__(self, *args, name=None, value=None):
         from ..ndarray.ndarray import array
+        if len(args) == 2 and name is None and value is None:
+            name, value = args                                  # 1.x: Constant(name, value)
+        elif len(args) == 1 and value is None:
+            value = args[0]                                     # 2.0: Constant(value)
+        elif args or value is None:
+            raise TypeError(f"Constant: expected Constant(value), Constant(name, value) or keywords name=, "
+                            f"value=; got {len(args)} positional argument(s) and value={value!r}")
+        if name is None:
+            name = "const"
+        if isinstance(value, str):
+            raise TypeError(f"Constant {name!r}: expected an array-like value, got the string {value!r}")
         if not isinstance(value, NDArray):
             value = array(value)
         self.value = value

@@ -46,8 +46,8 @@ class Trainer:
             if not isinstance(param, Parameter):
                 raise ValueError(f"First argument must be a list or dict of Parameters, got list of {type(param)}.")
             if id(param) in self._param2idx:
-                raise ValueError(f"Parameter '{param.name}' appears twice in the list of parameters")
-            self._param2idx[id(param)] = i
+                continue                    # a shared Parameter is updated once (as MXNet 2.0)
+            self._param2idx[id(param)] = len(self._params)
             self._params.append(param)
             param._set_trainer(self)
         self._kvstore_type = kvstore

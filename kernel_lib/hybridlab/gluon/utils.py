@@ -124,18 +124,32 @@ def shape_is_known(shape):
 
 
 def split_data(data, num_slice, batch_axis=0, even_split=True):
-    """Split ``data`` into ``num_slice`` slices along ``batch_axis``."""
+    """Split ``data`` into ``num_slice`` slices along ``batch_axis``. With ``even_split=False`` the
+    first ``size % num_slice`` slices get one more row, as MXNet (4 rows in 3: sizes 2, 1, 1; fewer
+    rows than slices leaves the last slices empty).
+
+    Example::
+
+        >>> import hybridlab as mx
+        >>> parts = mx.gluon.utils.split_data(mx.nd.ones((4, 2)), 3, even_split=False)
+        >>> [p.shape[0] for p in parts]
+        [2, 1, 1]
+    """
     size = data.shape[batch_axis]
     if even_split and size % num_slice != 0:
         raise ValueError(f"data with shape {data.shape} cannot be evenly split into {num_slice} slices along "
                          f"axis {batch_axis}. Use a batch size that's multiple of {num_slice} or set "
                          f"even_split=False to allow uneven partitioning of data.")
-    step = size // num_slice
-    if not even_split and size < num_slice:
-        step, num_slice = 1, size
-    from ..ndarray import slice_axis
-    return [slice_axis(data, axis=batch_axis, begin=i * step,
-                       end=(i + 1) * step if i < num_slice - 1 else size) for i in range(num_slice)]
+    n_each, extras = divmod(size, num_slice)
+    bounds = [0]
+    for i in range(num_slice):
+        bounds.append(bounds[-1] + n_each + (1 if i < extras else 0))
+    index = [slice(None)] * len(data.shape)
+    slices = []
+    for i in range(num_slice):
+        index[batch_axis] = slice(bounds[i], bounds[i + 1])
+        slices.append(data[tuple(index)])
+    return slices
 
 
 def split_and_load(data, ctx_list, batch_axis=0, even_split=True):

@@ -14,11 +14,12 @@ _populate(globals(), "npx", np_style=True)
 
 from ..ndarray.params_file import npx_save as save, npx_load as load  # noqa: E402,F401
 
-_np_mode = {"array": True, "shape": True}
+_np_mode = {"array": False, "shape": False}     # off until set_np(), as in MXNet 1.9.1
 
 
 def set_np(shape=True, array=True, dtype=False):
-    """Switch on NumPy semantics (accepted for MXNet 2.0 code; hybridlab's ``mx.np`` always has them)."""
+    """Switch on NumPy semantics: Gluon parameters created from now on hold ``mx.np`` arrays, so blocks
+    and losses return them (``mx.np`` itself always has NumPy semantics)."""
     _np_mode.update(array=array, shape=shape)
 
 

@@ -1,5 +1,5 @@
-"""Adam-family optimizers: ``Adam``, ``AdamW`` (decoupled weight decay) and ``LAMB`` (layer-wise
-trust ratio), with MXNet 2.0's update rules and defaults.
+"""Adam-family optimizers: ``Adam``, ``Adamax``, ``Nadam``, ``FTML``, ``LAMB`` (layer-wise trust
+ratio), with MXNet 1.9.1's update rules and defaults, and ``AdamW`` (decoupled weight decay, MXNet 2.0).
 
 Example::
 
@@ -16,7 +16,7 @@ import numpy as np
 
 from .optimizer import Optimizer, register
 
-__all__ = ["Adam", "AdamW", "LAMB"]
+__all__ = ["Adam", "AdamW", "LAMB", "Adamax", "Nadam", "FTML"]
 
 
 def _moments(m, v, g, beta1, beta2):
@@ -30,12 +30,13 @@ def _moments(m, v, g, beta1, beta2):
 class Adam(Optimizer):
     """Adam::
 
-        grad = clip(grad * rescale_grad, clip_gradient) + wd * weight
+        grad = clip(grad * rescale_grad + wd * weight, clip_gradient)
         m = beta1 * m + (1 - beta1) * grad;  v = beta2 * v + (1 - beta2) * grad**2
         weight -= lr * sqrt(1 - beta2**t) / (1 - beta1**t) * m / (sqrt(v) + epsilon)
     """
+    _wd_before_clip = True
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, lazy_update=False, **kwargs):
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, lazy_update=True, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta1, self.beta2, self.epsilon, self.lazy_update = beta1, beta2, epsilon, lazy_update
 
@@ -111,3 +112,90 @@ class LAMB(Optimizer):
         r2 = float(xp.linalg.norm(step.ravel()))
         ratio = r1 / r2 if r1 > 0 and r2 > 0 and math.isfinite(r1 / r2) else 1.0
         w -= (lr * ratio * step).astype(w.dtype, copy=False)
+
+
+@register
+class Adamax(Optimizer):
+    """AdaMax (Adam with the infinity norm, Kingma & Ba section 7)::
+
+        grad = clip(grad * rescale_grad + wd * weight, clip_gradient)
+        m = beta1 * m + (1 - beta1) * grad;  u = maximum(beta2 * u, abs(grad))
+        weight -= lr / (1 - beta1**t) * m / u
+    """
+    _wd_before_clip = True
+
+    def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1, self.beta2 = beta1, beta2
+
+    def create_state(self, index, weight):
+        return (self._zeros_like(weight), self._zeros_like(weight))
+
+    def _step(self, xp, w, g, state, lr, wd, t):
+        m, u = state
+        m *= self.beta1
+        m += (1.0 - self.beta1) * g
+        xp.maximum(self.beta2 * u, xp.abs(g), out=u)
+        w -= lr / (1.0 - self.beta1 ** t) * m / u
+
+
+@register
+class Nadam(Optimizer):
+    """Nesterov Adam (Dozat, 2016)::
+
+        grad = clip(grad * rescale_grad + wd * weight, clip_gradient)
+        mu_t = beta1 * (1 - 0.5 * 0.96**(t * schedule_decay));  mu_t1 the same at t + 1
+        m_schedule *= mu_t            (one product for the optimizer, as in MXNet)
+        m = beta1 * m + (1 - beta1) * grad;  v = beta2 * v + (1 - beta2) * grad**2
+        m_bar = (1 - mu_t) * grad / (1 - m_schedule) + mu_t1 * m / (1 - m_schedule * mu_t1)
+        weight -= lr * m_bar / (sqrt(v / (1 - beta2**t)) + epsilon)
+    """
+    _wd_before_clip = True
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, schedule_decay=0.004, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1, self.beta2, self.epsilon, self.schedule_decay = beta1, beta2, epsilon, schedule_decay
+        self.m_schedule = 1.0
+
+    def create_state(self, index, weight):
+        return (self._zeros_like(weight), self._zeros_like(weight))
+
+    def _step(self, xp, w, g, state, lr, wd, t):
+        mu_t = self.beta1 * (1.0 - 0.5 * 0.96 ** (t * self.schedule_decay))
+        mu_t1 = self.beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * self.schedule_decay))
+        self.m_schedule = self.m_schedule * mu_t
+        m_schedule_next = self.m_schedule * mu_t1
+        m, v = state
+        _moments(m, v, g, self.beta1, self.beta2)
+        m_bar = (1.0 - mu_t) * (g / (1.0 - self.m_schedule)) + mu_t1 * (m / (1.0 - m_schedule_next))
+        w -= lr * m_bar / (xp.sqrt(v / (1.0 - self.beta2 ** t)) + self.epsilon)
+
+
+@register
+class FTML(Optimizer):
+    """FTML, Follow the Moving Leader (Zheng & Kwok, 2017), MXNet's ``ftml_update``::
+
+        grad = clip(grad * rescale_grad + wd * weight, clip_gradient)
+        v = beta2 * v + (1 - beta2) * grad**2
+        d_t = (1 - beta1**t) / lr * (sqrt(v / (1 - beta2**t)) + epsilon)
+        z = beta1 * z + (1 - beta1) * grad - (d_t - beta1 * d_(t-1)) * weight
+        weight = -z / d_t
+    """
+    _wd_before_clip = True
+
+    def __init__(self, learning_rate=None, beta1=0.6, beta2=0.999, epsilon=1e-8, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+
+    def create_state(self, index, weight):
+        return (self._zeros_like(weight), self._zeros_like(weight), self._zeros_like(weight))   # d, v, z
+
+    def _step(self, xp, w, g, state, lr, wd, t):
+        d, v, z = state
+        v *= self.beta2
+        v += (1.0 - self.beta2) * g * g
+        d_t = (1.0 - self.beta1 ** t) / lr * (xp.sqrt(v / (1.0 - self.beta2 ** t)) + self.epsilon)
+        z *= self.beta1
+        z += (1.0 - self.beta1) * g - (d_t - self.beta1 * d) * w
+        d[...] = d_t
+        w[...] = -z / d_t

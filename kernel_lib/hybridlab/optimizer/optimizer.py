@@ -46,6 +46,9 @@ class Optimizer:
     """
 
     opt_registry = {}
+    #: True where MXNet 1.x adds ``wd * weight`` before clipping (Adam, RMSProp, Adamax, Nadam, FTML):
+    #: ``_step`` then gets the decayed gradient and ``wd = 0``.
+    _wd_before_clip = False
 
     def __init__(self, rescale_grad=1.0, param_idx2name=None, wd=0.0, clip_gradient=None, learning_rate=None,
                  lr_scheduler=None, sym=None, begin_num_update=0, multi_precision=False, param_dict=None,
@@ -75,6 +78,7 @@ class Optimizer:
         self.idx2name = dict(param_idx2name or {})
         self.sym_info = ()
         self.param_dict = param_dict if param_dict is not None else {}
+        self.set_wd_mult({})
 
     # ---- registry ---------------------------------------------------------------------------
     @staticmethod
@@ -110,7 +114,10 @@ class Optimizer:
         self.lr_mult.update(args_lr_mult)
 
     def set_wd_mult(self, args_wd_mult):
-        """Per-index (or per-name) weight-decay multipliers."""
+        """Per-index (or per-name) weight-decay multipliers. As in MXNet, this resets the table: names
+        in ``param_idx2name`` that end neither in ``_weight`` nor ``_gamma`` (biases, betas) get 0."""
+        self.wd_mult = {n: 0.0 for n in self.idx2name.values()
+                        if not (str(n).endswith("_weight") or str(n).endswith("_gamma"))}
         self.wd_mult.update(args_wd_mult)
 
     def _mult(self, index, table, attr):
@@ -182,10 +189,14 @@ class Optimizer:
                 w, g = weight._data, grad._data
                 if self.clip_gradient is None and self._step_raw(w, g, _raw(state), lr, wd):
                     continue
+            raw_g = g
             g = g * self.rescale_grad              # a new array: the gradient buffer stays untouched
+            if self._wd_before_clip and wd:
+                g += wd * w                         # clip(grad * rescale_grad + wd * weight)
+                wd = 0.0
             if self.clip_gradient is not None:
                 xp.clip(g, -self.clip_gradient, self.clip_gradient, out=g)
-            self._step(xp, w, g, _raw(state), lr, wd, t)
+            self._step_index(index, weight, raw_g, xp, w, g, _raw(state), lr, wd, t)
             if mp:
                 weight._data[...] = w.astype(weight.dtype)
 
@@ -196,6 +207,11 @@ class Optimizer:
         ``rescale_grad`` into the scalars (no clipping is set): return True when done, False to take
         ``_step`` on the rescaled copy. Saves a pass over every gradient where the rule allows."""
         return False
+
+    def _step_index(self, index, weight, raw_g, xp, w, g, state, lr, wd, t):
+        """``_step`` with the context some rules need: the index, the weight NDArray (its device) and
+        the gradient before rescaling and clipping (``raw_g``, not to be modified)."""
+        self._step(xp, w, g, state, lr, wd, t)
 
     def _step(self, xp, w, g, state, lr, wd, t):
         """Update the raw array ``w`` in place from the preprocessed gradient ``g`` (a fresh array the

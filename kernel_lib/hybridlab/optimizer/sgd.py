@@ -1,9 +1,11 @@
-"""Momentum methods: ``SGD`` (with optional momentum) and ``NAG`` (Nesterov), MXNet 2.0's update
-rules (with a constant learning rate they equal 1.x's ``sgd_mom_update``/``nag_mom_update``).
+"""Momentum methods: ``SGD`` (with optional momentum) and ``NAG`` (Nesterov), with MXNet 1.9.1's
+defaults (``learning_rate`` 0.01, ``momentum`` 0) and its ``sgd_mom_update``/``nag_mom_update`` rules.
 
 Example::
 
     >>> import hybridlab as mx
+    >>> mx.optimizer.SGD().learning_rate, mx.optimizer.NAG().momentum      # MXNet 1.x defaults
+    (0.01, 0.0)
     >>> opt = mx.optimizer.SGD(learning_rate=0.5, momentum=0.9)
     >>> w, g = mx.nd.array([1.0]), mx.nd.array([1.0])
     >>> state = opt.create_state(0, w)
@@ -26,7 +28,7 @@ class SGD(Optimizer):
         weight = weight + state
     """
 
-    def __init__(self, learning_rate=0.1, momentum=0.0, lazy_update=False, multi_precision=False, **kwargs):
+    def __init__(self, learning_rate=None, momentum=0.0, lazy_update=True, multi_precision=False, **kwargs):
         super().__init__(learning_rate=learning_rate, multi_precision=multi_precision, **kwargs)
         self.momentum = momentum
         self.lazy_update = lazy_update
@@ -59,15 +61,24 @@ class SGD(Optimizer):
 
 @register
 class NAG(SGD):
-    """Nesterov accelerated gradient::
+    """Nesterov accelerated gradient (MXNet 1.9.1's ``nag_mom_update``)::
 
-        grad = clip(grad * rescale_grad, clip_gradient) + wd * weight
-        state = momentum * state - lr * grad
-        weight = weight + momentum * state - lr * grad
+        grad = clip(grad * rescale_grad, clip_gradient)
+        state = momentum * state
+        weight = weight - state + (momentum + 1) * (state - lr * (grad + wd * weight))
+        state = state - lr * (grad + wd * weight)      (wd on the *updated* weight, as MXNet's kernel)
+
+    which is ``weight += momentum * state' - lr * (grad + wd * weight)`` with the new state ``state'``.
+    Without momentum (the default) it is plain ``sgd_update``.
     """
 
-    def __init__(self, learning_rate=0.1, momentum=0.9, multi_precision=False, **kwargs):
+    def __init__(self, learning_rate=None, momentum=0.0, multi_precision=False, **kwargs):
         super().__init__(learning_rate=learning_rate, momentum=momentum, multi_precision=multi_precision, **kwargs)
 
-    def _apply_momentum(self, w, mom, lr, g):
-        w += self.momentum * mom - lr * g
+    def _step(self, xp, w, g, mom, lr, wd, t):
+        if mom is None:
+            super()._step(xp, w, g, mom, lr, wd, t)
+            return
+        mom *= self.momentum
+        w += (self.momentum + 1) * (mom - lr * (g + wd * w)) - mom
+        mom -= lr * (g + wd * w)      # MXNet's kernel writes the weight first, then reads it here

@@ -24,6 +24,7 @@ from ...ndarray.ndarray import NDArray
 from ...symbol.symbol import Symbol
 from ..block import Block
 from ..hybrid_block import HybridBlock
+from ..utils import indent
 
 __all__ = ["RecurrentCell", "HybridRecurrentCell", "RNNCell", "LSTMCell", "GRUCell", "SequentialRNNCell",
            "HybridSequentialRNNCell", "DropoutCell", "ModifierCell", "ResidualCell", "BidirectionalCell"]
@@ -177,7 +178,8 @@ class _GatedCell(HybridRecurrentCell):
 
     def __repr__(self):
         shape = self.i2h_weight.shape
-        return f"{type(self).__name__}({shape[1] if shape[1] else None} -> {shape[0]})"
+        act = f", {self._activation}" if isinstance(self, RNNCell) else ""     # as MXNet: RNNCell only
+        return f"{type(self).__name__}({shape[1] if shape[1] else None} -> {shape[0]}{act})"
 
     def _projections(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
         n = self._gates * self._hidden_size
@@ -299,6 +301,11 @@ class _StackMixin:
             next_states.extend(states)
         return inputs, next_states
 
+    def __repr__(self):
+        # MXNet's layout: one "(i): cell" line per child, not indented
+        modstr = "\n".join(f"({key}): {indent(repr(cell), 2)}" for key, cell in self._children.items())
+        return f"{type(self).__name__}(\n{modstr}\n)"
+
     def __getitem__(self, i):
         return list(self._children.values())[i]
 
@@ -367,6 +374,9 @@ class ModifierCell(HybridRecurrentCell):
     def params(self):
         return self.base_cell.params
 
+    def __repr__(self):
+        return f"{type(self).__name__}({self.base_cell!r})"
+
     def state_info(self, batch_size=0):
         return self.base_cell.state_info(batch_size)
 
@@ -412,6 +422,9 @@ class BidirectionalCell(HybridRecurrentCell):
         self.register_child(l_cell, "l_cell")
         self.register_child(r_cell, "r_cell")
         self._output_prefix = output_prefix
+
+    def __repr__(self):
+        return f"{type(self).__name__}(forward={self._children['l_cell']!r}, backward={self._children['r_cell']!r})"
 
     def __call__(self, inputs, states):
         raise NotImplementedError("Bidirectional cannot be stepped. Please use unroll")

@@ -79,7 +79,8 @@ class _RNNLayer(HybridBlock):
                                             dtype=self._dtype))
 
     def __repr__(self):
-        s = f"{type(self).__name__}({self._input_size or None} -> {self._hidden_size}, {self._layout}"
+        ni = self.l0_i2h_weight.shape[1]          # the inferred input size once the layer has run
+        s = f"{type(self).__name__}({ni or None} -> {self._hidden_size}, {self._layout}"
         if self._num_layers != 1:
             s += f", num_layers={self._num_layers}"
         if self._dropout != 0:
