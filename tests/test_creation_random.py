@@ -87,7 +87,8 @@ def test_np_creation_is_numpy_style():
 
 def test_np_arange_linspace_eye():
     a = mx.np.arange(4)
-    assert a.dtype == np.int64 and a.asnumpy().tolist() == [0, 1, 2, 3]
+    assert a.dtype == np.float32 and a.asnumpy().tolist() == [0, 1, 2, 3]   # MXNet: float32, not int64
+    assert mx.np.arange(4, dtype='int64').dtype == np.int64
     assert mx.np.arange(1, 7, 2).asnumpy().tolist() == [1, 3, 5]
     assert mx.np.arange(0.0, 1.0, 0.25).dtype == np.float32
     np.testing.assert_allclose(mx.np.arange(0.5, 2).asnumpy(), np.arange(0.5, 2))
@@ -233,7 +234,7 @@ def test_random_op_schemas_and_errors():
         mx.nd.random.randint(3, 3, shape=(2,))
     with pytest.raises(mx.MXNetError, match="same shape"):
         mx.nd.sample_normal(mx.nd.ones((2,)), mx.nd.ones((3,)))
-    with pytest.raises(mx.MXNetError, match="invalid distribution"):
+    with pytest.raises(mx.MXNetError, match="expected alpha > 0 and beta > 0, got alpha=-1.0"):
         mx.nd.random_gamma(alpha=-1.0, shape=(2,))
 
 
@@ -282,3 +283,13 @@ def test_exponential_with_array_scale():
     assert s.shape == (2, 20000)
     _check_moments(s[0], 1.0, 1.0)
     _check_moments(s[1], 4.0, 16.0)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: mx.nd.random.normal(0, -1, shape=(2,)), r"_random_normal: expected scale >= 0, got loc=0.0, scale=-1.0"),
+    (lambda: mx.nd.random.gamma(0, 1, shape=(2,)), r"_random_gamma: expected alpha > 0 and beta > 0, got alpha=0.0"),
+    (lambda: mx.nd.random.exponential(-2, shape=(2,)), r"_random_exponential: expected lam > 0, got lam=-0.5"),
+])
+def test_invalid_distribution_parameters_are_refused(call, message):
+    with pytest.raises(mx.MXNetError, match=message):
+        call()

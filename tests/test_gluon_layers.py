@@ -59,10 +59,10 @@ def np_norm(x, axes, eps=1e-5):
 
 
 def np_group_norm(x, g, gamma, beta, eps=1e-5):
-    n, c = x.shape[:2]
-    y = np_norm(x.reshape(n, g, -1), (2,), eps).reshape(x.shape)
-    shape = (1, c) + (1,) * (x.ndim - 2)
-    return y * gamma.reshape(shape) + beta.reshape(shape)
+    """gamma/beta of shape (g,): one value per group (MXNet 1.9)."""
+    n = x.shape[0]
+    y = np_norm(x.reshape(n, g, -1), (2,), eps)
+    return (y * gamma.reshape(1, g, 1) + beta.reshape(1, g, 1)).reshape(x.shape)
 
 
 _erf = np.vectorize(math.erf)

@@ -20,7 +20,9 @@ def test_properties_and_conversion():
     assert x.astype("int32").dtype == np.int32
     assert x.astype(np.float32, copy=False) is x
     assert np.asarray(x).shape == (2, 3)
-    assert mx.nd.array(np.arange(3, dtype=np.int64)).dtype == np.int64  # arrays keep their dtype
+    assert mx.nd.array(np.arange(3, dtype=np.int64)).dtype == np.float32  # MXNet 1.x: float32 unless dtype=
+    assert mx.nd.array(np.arange(3), dtype="int64").dtype == np.int64
+    assert mx.nd.array(mx.nd.array([1], dtype="int32")).dtype == np.int32  # an NDArray keeps its dtype
 
 
 def test_copy_copyto_and_device_moves():

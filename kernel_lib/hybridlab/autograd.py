@@ -230,13 +230,19 @@ def _run_backward(heads, head_grads, retain_graph, create_graph, train_mode):
             raise MXNetError(_NOT_IN_GRAPH)
 
     prev_rec, prev_train = set_recording(create_graph), set_training(train_mode)
+    order = _toposort(heads)
     try:
-        for node in reversed(_toposort(heads)):
+        for node in reversed(order):
             grads = node_grads.pop(id(node), None)
             if grads is None:
                 continue
             if node.freed:
                 raise MXNetError(_NOT_IN_GRAPH)
+            if node.op.grad is None:   # a zero_grad op (x > 1, one_hot, ...): nothing flows back
+                if not retain_graph:
+                    node.freed = True
+                    node.inputs, node.out_data = (), ()
+                continue
             outputs = [_output_array(node, i) for i in range(len(node.out_data))]
             ograds = [grads.get(i) for i in range(len(outputs))]
             ograds = [g if g is not None else F.zeros_like(o.detach()) for g, o in zip(ograds, outputs)]
@@ -259,6 +265,12 @@ def _run_backward(heads, head_grads, retain_graph, create_graph, train_mode):
             if not retain_graph:
                 node.freed = True
                 node.inputs, node.out_data = (), ()
+        # As in MXNet, every variable of the graph gets a gradient: zero where none reached it
+        for node in order:
+            for src in node.sources:
+                if src is not None and src.__class__ is not tuple and id(src) not in leaf_grads:
+                    leaves[id(src)] = src
+                    leaf_grads[id(src)] = F.zeros_like(src.detach())
     finally:
         set_recording(prev_rec)
         set_training(prev_train)
@@ -319,4 +331,3 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
         else:
             out.append(entry[1])
     return out
-

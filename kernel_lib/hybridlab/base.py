@@ -1,15 +1,19 @@
 """Errors and dtype helpers shared by every layer.
 
 ``MXNetError`` is the one error type the library raises for bad user input, so
-code written for MXNet (``except mx.MXNetError``) keeps working.
+code written for MXNet (``except mx.MXNetError``) keeps working. As in MXNet it is a
+``RuntimeError``; where MXNet raises a Python ``IndexError`` / ``ValueError`` / ``TypeError``
+(an out-of-range index, a value that cannot be assigned, an unknown dtype) the library raises
+``MXNetIndexError`` / ``MXNetValueError`` / ``MXNetTypeError``, which are both.
 """
 import numpy as np
 
-__all__ = ["MXNetError", "HybridlabError", "normalize_dtype", "dtype_flag", "dtype_from_flag",
+__all__ = ["MXNetError", "HybridlabError", "MXNetIndexError", "MXNetValueError", "MXNetTypeError", "normalize_dtype",
+           "dtype_flag", "dtype_from_flag",
            "DEFAULT_DTYPE"]
 
 
-class MXNetError(Exception):
+class MXNetError(RuntimeError):
     """Raised for invalid input: the message says what was expected, what was got, and where.
 
     Example::
@@ -21,6 +25,26 @@ class MXNetError(Exception):
         ...     print(type(err).__name__)
         MXNetError
     """
+
+
+class MXNetIndexError(MXNetError, IndexError):
+    """An index out of range (or too many indices): ``except IndexError`` catches it, as in MXNet.
+
+    >>> import hybridlab as mx
+    >>> try:
+    ...     mx.nd.zeros((2, 3))[5]
+    ... except IndexError as err:
+    ...     print(isinstance(err, mx.MXNetError), err)
+    True index 5 is out of bounds for axis 0 with size 2
+    """
+
+
+class MXNetValueError(MXNetError, ValueError):
+    """A value that does not fit (an assignment of the wrong shape): ``except ValueError`` catches it."""
+
+
+class MXNetTypeError(MXNetError, TypeError):
+    """An unknown dtype: ``except TypeError`` catches it, as in MXNet."""
 
 
 HybridlabError = MXNetError
@@ -46,7 +70,7 @@ def normalize_dtype(dtype, default=DEFAULT_DTYPE):
     try:
         return np.dtype(dtype)
     except TypeError as err:
-        raise MXNetError(f"unknown dtype {dtype!r}: expected a NumPy dtype name such as 'float32'") from err
+        raise MXNetTypeError(f"unknown dtype {dtype!r}: expected a NumPy dtype name such as 'float32'") from err
 
 
 def dtype_flag(dtype):

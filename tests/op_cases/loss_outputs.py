@@ -112,7 +112,10 @@ OUT = probabilities((4, 3))
 
 CASES = [
     so_case([(4, 3), labels(4, 3)]),
-    so_case([(2, 2, 3), labels(2, 6)], name="flattened"),
+    # data of > 2 dims: softmax over (N, -1), labels data.shape[:-1]; row i takes the i-th label (MXNet)
+    so_case([(2, 2, 3), labels(2, 3, (2, 2))], name="flattened"),
+    so_case([(2, 3, 2), np.array([[1.0, -1.0, 4.0], [-1.0, 0.0, 2.0]])],
+            {"use_ignore": True, "normalization": "valid"}, name="flattened_ignore_valid"),
     so_case([(2, 3, 2), labels(2, 3, (2, 2))], {"multi_output": True}, name="multi_output"),
     so_case([(2, 2, 3), labels(2, 3, (2, 2))], {"preserve_shape": True}, name="preserve_shape"),
     so_case([(3, 4), probabilities((3, 4))], {"grad_scale": 0.5}, name="probability_labels"),

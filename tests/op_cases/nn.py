@@ -55,9 +55,9 @@ def ref_leaky(x, gamma=None, act_type="leaky", slope=0.25, lower_bound=0.125, up
         y = SELU_L * np.where(x > 0, x, SELU_A * (np.exp(x) - 1))
     elif act_type == "gelu":
         y = 0.5 * x * (1 + erf(x / math.sqrt(2)))
-    else:  # rrelu
+    else:  # rrelu: the output and the mask of slopes (MXNet: zeros outside training)
         s = lower_bound + (upper_bound - lower_bound) * uniform01(x.shape) if train else (lower_bound + upper_bound) / 2
-        y = np.where(x > 0, x, s * x)
+        return np.where(x > 0, x, s * x), (s if train else np.zeros_like(x))
     return y
 
 
@@ -79,9 +79,7 @@ def ref_length_mask(x, length, axis=-1):
 
 
 def ref_softmax_activation(x, mode="instance"):
-    if mode == "channel":
-        return ref_softmax(x, axis=1)
-    return ref_softmax(x.reshape(x.shape[0], -1), axis=1).reshape(x.shape)
+    return ref_softmax(x, axis=1 if mode == "channel" else -1)   # MXNet's instance mode: the last axis
 
 
 # ---- Dropout ----
@@ -168,6 +166,8 @@ CASES = [
          ref=lambda x, **a: ref_softmax(x, neg=True, **a), name="axis0_temperature"),
     Case("_length_mask", [(2, 4), np.array([1, 3], dtype=np.int32)], ref=ref_length_mask, grad=()),
     Case("SoftmaxActivation", [(2, 2, 3)], ref=ref_softmax_activation),
+    Case("SoftmaxActivation", [(2, 3, 2, 2)], ref=ref_softmax_activation, name="4d"),
+    Case("SoftmaxActivation", [(2, 5)], ref=ref_softmax_activation, name="2d"),
     Case("SoftmaxActivation", [(2, 3, 2)], attrs={"mode": "channel"}, ref=ref_softmax_activation, name="channel"),
     # Dropout
     Case("Dropout", [(2, 3)], ref=ref_dropout, name="predict"),

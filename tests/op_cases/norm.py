@@ -33,7 +33,7 @@ def ref_batch_norm(x, gamma, beta, mm, mv, eps=1e-3, momentum=0.9, fix_gamma=Tru
             xhat = (x[c] - mm[c]) / np.sqrt(mv[c] + eps)
         out[c] = xhat * g + beta[c]
     out = np.moveaxis(out, 0, axis)
-    return (out, means, varis) if output_mean_var else out
+    return (out, means, 1 / np.sqrt(varis + eps)) if output_mean_var else out  # MXNet: mean, inverse std
 
 
 def ref_layer_norm(x, gamma, beta, axis=-1, eps=1e-5, output_mean_var=False):
@@ -99,10 +99,11 @@ CASES = [
     Case("InstanceNorm", [(2, 3, 4), positive(3), (3,)], ref=ref_instance_norm),
     Case("InstanceNorm", [(2, 2, 2, 3), positive(2), (2,)], attrs={"eps": 1e-5}, ref=ref_instance_norm,
          name="4d"),
-    Case("GroupNorm", [(2, 4, 3), positive(4), (4,)], attrs={"num_groups": 2}, ref=ref_group_norm),
-    Case("GroupNorm", [(2, 4, 2, 2), positive(2), (2,)], attrs={"num_groups": 2}, ref=ref_group_norm,
-         name="per_group_params"),
-    Case("GroupNorm", [(2, 3, 4), positive(3), (3,)], attrs={"output_mean_var": True, "eps": 1e-3},
+    # MXNet 1.9: gamma/beta of shape (num_groups,); (C,) (one per channel) is accepted too
+    Case("GroupNorm", [(2, 4, 3), positive(2), (2,)], attrs={"num_groups": 2}, ref=ref_group_norm),
+    Case("GroupNorm", [(2, 4, 2, 2), positive(4), (4,)], attrs={"num_groups": 2}, ref=ref_group_norm,
+         name="per_channel_params"),
+    Case("GroupNorm", [(2, 3, 4), positive(1), (1,)], attrs={"output_mean_var": True, "eps": 1e-3},
          ref=ref_group_norm, name="one_group_output_mean_var"),
     Case("GroupNorm", [(2, 4, 3), positive(4), (4,)], attrs={"num_groups": 4, "output_mean_var": True},
          ref=ref_group_norm, name="group_per_channel"),

@@ -66,7 +66,7 @@ def invoke(op, inputs, attrs, out=None, np_style=None):
         outs = [_wrap(r, device, np_style) for r in res[:nvis]]
     else:
         nvis, outs, res = 1, [_wrap(res, device, np_style)], (res,)
-    if _autograd_state.recording and op.grad is not None and autograd.needs_record(arrays):
+    if _autograd_state.recording and (op.grad is not None or op.zero_grad) and autograd.needs_record(arrays):
         node = autograd.TapeNode(op, a, arrays, res, device)
         for i, o in enumerate(outs):
             o._node = (node, i)

@@ -29,7 +29,7 @@ Example::
 import numpy as np
 
 from .. import autograd
-from ..base import MXNetError
+from ..base import MXNetError, MXNetIndexError, MXNetValueError
 from .dispatch import invoke_name
 from .ndarray import NDArray
 
@@ -88,7 +88,7 @@ def _parse(arr, key):
                              f"{_SUPPORTED}")
     used = sum(e[1].ndim if e[0] == "bool" else (0 if e[0] == "new" else 1) for e in entries)
     if used > arr.ndim:
-        raise MXNetError(f"too many indices for array: array is {arr.ndim}-dimensional, but {used} were indexed")
+        raise MXNetIndexError(f"too many indices for array: array is {arr.ndim}-dimensional, but {used} were indexed")
     fill = [("slice", _FULL)] * (arr.ndim - used)
     if ellipsis is None:
         return entries + fill
@@ -104,7 +104,7 @@ def _index_int(v):
 
 def _check_int(i, n, axis):
     if not -n <= i < n:
-        raise MXNetError(f"index {i} is out of bounds for axis {axis} with size {n}")
+        raise MXNetIndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
     return i % n
 
 
@@ -300,7 +300,8 @@ def set_item(arr, key, value):
         arr._data[_xp_key(arr, entries)] = _value_data(arr, value)
     except (ValueError, IndexError) as err:
         shape = getattr(value, "shape", ())
-        raise MXNetError(f"cannot assign a value of shape {tuple(shape)} to index {key!r} of an array of shape "
+        error = MXNetIndexError if isinstance(err, IndexError) else MXNetValueError
+        raise error(f"cannot assign a value of shape {tuple(shape)} to index {key!r} of an array of shape "
                          f"{arr.shape}: {err}") from None
 
 

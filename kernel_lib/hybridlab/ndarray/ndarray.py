@@ -449,11 +449,14 @@ def _call(name, *inputs, **attrs):
 
 def array(source, ctx=None, dtype=None, device=None, np_style=False):
     """An NDArray from a list, a NumPy/CuPy array or another NDArray. The dtype is ``dtype``, else
-    the source's dtype for arrays, else float32 (MXNet's default).
+    the source's dtype for an NDArray, else float32 (MXNet 1.x: a NumPy int64 or float64 array
+    becomes float32 too). ``np_style=True`` (``mx.np.array``) keeps a NumPy/CuPy array's dtype.
 
-    >>> import hybridlab as mx
+    >>> import numpy as np, hybridlab as mx
     >>> mx.nd.array([1, 2, 3]).dtype
     dtype('float32')
+    >>> mx.nd.array(np.arange(3)).dtype, mx.nd.array(np.arange(3), dtype='int64').dtype
+    (dtype('float32'), dtype('int64'))
     """
     device = device or ctx or current_device()
     if isinstance(source, NDArray):
@@ -463,11 +466,11 @@ def array(source, ctx=None, dtype=None, device=None, np_style=False):
     else:
         if not isinstance(source, np.ndarray) and hasattr(source, "__cuda_array_interface__"):
             data = source  # a CuPy array: moved by Device.put
-            dtype = dtype or source.dtype
         else:
             data = np.asarray(source)
-            if dtype is None:
-                dtype = data.dtype if isinstance(source, np.ndarray) else np.float32
+        if dtype is None:
+            keep = np_style and (isinstance(source, np.ndarray) or hasattr(source, "__cuda_array_interface__"))
+            dtype = data.dtype if keep else np.float32
     dtype = normalize_dtype(dtype)
     data = device.put(data).astype(dtype, copy=True)
     return NDArray._wrap(data, device, np_style)

@@ -17,6 +17,7 @@ from .. import ops as _ops  # noqa: F401
 _populate(globals(), "np", np_style=True)
 
 from .creation import *  # noqa: F401,F403,E402
+from .manipulation import *  # noqa: F401,F403,E402  (replaces the generated clip, split, concatenate)
 from . import random  # noqa: E402,F401
 
 pi, e, inf, nan, newaxis = _onp.pi, _onp.e, _onp.inf, _onp.nan, None

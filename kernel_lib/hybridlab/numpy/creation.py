@@ -1,7 +1,7 @@
 """``mx.np`` creation functions with NumPy signatures (plus ``ctx``/``device``): ``zeros``, ``ones``,
 ``full``, ``empty``, ``arange``, ``linspace``, ``eye``, ``identity``, ``*_like``, ``array``,
-``asarray``. Like MXNet's ``mx.np`` the default float dtype is float32; ``arange`` with integer
-arguments gives int64 as NumPy does. Results are NumPy-style arrays.
+``asarray``. Like MXNet's ``mx.np`` the default dtype is float32 (``arange`` with integer
+arguments included, unlike NumPy). Results are NumPy-style arrays.
 
 Example::
 
@@ -11,12 +11,11 @@ Example::
     (dtype('float32'), [[0.0, 0.0], [0.0, 0.0]])
     >>> a = mx.np.arange(4)
     >>> a.dtype, a.tolist()
-    (dtype('int64'), [0, 1, 2, 3])
+    (dtype('float32'), [0.0, 1.0, 2.0, 3.0])
     >>> mx.np.linspace(0, 1, 3).tolist()
     [0.0, 0.5, 1.0]
 """
 import math
-import numbers
 
 import numpy as _onp
 
@@ -90,13 +89,9 @@ def full(shape, fill_value, dtype=None, order="C", ctx=None, device=None, out=No
                    dtype, out)
 
 
-def _is_int(v):
-    return isinstance(v, (numbers.Integral, _onp.integer)) and not isinstance(v, (bool, _onp.bool_))
-
-
 def arange(start, stop=None, step=1, dtype=None, ctx=None, device=None):
-    """Evenly spaced values in [start, stop) (``arange(n)``: [0, n)); int64 when every argument is
-    an int, else float32, unless ``dtype`` says otherwise. An empty range gives a (0,) array.
+    """Evenly spaced values in [start, stop) (``arange(n)``: [0, n)); float32 (MXNet's default, also
+    for integer arguments) unless ``dtype`` says otherwise. An empty range gives a (0,) array.
 
     >>> import hybridlab as mx
     >>> a = mx.np.arange(1.0, 2.0, 0.25)
@@ -105,8 +100,6 @@ def arange(start, stop=None, step=1, dtype=None, ctx=None, device=None):
     """
     if stop is None:
         start, stop = 0, start
-    if dtype is None:
-        dtype = _onp.int64 if all(_is_int(v) for v in (start, stop, step)) else _onp.float32
     if step == 0:
         raise MXNetError("np.arange: step expected a non-zero value, got 0")
     n = max(int(math.ceil((stop - start) / step)), 0)

@@ -17,6 +17,7 @@ import math
 
 import numpy as onp
 
+from .. import autograd
 from .attrs import Attr
 from .elemwise import sigmoid, softplus
 from .elemwise_special import erf64
@@ -106,13 +107,14 @@ def _leaky_compute(ctx, a, x, gamma=None):
         return x.dtype.type(_SELU_LAMBDA) * (relu(xp, x) + neg)
     if act == "gelu":
         return (0.5 * x * (1 + erf(xp, x * x.dtype.type(_SQRT1_2)))).astype(x.dtype, copy=False)
-    # rrelu: a random slope per element in training, the mean slope otherwise; the slope is the mask
+    # rrelu: a random slope per element in training, kept as the mask output; the mean slope otherwise,
+    # where MXNet leaves the mask unwritten (it reads as zeros)
     lo, hi = a["lower_bound"], a["upper_bound"]
     if ctx.is_train:
         mask = (lo + (hi - lo) * _uniform01(ctx.rng, x.shape)).astype(x.dtype)
-    else:
-        mask = xp.broadcast_to(xp.asarray((lo + hi) / 2.0, dtype=x.dtype), x.shape)
-    return relu(xp, x) + mask * negative_part(xp, x), mask
+        return relu(xp, x) + mask * negative_part(xp, x), mask
+    out = relu(xp, x) + x.dtype.type((lo + hi) / 2.0) * negative_part(xp, x)
+    return out, xp.zeros_like(x)
 
 
 def _leaky_grad(F, a, ins, outs, og):
@@ -121,8 +123,10 @@ def _leaky_grad(F, a, ins, outs, og):
     pos = F._greater_scalar(x, scalar=0.0)
     if act == "leaky":
         return [F.where(pos, g, F._mul_scalar(g, scalar=a["slope"]))]
-    if act == "rrelu":
-        return [F.where(pos, g, F.elemwise_mul(g, outs[1]))]
+    if act == "rrelu":  # the gradient runs in its forward's mode: the random slopes only in training
+        if autograd.is_training():
+            return [F.where(pos, g, F.elemwise_mul(g, outs[1]))]
+        return [F.where(pos, g, F._mul_scalar(g, scalar=(a["lower_bound"] + a["upper_bound"]) / 2.0))]
     if act == "elu":  # slope * exp(x) = y + slope for x <= 0
         return [F.where(pos, g, F.elemwise_mul(g, F._plus_scalar(y, scalar=a["slope"])))]
     if act == "selu":  # lambda * alpha * exp(x) = y + lambda * alpha for x <= 0
@@ -172,7 +176,8 @@ register(OpDef(
     "LeakyReLU", family="nn", npx="leaky_relu", needs_train=True, needs_rng=True,
     inputs=lambda a: ("data", "gamma") if a["act_type"] == "prelu" else ("data",),
     all_inputs=("data", "gamma"),
-    num_outputs=lambda a: 2 if a["act_type"] == "rrelu" else 1, num_visible=1,
+    num_outputs=lambda a: 2 if a["act_type"] == "rrelu" else 1,   # rrelu: output and mask, both visible
+    output_names=lambda a: ("output", "mask") if a["act_type"] == "rrelu" else ("output",),
     attrs={"act_type": Attr("enum", "leaky", choices=("elu", "gelu", "leaky", "prelu", "rrelu", "selu"),
                             doc="Activation function to be applied."),
            "slope": Attr("float", 0.25, doc="Slope (leaky, elu)."),
@@ -183,7 +188,8 @@ register(OpDef(
     doc="Leaky ReLU variants: leaky x>0 ? x : slope*x; prelu with a learned per-channel slope ``gamma`` "
         "(shape (C,) along axis 1, or (1,)); elu slope*(exp(x)-1) for x<=0; selu; gelu "
         "0.5*x*(1+erf(x/sqrt(2))); rrelu: a random slope in [lower_bound, upper_bound) per element in "
-        "training (kept as the hidden ``mask`` output), (lower_bound+upper_bound)/2 otherwise."))
+        "training, (lower_bound+upper_bound)/2 otherwise, and (as in MXNet) two outputs: the result and "
+        "the ``mask`` of slopes (zeros outside training)."))
 
 
 # ---- softmax family ---------------------------------------------------------------------------------
@@ -312,22 +318,29 @@ register(OpDef(
         "of ``data`` (the masked softmax gradients use it)."))
 
 
+def _softmax_activation_axis(a):
+    """MXNet's instance mode views the data as 2-D keeping the LAST axis (mshadow's FlatTo2D), so it is
+    a softmax over the last axis, not over all but axis 0."""
+    return 1 if a["mode"] == "channel" else -1
+
+
 def _softmax_activation_compute(ctx, a, x):
-    if a["mode"] == "channel":
-        return softmax_forward(ctx.xp, x, 1)
-    return softmax_forward(ctx.xp, x.reshape(x.shape[0], -1), 1).reshape(x.shape)
+    return softmax_forward(ctx.xp, x, normalize_axis(_softmax_activation_axis(a), x.ndim))
 
 
 def _softmax_activation_grad(F, a, ins, outs, og):
+    # the derivative of the forward. (MXNet 1.9's instance-mode backward on > 2-D data sums over axis 1,
+    # which is not the derivative of its own last-axis forward.)
     y, g = outs[0], og[0]
-    axes = 1 if a["mode"] == "channel" else tuple(range(1, y.ndim))
-    return [F.elemwise_mul(y, F.broadcast_sub(g, F.sum(F.elemwise_mul(g, y), axis=axes, keepdims=True)))]
+    axis = _softmax_activation_axis(a)
+    return [F.elemwise_mul(y, F.broadcast_sub(g, F.sum(F.elemwise_mul(g, y), axis=axis, keepdims=True)))]
 
 
 register(OpDef(
     "SoftmaxActivation", family="nn",
     attrs={"mode": Attr("enum", "instance", choices=("channel", "instance"),
-                        doc="instance: softmax over all but the first axis; channel: over axis 1.")},
+                        doc="instance: softmax over the last axis; channel: over axis 1.")},
     compute=_softmax_activation_compute, infer_shape=unary_shape, grad=_softmax_activation_grad,
-    doc="Softmax of each instance (flattened, mode='instance') or across channels (axis 1, mode='channel'). "
+    doc="Softmax over the last axis (mode='instance'; for 2-D data, of each instance, as MXNet) or across "
+        "channels (axis 1, mode='channel'). "
         "Deprecated in MXNet in favour of ``softmax``."))

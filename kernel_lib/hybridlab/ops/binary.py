@@ -96,9 +96,27 @@ def _div(xp, l, r):
     return out
 
 
+def _int_power(xp, l, r):
+    """MXNet's power of integers: ``powf`` in float32, then C's float-to-int conversion (on x86 an
+    out-of-range, infinite or NaN value gives the most negative int32/int64), which the caller's
+    cast wraps into the output dtype. So ``2 ** -1`` is 0 and ``0 ** -1`` is -2147483648."""
+    size = max(getattr(v, "dtype", _np.dtype(_np.int32)).itemsize for v in (l, r))
+    wide = _np.int64 if size == 8 else _np.int32
+    limit = float(2 ** (8 * _np.dtype(wide).itemsize - 1))
+    with _np.errstate(all="ignore"):
+        v = xp.power(xp.asarray(l, dtype=_np.float32), xp.asarray(r, dtype=_np.float32))
+        v = xp.where(xp.abs(v) < limit, v, -limit)   # NaN fails the test too
+    return v.astype(wide)
+
+
+def _is_integral(v):
+    kind = v.dtype.kind if hasattr(v, "dtype") else ("i" if isinstance(v, int) else "f")
+    return kind in "biu"
+
+
 def _power(xp, l, r):
-    if l.dtype.kind in "biu" and getattr(r, "dtype", _F64).kind in "biu":
-        return xp.power(l.astype(_F64), r)  # integer bases with negative exponents
+    if _is_integral(l) and _is_integral(r):
+        return _int_power(xp, l, r)
     return xp.power(l, r)
 
 
@@ -175,7 +193,8 @@ def broadcast(name, fn, *, aliases=(), np=(), doc="", out_type=_arith_type, logi
     return register(OpDef(name, inputs=("lhs", "rhs"), compute=_binary_compute(_FORWARD[fn], out_type),
                           infer_shape=_broadcast_infer, infer_type=out_type,
                           grad=None if logic else gradient, aliases=aliases, np=np, doc=doc,
-                          family="broadcast", no_grad_reason=_NO_GRAD if logic else "", hidden=hidden))
+                          family="broadcast", no_grad_reason=_NO_GRAD if logic else "", hidden=hidden,
+                          zero_grad=logic))
 
 
 def elemwise(name, fn, *, aliases=(), doc="", logic=False):
@@ -188,10 +207,10 @@ def elemwise(name, fn, *, aliases=(), doc="", logic=False):
     return register(OpDef(name, inputs=("lhs", "rhs"), compute=_binary_compute(_FORWARD[fn], _arith_type),
                           infer_shape=same_shape, infer_type=_arith_type,
                           grad=None if logic else gradient, aliases=aliases, doc=doc, family="elemwise",
-                          no_grad_reason=_NO_GRAD if logic else ""))
+                          no_grad_reason=_NO_GRAD if logic else "", zero_grad=logic))
 
 
-def scalar(name, forward, grad, *, aliases=(), doc="", no_grad_reason=""):
+def scalar(name, forward, grad, *, aliases=(), doc="", no_grad_reason="", zero_grad=False):
     """Register ``forward(xp, x, scalar)`` (attributes ``scalar``, ``is_int`` as MXNet's);
     ``grad(F, x, y, og, scalar)`` returns dx."""
     attrs = {"scalar": Attr("float", 1.0, doc="scalar input value"),
@@ -210,7 +229,7 @@ def scalar(name, forward, grad, *, aliases=(), doc="", no_grad_reason=""):
 
     return register(OpDef(name, compute=compute, infer_shape=unary_shape, attrs=attrs, infer_type=_scalar_type,
                           grad=gradient if grad is not None else None, aliases=aliases, doc=doc,
-                          family="elemwise", no_grad_reason=no_grad_reason))
+                          family="elemwise", no_grad_reason=no_grad_reason, zero_grad=zero_grad))
 
 
 # ---- broadcast_* and their NumPy names ---------------------------------------------------------
@@ -264,7 +283,7 @@ for _fn, _np_name, _elem_alias, _scalar_alias, _text in [
               doc=f"{_text} with NumPy broadcasting, as a bool array (NumPy semantics).")
     elemwise(f"_{_fn}", _fn, aliases=(_elem_alias,), logic=True,
              doc=f"1 where {_text}, else 0, in the inputs' dtype; both must have the same shape.")
-    scalar(f"_{_fn}_scalar", _SCALAR_FN[_fn], None, aliases=(_scalar_alias,), no_grad_reason=_NO_GRAD,
+    scalar(f"_{_fn}_scalar", _SCALAR_FN[_fn], None, aliases=(_scalar_alias,), no_grad_reason=_NO_GRAD, zero_grad=True,
            doc=f"1 where {_text.replace('rhs', 'scalar').replace('lhs', 'x')}, else 0, in x's dtype.")
 
 
@@ -285,8 +304,6 @@ def _g_rpower(F, x, y, og, s):
     return F._mul_scalar(F.elemwise_mul(og, y), scalar=math.log(s) if s > 0 else math.nan)
 
 
-def _pow_scalar(xp, x, s):
-    return xp.power(x.astype(_F64), s) if x.dtype.kind in "biu" else xp.power(x, s)
 
 
 scalar("_plus_scalar", lambda xp, x, s: x + s, lambda F, x, y, og, s: og, aliases=("_PlusScalar",), doc="x + scalar.")
@@ -303,8 +320,8 @@ scalar("_mod_scalar", lambda xp, x, s: _mod(xp, x, xp.full_like(x, s)), lambda F
        aliases=("_ModScalar",), doc="x mod scalar (the sign of scalar; 0 where scalar is 0).")
 scalar("_rmod_scalar", lambda xp, x, s: _mod(xp, xp.full_like(x, s), x), _g_rmod, aliases=("_RModScalar",),
        doc="scalar mod x (the sign of x; 0 where x is 0).")
-scalar("_power_scalar", _pow_scalar, _g_power_scalar, aliases=("_PowerScalar",), doc="x ** scalar.")
-scalar("_rpower_scalar", lambda xp, x, s: xp.power(s, x), _g_rpower, aliases=("_RPowerScalar",), doc="scalar ** x.")
+scalar("_power_scalar", lambda xp, x, s: _power(xp, x, s), _g_power_scalar, aliases=("_PowerScalar",), doc="x ** scalar.")
+scalar("_rpower_scalar", lambda xp, x, s: _power(xp, s, x), _g_rpower, aliases=("_RPowerScalar",), doc="scalar ** x.")
 scalar("_maximum_scalar", lambda xp, x, s: xp.maximum(x, s),
        lambda F, x, y, og, s: F.elemwise_mul(og, F._greater_equal_scalar(x, scalar=s)),
        aliases=("_MaximumScalar",), doc="max(x, scalar), elementwise.")

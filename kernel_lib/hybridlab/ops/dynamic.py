@@ -26,7 +26,7 @@ def _nonzero_compute(ctx, a, x):
 register(OpDef("nonzero", aliases=("_npx_nonzero",), family="index", npx="nonzero", dynamic_shape=True,
                compute=_nonzero_compute, infer_shape=lambda a, s: [None],
                infer_type=lambda a, d: [np.dtype(np.int64)],
-               no_grad_reason="returns indices (integers)",
+               no_grad_reason="returns indices (integers)", zero_grad=True,
                doc="The indices of the nonzero elements: int64 of shape (N, ndim), one row per element in "
                    "row-major order (output shape depends on the values)."))
 
@@ -38,5 +38,5 @@ def _unique_compute(ctx, a, x):
 register(OpDef("unique", aliases=("_npi_unique",), family="index", np="unique", dynamic_shape=True,
                compute=_unique_compute, infer_shape=lambda a, s: [None],
                infer_type=lambda a, d: [d[0]],
-               no_grad_reason="returns a set of values (piecewise constant)",
+               no_grad_reason="returns a set of values (piecewise constant)", zero_grad=True,
                doc="The sorted unique values of the flattened input (output shape depends on the values)."))

@@ -128,7 +128,14 @@ unary("negative", lambda xp, x, a: xp.negative(x), lambda F, x, y, og, a: F.nega
       doc="Numerical negative, elementwise.")
 unary("abs", lambda xp, x, a: xp.abs(x), lambda F, x, y, og, a: _mul(F, og, F.sign(x)), np=("absolute", "abs"),
       doc="Absolute value, elementwise.")
-unary("sign", lambda xp, x, a: xp.sign(x), _zero, np="sign", doc="Sign (-1, 0 or 1), elementwise; gradient 0.")
+def _sign(xp, x, a):
+    """MXNet's sign: (x > 0) - (x < 0), so NaN gives 0 (NumPy's sign gives NaN)."""
+    if x.dtype.kind != "f":
+        return xp.sign(x)
+    return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+
+
+unary("sign", _sign, _zero, np="sign", doc="Sign (-1, 0 or 1; 0 for NaN as in MXNet), elementwise; gradient 0.")
 unary("round", _round_away, _zero, doc="Round to the nearest integer, halves away from zero; gradient 0.")
 unary("rint", _mx_rint, _zero, np="rint",
       doc="Round to the nearest integer; a half goes to the lower integer (MXNet's rint); gradient 0.")
@@ -198,10 +205,10 @@ unary("radians", lambda xp, x, a: x * (math.pi / 180.0), lambda F, x, y, og, a: 
       np="radians", doc="Degrees to radians.")
 unary("reciprocal", lambda xp, x, a: 1.0 / x, lambda F, x, y, og, a: F.negative(_mul(F, og, F.square(y))),
       np="reciprocal", doc="1 / x, elementwise.")
-unary("logical_not", lambda xp, x, a: x == 0, None, no_grad_reason="logical op: piecewise constant",
+unary("logical_not", lambda xp, x, a: x == 0, None, no_grad_reason="logical op: piecewise constant", zero_grad=True,
       doc="1 where x is 0, else 0, in x's dtype.")
 unary("_npi_logical_not", lambda xp, x, a: x == 0, None, np="logical_not", hidden=True,
-      out_dtype=lambda a, d: _np.dtype(bool), no_grad_reason="logical op: piecewise constant",
+      out_dtype=lambda a, d: _np.dtype(bool), no_grad_reason="logical op: piecewise constant", zero_grad=True,
       doc="True where x is 0 (NumPy's logical_not: a bool array).")
 
 # ---- activations as unary ops -----------------------------------------------------------------
@@ -226,18 +233,30 @@ unary("clip", lambda xp, x, a: xp.clip(x, a["a_min"], a["a_max"]), _g_clip, np="
 
 # ---- casts, copies, gradient blocking, constants -----------------------------------------------
 unary("Cast", lambda xp, x, a: x.astype(a["dtype"]),
-      lambda F, x, y, og, a: F.Cast(og, dtype=x.dtype), aliases=("cast", "amp_cast"),
+      lambda F, x, y, og, a: F.Cast(og, dtype=x.dtype), aliases=("cast",),
       attrs={"dtype": Attr("dtype", doc="output dtype")}, out_dtype=lambda a, d: a["dtype"],
       doc="Cast to ``dtype`` (the gradient is cast back to the input's dtype).")
+
+
+def _amp_dtype(a, dtype):
+    """amp_cast's output dtype: ``dtype`` for a floating-point input; other inputs stay as they are."""
+    return a["dtype"] if dtype.kind == "f" else dtype
+
+
+unary("amp_cast", lambda xp, x, a: x.astype(_amp_dtype(a, x.dtype)),
+      lambda F, x, y, og, a: F.Cast(og, dtype=x.dtype),
+      attrs={"dtype": Attr("dtype", doc="output dtype for floating-point inputs")}, out_dtype=_amp_dtype,
+      doc="Mixed-precision cast: a floating-point input is cast to ``dtype``, an integer or bool input "
+          "is left unchanged (MXNet's amp_cast); the gradient is cast back to the input's dtype.")
 unary("_copy", lambda xp, x, a: x.copy(), lambda F, x, y, og, a: og, aliases=("identity",), np="copy",
       doc="A copy of the input.")
 unary("BlockGrad", lambda xp, x, a: x.copy(), None, aliases=("stop_gradient",), npx="stop_gradient",
-      no_grad_reason="blocks gradients: autograd treats the output as a constant",
+      no_grad_reason="blocks gradients: its input gets a zero gradient", zero_grad=True,
       doc="The input unchanged in the forward pass; no gradient flows back through it.")
 unary("zeros_like", lambda xp, x, a: xp.zeros_like(x), None, np="zeros_like",
-      no_grad_reason="constant output", doc="Zeros with the input's shape and dtype.")
+      no_grad_reason="constant output", zero_grad=True, doc="Zeros with the input's shape and dtype.")
 unary("ones_like", lambda xp, x, a: xp.ones_like(x), None, np="ones_like",
-      no_grad_reason="constant output", doc="Ones with the input's shape and dtype.")
+      no_grad_reason="constant output", zero_grad=True, doc="Ones with the input's shape and dtype.")
 
 
 def _copyto_compute(ctx, a, x):

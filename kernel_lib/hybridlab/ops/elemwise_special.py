@@ -3,8 +3,10 @@
 
 Everything is xp-generic (NumPy or CuPy, no SciPy) and evaluated in float64, then cast back:
 erf by Cephes' rational approximations (Moshier, public domain), erfinv by an initial
-approximation refined with Newton steps on erf, gamma/gammaln by the Lanczos approximation
-(g = 7, 9 terms) with reflection for x < 0.5, digamma/trigamma by recurrence and asymptotic series.
+approximation refined with Newton steps on erf, gamma/gammaln as CPython's ``math.gamma`` /
+``math.lgamma`` (a 13-term Lanczos rational function with an error correction, exact table values at
+small positive integers, reflection for x < 0: as accurate as C's tgamma/lgamma, which MXNet calls),
+digamma/trigamma by recurrence and asymptotic series.
 
 Example::
 
@@ -39,11 +41,25 @@ _R = (5.64189583547755073984E-1, 1.27536670759978104416E0, 5.0190504225118047741
       6.16021097993053585195E0, 7.40974269950448939160E0, 2.97886665372100240670E0)
 _S = (2.26052863220117276590E0, 9.39603524938001434673E0, 1.20489539808096656605E1,
       1.70814450747565897222E1, 9.60896809063285878198E0, 3.36907645100081516050E0)
-# Lanczos approximation, g = 7
-_LANCZOS = (0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
-            -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6,
-            1.5056327351493116e-7)
-_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+# CPython's Modules/mathmodule.c: Lanczos sum as num(x)/den(x), g = 6.024680040776729583740234375
+_LANCZOS_G = 6.024680040776729583740234375
+_LANCZOS_G_MINUS_HALF = 5.524680040776729583740234375
+_LANCZOS_NUM = (23531376880.410759688572007674451636754734846804940,
+                42919803642.649098768957899047001988850926355848959,
+                35711959237.355668049440185451547166705960488635843,
+                17921034426.037209699919755754458931112671403265390,
+                6039542586.3520280050642916443072979210699388420708,
+                1439720407.3117216736632230727949123939715485786772,
+                248874557.86205415651146038641322942321632125127801,
+                31426415.585400194380614231628318205362874684987640,
+                2876370.6289353724412254090516208496135991145378768,
+                186056.26539522349504029498971604569928220784236328,
+                8071.6720023658162106380029022722506138218516325024,
+                210.82427775157934587250973392071336271166969580291,
+                2.5066282746310002701649081771338373386264310793408)
+_LANCZOS_DEN = (0.0, 39916800.0, 120543840.0, 150917976.0, 105258076.0, 45995730.0, 13339535.0,
+                2637558.0, 357423.0, 32670.0, 1925.0, 66.0, 1.0)   # x (x+1) ... (x+11)
+_FACTORIALS = tuple(float(math.factorial(k)) for k in range(23))  # gamma(1..23), exact in float64
 
 
 def _polevl(x, coefs):
@@ -92,42 +108,77 @@ def erfinv64(xp, y):
     return xp.where(inside, x, out)
 
 
-def _lanczos_parts(xp, z):
-    """For z >= 0.5 (as z - 1 = zm): (t, log-free series a) with gamma(z) = sqrt(2 pi) t^(zm+.5) e^-t a."""
-    zm = z - 1.0
-    acc = zm * 0.0 + _LANCZOS[0]
-    for i, c in enumerate(_LANCZOS[1:], start=1):
-        acc = acc + c / (zm + i)
-    return zm, zm + 7.5, acc
+def _lanczos_sum(xp, x):
+    """num(x) / den(x) for x > 0; from x = 5 on in powers of 1/x, which cannot overflow."""
+    small = x < 5.0
+    xs, xl = xp.where(small, x, 1.0), xp.where(small, 5.0, x)
+    num_s = den_s = num_l = den_l = xp.zeros_like(x)
+    for c_num, c_den in zip(reversed(_LANCZOS_NUM), reversed(_LANCZOS_DEN)):
+        num_s, den_s = num_s * xs + c_num, den_s * xs + c_den
+    for c_num, c_den in zip(_LANCZOS_NUM, _LANCZOS_DEN):
+        num_l, den_l = num_l / xl + c_num, den_l / xl + c_den
+    return xp.where(small, num_s / den_s, num_l / den_l)
+
+
+def _sinpi(xp, x):
+    """sin(pi x) with the argument reduced to [0, 2) first, so it is exactly 0 at integers."""
+    y = xp.fmod(xp.abs(x), 2.0)
+    n = xp.floor(2.0 * y + 0.5)
+    r = xp.where(n == 0, xp.sin(math.pi * y), xp.where(n == 1, xp.cos(math.pi * (y - 0.5)), xp.where(
+        n == 2, xp.sin(math.pi * (1.0 - y)), xp.where(n == 3, -xp.cos(math.pi * (y - 1.5)),
+                                                      xp.sin(math.pi * (y - 2.0))))))
+    return xp.copysign(1.0, x) * r
+
+
+def _is_int(xp, x):
+    return x == xp.floor(x)
 
 
 def _nonpositive_int(xp, x):
-    return (x <= 0) & (x == xp.floor(x))
+    return (x <= 0) & _is_int(xp, x)
 
 
 def gamma64(xp, x):
+    """C's tgamma, vectorised from CPython's math.gamma: exact at 1..23, +-inf at +-0, NaN at negative
+    integers and -inf, inf past 171.6."""
     x = x.astype(_F64)
-    reflect = x < 0.5
-    z = xp.where(reflect, 1.0 - x, x)
-    zm, t, acc = _lanczos_parts(xp, z)
-    half = t ** ((zm + 0.5) / 2.0)
-    g = math.sqrt(2.0 * math.pi) * acc * (half * xp.exp(-t)) * half
-    refl = math.pi / (xp.sin(math.pi * x) * g)
-    out = xp.where(reflect, refl, g)
-    out = xp.where(_nonpositive_int(xp, x), xp.full_like(x, _np.nan), out)
-    return xp.where(x == 0, xp.copysign(xp.full_like(x, _np.inf), x), out)  # C's tgamma(+-0) = +-inf
+    absx = xp.abs(x)
+    z = xp.where(xp.isfinite(x) & (absx <= 200.0) & (absx >= 1e-20), absx, 1.0)  # the Lanczos range
+    with _np.errstate(all="ignore"):   # overflow to inf, 1/+-0 and the branches where discards are expected
+        y = z + _LANCZOS_G_MINUS_HALF
+        # the rounding error of y, fed back as a first-order correction
+        err = xp.where(z > _LANCZOS_G_MINUS_HALF, (y - z) - _LANCZOS_G_MINUS_HALF,
+                       (y - _LANCZOS_G_MINUS_HALF) - z) * _LANCZOS_G / y
+        half_pow = y ** (z / 2.0 - 0.25)   # y^(z-0.5) as a square, which cannot overflow on the way
+        lanczos = _lanczos_sum(xp, z)
+        pos = lanczos / xp.exp(y)
+        pos = (pos + err * pos) * half_pow * half_pow
+        neg = -math.pi / _sinpi(xp, z) / z * xp.exp(y) / lanczos   # reflection
+        neg = (neg - err * neg) / half_pow / half_pow
+        out = xp.where(x < 0, neg, pos)
+        out = xp.where(absx > 200.0, xp.where(x < 0, 0.0 / _sinpi(xp, xp.where(xp.isfinite(x), x, 0.5)),
+                                              _np.inf), out)
+        out = xp.where(absx < 1e-20, 1.0 / x, out)   # gamma(x) ~ 1/x; +-inf at +-0
+    table = xp.asarray(_FACTORIALS)[xp.clip(xp.where(xp.isfinite(x), x, 1.0), 1, 23).astype(_np.int64) - 1]
+    out = xp.where(_is_int(xp, x) & (x >= 1) & (x <= 23), table, out)
+    return xp.where(xp.isnan(x) | (_is_int(xp, x) & (x < 0)), _np.nan, out)
 
 
 def gammaln64(xp, x):
-    """log |gamma(x)|."""
+    """log |gamma(x)|, C's lgamma vectorised from CPython's math.lgamma: 0 at 1 and 2, +inf at
+    non-positive integers and +-inf."""
     x = x.astype(_F64)
-    reflect = x < 0.5
-    z = xp.where(reflect, 1.0 - x, x)
-    zm, t, acc = _lanczos_parts(xp, z)
-    lg = _HALF_LOG_2PI + (zm + 0.5) * xp.log(t) - t + xp.log(acc)
-    refl = math.log(math.pi) - xp.log(xp.abs(xp.sin(math.pi * x))) - lg
-    out = xp.where(reflect, refl, lg)
-    return xp.where(_nonpositive_int(xp, x), xp.full_like(x, _np.inf), out)
+    absx = xp.abs(x)
+    z = xp.where(xp.isfinite(x) & (absx >= 1e-20), absx, 1.0)
+    with _np.errstate(all="ignore"):
+        r = xp.log(_lanczos_sum(xp, z)) - _LANCZOS_G
+        r = r + (z - 0.5) * (xp.log(z + _LANCZOS_G_MINUS_HALF) - 1.0)
+        refl = math.log(math.pi) - xp.log(xp.abs(_sinpi(xp, z))) - xp.log(z) - r
+        out = xp.where(x < 0, refl, r)
+        out = xp.where(absx < 1e-20, -xp.log(absx), out)
+    out = xp.where(_is_int(xp, x) & (x > 0) & (x <= 2), 0.0, out)
+    out = xp.where(xp.isinf(x) | _nonpositive_int(xp, x), _np.inf, out)
+    return xp.where(xp.isnan(x), _np.nan, out)
 
 
 def _shift_up(xp, x, fn, steps=10):
@@ -172,11 +223,21 @@ unary("erf", lambda xp, x, a: erf64(xp, x),
 unary("erfinv", lambda xp, x, a: erfinv64(xp, x),
       lambda F, x, y, og, a: F.elemwise_mul(og, F._mul_scalar(F.exp(F.square(y)), scalar=_SQRT_PI / 2.0)),
       npx="erfinv", doc="Inverse error function, elementwise (+-inf at +-1, NaN outside [-1, 1]).")
-unary("gamma", lambda xp, x, a: gamma64(xp, x),
+def _in_dtype(out, dtype):
+    """The float64 result in the input's dtype; overflow to inf (float16) or integer wrap-around (as
+    MXNet's cast) is expected, so without warnings."""
+    with _np.errstate(all="ignore"):
+        return out.astype(dtype, copy=False)
+
+
+unary("gamma", lambda xp, x, a: _in_dtype(gamma64(xp, x), x.dtype),
       lambda F, x, y, og, a: F._backward_gammaln(F.elemwise_mul(og, y), x),
-      npx="gamma", doc="Gamma function, elementwise (+-inf at +-0, NaN at negative integers).")
-unary("gammaln", lambda xp, x, a: gammaln64(xp, x), lambda F, x, y, og, a: F._backward_gammaln(og, x),
-      npx="gammaln", doc="log |gamma(x)|, elementwise (+inf at non-positive integers).")
+      npx="gamma", doc="Gamma function, elementwise (exact at small positive integers; +-inf at +-0 and "
+                       "+inf at +inf; NaN at negative integers and -inf). Integer inputs give integers, as in "
+                       "MXNet.")
+unary("gammaln", lambda xp, x, a: _in_dtype(gammaln64(xp, x), x.dtype),
+      lambda F, x, y, og, a: F._backward_gammaln(og, x),
+      npx="gammaln", doc="log |gamma(x)|, elementwise (+inf at non-positive integers and +-inf).")
 
 
 def _special_backward(fn):

@@ -9,7 +9,7 @@ Index inputs may be float (MXNet's default dtype); they are truncated to integer
 """
 import numpy as np
 
-from ..base import MXNetError
+from ..base import MXNetError, MXNetIndexError
 from .attrs import Attr
 from .infer import InferError, merge_shape, normalize_axis, prod
 from .registry import NsName, OpDef, register
@@ -19,7 +19,7 @@ _NO_INDEX_GRAD = "index inputs are integers (no gradient)"
 
 def normalize_index(xp, idx, n, mode, op="take"):
     """Integer indices into an axis of size ``n``: ``clip`` to the range, ``wrap`` modulo n, or
-    ``raise`` (negative indices count from the end; out of range is an MXNetError)."""
+    ``raise`` (negative indices count from the end; out of range is an MXNetIndexError)."""
     idx = idx.astype(np.int64, copy=False)
     if mode == "clip":
         return xp.clip(idx, 0, max(n - 1, 0))
@@ -28,7 +28,7 @@ def normalize_index(xp, idx, n, mode, op="take"):
     bad = (idx < -n) | (idx >= n)
     if idx.size and bool(bad.any()):
         first = int(idx[bad].reshape(-1)[0])
-        raise MXNetError(f"{op}: index {first} is out of bounds for an axis of size {n} "
+        raise MXNetIndexError(f"{op}: index {first} is out of bounds for an axis of size {n} "
                          f"(expected indices in [{-n}, {n}))")
     return xp.where(idx < 0, idx + n, idx)
 
@@ -194,7 +194,7 @@ register(OpDef("one_hot", inputs=("indices",), family="index", npx="one_hot",
                       "dtype": Attr("dtype", np.dtype(np.float32))},
                compute=_one_hot_compute, infer_type=lambda a, d: [a["dtype"]],
                infer_shape=lambda a, s: [None if s[0] is None else tuple(s[0]) + (a["depth"],)],
-               no_grad_reason=_NO_INDEX_GRAD,
+               no_grad_reason=_NO_INDEX_GRAD, zero_grad=True,
                doc="One-hot encoding: out[..., j] = on_value where indices == j, else off_value "
                    "(out-of-range indices give all off_value)."))
 

@@ -64,6 +64,7 @@ register(OpDef("argsort", family="index", np=NsName("argsort", defaults={"dtype"
                compute=_argsort_compute,
                infer_shape=lambda a, s: [None if s[0] is None else _flat_axis(a["axis"], s[0])[0]],
                infer_type=lambda a, d: [a["dtype"]], no_grad_reason="returns indices (piecewise constant)",
+               zero_grad=True,
                doc="Indices that sort along `axis` (stable), in `dtype` (float32 by default, as MXNet)."))
 
 

@@ -67,10 +67,8 @@ def _softmax_output_infer(a, s):
             s[1] = options[0]
         elif tuple(lab) not in options:
             raise InferError(1, " or ".join(map(str, options)), lab, "labels of a multi_output SoftmaxOutput")
-    elif a["preserve_shape"] or len(d) <= 2:
-        merge_shape(s, 1, tuple(d[:-1]), "one label per softmax row (or probabilities of data's shape)")
-    else:
-        merge_shape(s, 1, (d[0],), "one label per instance (or probabilities of data's shape)")
+    else:  # MXNet asks for data.shape[:-1] labels even when the softmax is over all but axis 0
+        merge_shape(s, 1, tuple(d[:-1]), "labels of shape data.shape[:-1] (or probabilities of data's shape)")
     return [d]
 
 
@@ -93,7 +91,9 @@ def _softmax_output_backward(ctx, a, out, label, ograd):
         o = out.reshape(-1, k)
         lab = label.reshape(-1)
         classes = xp.arange(k).reshape(1, k)
-        lab_b = lab.reshape(-1, 1)
+        # as MXNet: row i of the flattened (n, k) softmax takes the i-th label; with data of > 2 dims
+        # (labels data.shape[:-1]) the labels past row n are unused but still count for normalization
+        lab_b = lab[:o.shape[0]].reshape(-1, 1)
         spatial = 1
     onehot = (classes == lab_b.astype(onp.int64)).astype(out.dtype)
     alpha = a["smooth_alpha"]
@@ -108,7 +108,7 @@ def _softmax_output_backward(ctx, a, out, label, ograd):
     if a["normalization"] == "batch":
         count = lab.shape[0]
     elif a["normalization"] == "valid":
-        count = max(int(lab.size - int(ignored.sum())), 1)
+        count = max(int(lab.size - int((lab.astype(onp.int64) == int(a["ignore_label"])).sum())), 1)
     else:
         count = 1
     denom = count * (spatial if a["multi_output"] and a["normalization"] != "valid" else 1)
@@ -121,7 +121,8 @@ register(OpDef(
     attrs=dict(_SOFTMAX_OUTPUT_ATTRS), compute=_softmax_output_compute, infer_shape=_softmax_output_infer,
     grad=lambda F, a, ins, outs, og: [F._backward_SoftmaxOutput(outs[0], ins[1], og[0], **a), None],
     doc="Softmax in forward (over all but axis 0; along axis 1 with multi_output; along the last axis "
-        "with preserve_shape); in backward the gradient of a cross-entropy loss, "
+        "with preserve_shape); labels have shape data.shape[:-1] (row i of the (N, -1) softmax takes the "
+        "i-th label, as in MXNet); in backward the gradient of a cross-entropy loss, "
         "(softmax - one_hot(label)) * grad_scale / normaliser, ignoring the head gradient unless "
         "out_grad. Labels (class indices, or probabilities of data's shape) get no gradient."))
 

@@ -7,7 +7,9 @@ visible output and can be differentiated again.
 BatchNorm follows MXNet 1.9 on the CPU: in training mode (``autograd`` training and not
 ``use_global_stats``) it normalises with the batch statistics, and the moving statistics (aux inputs
 ``moving_mean``/``moving_var``) are updated in BACKWARD, in place:
-``new = old * momentum + batch * (1 - momentum)`` with the biased batch variance.
+``new = old * momentum + batch * (1 - momentum)`` with the biased batch variance. Its statistics
+outputs are, as in MXNet, the mean and the INVERSE standard deviation 1/sqrt(var + eps) (of the batch in
+training, of ``moving_var`` otherwise).
 
 Example::
 
@@ -86,8 +88,7 @@ def _bn_compute(ctx, a, x, gamma, beta, moving_mean, moving_var):
     inv_std = 1 / xp.sqrt(var + x.dtype.type(a["eps"]))
     scale = inv_std if a["fix_gamma"] else inv_std * gamma.astype(x.dtype, copy=False)
     out = (x - mean.reshape(bs)) * scale.reshape(bs) + beta.astype(x.dtype, copy=False).reshape(bs)
-    mean, var = mean.astype(gamma.dtype), var.astype(gamma.dtype)
-    return out.astype(x.dtype, copy=False), mean, var
+    return out.astype(x.dtype, copy=False), mean.astype(gamma.dtype), inv_std.astype(gamma.dtype)
 
 
 def _bn_infer(a, s):
@@ -102,21 +103,22 @@ def _bn_infer(a, s):
     return [tuple(d), (c,), (c,)]
 
 
-def _bn_update_moving(a, mean, var, moving_mean, moving_var):
-    """MXNet 1.9 CPU: the moving statistics are updated by the backward pass, in place."""
-    for stat, batch in ((moving_mean, mean), (moving_var, var)):
-        data = getattr(stat, "_data", None)
-        if data is None or getattr(batch, "_data", None) is None:
-            return
-        m = a["momentum"]
-        data *= data.dtype.type(m)
-        data += (batch._data * (1.0 - m)).astype(data.dtype, copy=False)
+def _bn_update_moving(a, mean, inv_std, moving_mean, moving_var):
+    """MXNet 1.9 CPU: the moving statistics are updated by the backward pass, in place, with the batch
+    variance recovered from the saved inverse std as MXNet does (1/inv_std^2 - eps)."""
+    if any(getattr(t, "_data", None) is None for t in (mean, inv_std, moving_mean, moving_var)):
+        return
+    var = 1.0 / (inv_std._data * inv_std._data) - inv_std._data.dtype.type(a["eps"])
+    m = a["momentum"]
+    for stat, batch in ((moving_mean._data, mean._data), (moving_var._data, var)):
+        stat *= stat.dtype.type(m)
+        stat += (batch * (1.0 - m)).astype(stat.dtype, copy=False)
 
 
 def _bn_grad(F, a, ins, outs, og):
     x, gamma = ins[0], ins[1]
-    mean, var = outs[1], outs[2]
-    g, og_mean, og_var = og
+    mean, inv_std = outs[1], outs[2]
+    g, og_mean, og_inv_std = og
     ax = normalize_axis(a["axis"], x.ndim)
     c = x.shape[ax]
     bs = _bshape(x.ndim, ax, c)
@@ -125,18 +127,20 @@ def _bn_grad(F, a, ins, outs, og):
     # statistics, and (as MXNet 1.9 on CPU) the backward updates the moving statistics in place.
     train = not a["use_global_stats"] and autograd.is_training()
     if train:
-        _bn_update_moving(a, mean, var, ins[3], ins[4])
+        _bn_update_moving(a, mean, inv_std, ins[3], ins[4])
     mean_b = F.Reshape(mean, shape=bs)
-    inv_std = F.Reshape(F._rdiv_scalar(F.sqrt(F._plus_scalar(var, scalar=a["eps"])), scalar=1.0), shape=bs)
+    inv_std_b = F.Reshape(inv_std, shape=bs)
     centered = F.broadcast_sub(x, mean_b)
-    xhat = F.broadcast_mul(centered, inv_std)
+    xhat = F.broadcast_mul(centered, inv_std_b)
     dxhat = g if a["fix_gamma"] else F.broadcast_mul(g, F.Reshape(gamma, shape=bs))
     if train:
         count = x.size // c
-        dx = _norm_dx(F, xhat, dxhat, inv_std, red, count, F.Reshape(og_mean, shape=bs),
+        # d inv_std / d var = -inv_std^3 / 2: the inv_std head gradient as one on the variance
+        og_var = F.elemwise_mul(og_inv_std, F._mul_scalar(F.elemwise_mul(inv_std, F.square(inv_std)), scalar=-0.5))
+        dx = _norm_dx(F, xhat, dxhat, inv_std_b, red, count, F.Reshape(og_mean, shape=bs),
                       F.Reshape(og_var, shape=bs), second_is_var=True, centered=centered)
     else:  # statistics are constants (the moving ones)
-        dx = F.broadcast_mul(dxhat, inv_std)
+        dx = F.broadcast_mul(dxhat, inv_std_b)
     dgamma = F.zeros_like(gamma) if a["fix_gamma"] else _sum_to(F, F.elemwise_mul(g, xhat), (ax,), x.ndim)
     dbeta = _sum_to(F, g, (ax,), x.ndim)
     return [dx, dgamma, dbeta, None, None]
@@ -151,7 +155,7 @@ register(OpDef(
            "momentum": Attr("float", 0.9, doc="Momentum of the moving average."),
            "fix_gamma": Attr("bool", True, doc="Treat gamma as 1 (its gradient is then 0)."),
            "use_global_stats": Attr("bool", False, doc="Normalise with the moving statistics even in training."),
-           "output_mean_var": Attr("bool", False, doc="Also output the mean and the variance."),
+           "output_mean_var": Attr("bool", False, doc="Also output the mean and the inverse std."),
            "axis": Attr("int", 1, doc="The channel axis."),
            "cudnn_off": Attr("bool", False, doc="Accepted for compatibility; no effect."),
            "min_calib_range": Attr("float?", None, doc="Quantisation only; ignored."),
@@ -161,7 +165,7 @@ register(OpDef(
         "training mode mean/var are the batch statistics (biased variance) and the moving statistics are "
         "updated in backward (new = old*momentum + batch*(1-momentum)); otherwise (or with "
         "use_global_stats) the moving statistics are used. Outputs output, mean, var (the last two hidden "
-        "unless output_mean_var; var is the variance, not MXNet-CPU's inverse std)."))
+        "unless output_mean_var; as in MXNet, 'var' holds the inverse std 1/sqrt(var + eps))."))
 
 
 # ---- LayerNorm ----------------------------------------------------------------------------------
@@ -292,9 +296,9 @@ def _gn_infer(a, s):
     if d[1] and d[1] % groups:
         raise InferError(0, f"(N, C, ...) with C divisible by num_groups={groups}", d)
     for i, n in ((1, "gamma"), (2, "beta")):
-        if s[i] is not None and tuple(s[i]) == (groups,):
-            continue  # MXNet <= 1.6 layout: one value per group
-        merge_shape(s, i, (d[1],), f"{n} has one value per channel (or per group)")
+        if s[i] is not None and d[1] and tuple(s[i]) == (d[1],):
+            continue  # one value per channel: accepted too (a size that cannot be mistaken for per group)
+        merge_shape(s, i, (groups,), f"{n} has one value per group (MXNet 1.9), or one per channel")
     return [tuple(d), (d[0], groups), (d[0], groups)]
 
 
@@ -324,5 +328,5 @@ register(OpDef(
     compute=_gn_compute, infer_shape=_gn_infer, infer_type=_types_same, grad=_gn_grad,
     doc="Group normalisation: the channels of (N, C, ...) data are split into ``num_groups`` groups, each "
         "normalised over its channels and spatial axes, then scaled by gamma and shifted by beta (one "
-        "value per channel, or per group as in MXNet <= 1.6). Outputs output, mean, std (shape "
-        "(N, num_groups); hidden unless output_mean_var)."))
+        "value per group, shape (num_groups,), as in MXNet 1.9; (C,) for one per channel is accepted "
+        "too). Outputs output, mean, std (shape (N, num_groups); hidden unless output_mean_var)."))

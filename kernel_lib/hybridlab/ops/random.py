@@ -87,6 +87,16 @@ _DISTS = {
 }
 
 
+# MXNet's checks on the distribution parameters, in the form both mx.nd and mx.np accept (nd refuses
+# scale == 0 and low > high, which NumPy allows): (test, what the message says is expected)
+_VALID = {
+    "normal": (lambda p: p["scale"] >= 0, "scale >= 0"),
+    "exponential": (lambda p: p["lam"] > 0, "lam > 0"),
+    "gamma": (lambda p: p["alpha"] > 0 and p["beta"] > 0, "alpha > 0 and beta > 0"),
+    "poisson": (lambda p: p["lam"] >= 0, "lam >= 0"),
+}
+
+
 def _dtype_attr(choices, default_name):
     return Attr("dtype?", None, choices=choices,
                 doc=f"Output dtype (None: {default_name}).")
@@ -113,6 +123,10 @@ def random_op(dist, *, aliases=(), random=(), np_random=(), doc=""):
                  dtype=_dtype_attr(_FLOATS, "float32"))
 
     def compute(ctx, a):
+        valid, expected = _VALID.get(dist, (None, None))
+        if valid is not None and not valid(a):
+            raise MXNetError(f"_random_{dist}: expected {expected}, got "
+                             f"{', '.join(f'{n}={a[n]}' for n in names)}")
         try:
             out = sampler(ctx.rng, [a[n] for n in names], _shape_of(a))
         except ValueError as err:
@@ -223,7 +237,7 @@ def sample_op(dist, doc=""):
                           attrs={"shape": Attr("shape?", (), doc="Samples drawn per parameter element."),
                                  "dtype": _dtype_attr(_FLOATS, "float32")},
                           infer_shape=_sample_shape, infer_type=_sample_type, aliases=(f"sample_{dist}",),
-                          family="random", needs_rng=True, no_grad_reason=_NO_GRAD,
+                          family="random", needs_rng=True, no_grad_reason=_NO_GRAD, zero_grad=True,
                           doc=f"Samples from the {dist.replace('_', ' ')} distribution with array "
                               f"parameters ({', '.join(inputs)}): output shape is the parameters' "
                               f"shape + ``shape``. {doc}"))

@@ -278,7 +278,8 @@ def search(name, pick_max, *, legacy, np=(), doc=""):
 
     return register(OpDef(name, compute=compute, infer_shape=infer_shape, infer_type=infer_type,
                           attrs={"axis": Attr("int?", None), "keepdims": Attr("bool", False)}, np=np,
-                          family="reduce", doc=doc, no_grad_reason="returns indices (piecewise constant)"))
+                          family="reduce", doc=doc, no_grad_reason="returns indices (piecewise constant)",
+                          zero_grad=True))
 
 
 _ARG_DOC = (" along `axis` (the flattened array when None); the first occurrence wins. Legacy: the output "

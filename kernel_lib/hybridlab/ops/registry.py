@@ -13,6 +13,10 @@ An op definition holds
   * ``grad(F, a, inputs, outputs, ograds)``: input gradients written with registered ops through
     the namespace ``F`` (``mx.nd`` now, ``mx.sym`` for graph-level backward), ``None`` for inputs
     without a gradient. An op without ``grad`` is not differentiable.
+  * ``zero_grad``: a non-differentiable op (no ``grad``) that autograd still records, giving its
+    inputs a zero gradient (MXNet's ``MakeZeroGradNodes``: comparisons, logical ops, one_hot,
+    shape_array, ...), so ``(x > 1).backward()`` writes zeros instead of raising. Graph passes skip
+    such ops, as they skip every op without ``grad``.
   * properties passes rely on, as booleans or predicates on the parsed attributes: ``monotone``
     (elementwise, non-decreasing, exactly order-preserving where it is not flat and with a zero
     gradient where it is: relu) and ``window_max`` (the maximum of windows of its one input: max
@@ -72,7 +76,7 @@ class OpDef:
                  output_names=None, family="elemwise", doc="", variadic=False, needs_train=False,
                  needs_rng=False, hidden=False, no_grad_reason="", device_attr=None, dynamic_shape=False,
                  all_inputs=None, random=(), np_random=(), monotone=False, window_max=False,
-                 train_variant=None):
+                 train_variant=None, zero_grad=False):
         self.name = name
         self.inputs = inputs
         self.variadic = variadic
@@ -83,6 +87,7 @@ class OpDef:
         self.infer_shape = infer_shape
         self.infer_type = infer_type or _same_dtype
         self.grad = grad
+        self.zero_grad = bool(zero_grad) and grad is None
         self.aliases = tuple(aliases)
         self.np_names = tuple(n if isinstance(n, NsName) else NsName(n) for n in _as_tuple(np))
         self.npx_names = tuple(n if isinstance(n, NsName) else NsName(n) for n in _as_tuple(npx))

@@ -151,10 +151,10 @@ def _int64(a, dtypes):
 register(OpDef("shape_array", family="shape", npx="shape_array", infer_type=_int64,
                compute=lambda ctx, a, x: ctx.xp.asarray(list(x.shape), dtype="int64"),
                infer_shape=lambda a, s: [None if s[0] is None else (len(s[0]),)],
-               no_grad_reason="integer output (the shape)", doc="The input's shape as a 1-D int64 array."))
+               no_grad_reason="integer output (the shape)", zero_grad=True, doc="The input's shape as a 1-D int64 array."))
 register(OpDef("size_array", family="shape", infer_type=_int64,
                compute=lambda ctx, a, x: ctx.xp.asarray([x.size], dtype="int64"),
-               infer_shape=lambda a, s: [(1,)], no_grad_reason="integer output (the size)",
+               infer_shape=lambda a, s: [(1,)], no_grad_reason="integer output (the size)", zero_grad=True,
                doc="The input's number of elements as a (1,) int64 array."))
 
 

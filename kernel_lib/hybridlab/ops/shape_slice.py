@@ -2,8 +2,9 @@
 slice_like, broadcast_to, broadcast_like, broadcast_axis, reverse (flip), _np_flip, Pad (+ _backward_Pad),
 depth_to_space and space_to_depth.
 
-``slice`` follows MXNet's bounds checks (begin/end must lie inside the axis; negative values count
-from the end; None takes the default for the step's sign) but allows empty results. The gradient
+``slice`` follows MXNet's index rules: negative values count from the end, None takes the default for
+the step's sign, begin/end outside the axis are clamped to it, and a range that selects nothing gives
+an empty axis (only a zero step is an error). The gradient
 of every slice is ``_slice_assign(zeros_like(x), og)``, whose own gradient is a slice again, so any
 order of gradient can be recorded and traced.
 """
@@ -44,11 +45,16 @@ SLICE_ATTRS = {"begin": OptTupleAttr(doc="start per axis (None = from the edge)"
 
 
 def slice_ranges(shape, begin, end, step, arg=0):
-    """Python slices for MXNet slice attributes on ``shape`` (checked as MXNet does) and the output
-    shape. An empty range (begin == end) is allowed."""
-    def bad(i, what, value):
-        raise InferError(arg, f"with axis {i} in range for {what}={value}", tuple(shape))
+    """Python slices for MXNet slice attributes on ``shape`` and the output shape.
 
+    As MXNet's ``GetIndexRange``: begin/end beyond the axis are clamped, not errors, and a range that
+    selects nothing in the step's direction is empty.
+
+    >>> slice_ranges((5,), (4,), (-100,), (-1,))
+    ((slice(4, None, -1),), (5,))
+    >>> slice_ranges((5,), (7,), (9,), ())[1]
+    (0,)
+    """
     if len(begin) > len(shape) or len(end) != len(begin):
         raise InferError(arg, f"at least {len(begin)} dimensions, begin and end of equal length "
                               f"(begin={tuple(begin)}, end={tuple(end)})", tuple(shape))
@@ -60,32 +66,25 @@ def slice_ranges(shape, begin, end, step, arg=0):
         s = step[i] if step and step[i] is not None else 1
         if s == 0:
             raise InferError(arg, f"a nonzero step on axis {i}", "step 0")
-        if n == 0:
-            slices.append(slice(None, None, s))
-            continue
         b = begin[i] if begin[i] is not None else (n - 1 if s < 0 else 0)
         e = end[i] if end[i] is not None else (-1 if s < 0 else n)
         if b < 0:
             b += n
-            if b < 0:
-                bad(i, "begin", begin[i])
         if end[i] is not None and e < 0:
             e += n
-            if e < 0:
-                bad(i, "end", end[i])
-        if e > n:
-            bad(i, "end", end[i])
-        if b == e:
+        # clamp into the axis; a begin still outside it (before it with s < 0, past it with s > 0)
+        # selects nothing. e = -1 stands for "before element 0" (a reverse slice down to 0).
+        if b < 0 and s > 0:
+            b = 0
+        if b > n - 1 and s < 0:
+            b = n - 1
+        e = min(max(e, -1), n)
+        if not 0 <= b < n or (e - b) * s <= 0:
             slices.append(slice(0, 0, 1))
             out[i] = 0
             continue
-        if b >= n:
-            bad(i, "begin", begin[i])
-        if (s > 0 and b > e) or (s < 0 and b < e):
-            raise InferError(arg, f"begin/end/step on axis {i} that select elements in the step's direction",
-                             f"begin={b}, end={e}, step={s}")
         slices.append(slice(b, e if e >= 0 else None, s))
-        out[i] = (e - b - 1) // s + 1 if s > 0 else (b - e - 1) // (-s) + 1
+        out[i] = (abs(e - b) - 1) // abs(s) + 1
     return tuple(slices), tuple(out)
 
 

@@ -1,6 +1,7 @@
 """Normalisation layers beyond BatchNorm (MXNet 1.9's ``gluon.nn``): ``LayerNorm`` (over ``axis``),
 ``GroupNorm`` (channels split into ``num_groups``), ``InstanceNorm`` (per sample and channel).
 ``gamma``/``beta`` have shape ``(in_channels,)``; ``in_channels=0`` is inferred at the first forward.
+GroupNorm's are ``(num_groups,)``, one value per group, as in MXNet 1.9 (so its .params files load).
 
 Example::
 
@@ -56,19 +57,33 @@ class LayerNorm(_Norm):
 
 class GroupNorm(_Norm):
     """Splits the channels (axis 1) into ``num_groups`` groups and normalises each group of each sample;
-    ``gamma``/``beta`` are per channel."""
+    ``gamma``/``beta`` have one value per group, shape ``(num_groups,)``, as in MXNet 1.9.
+
+    >>> import hybridlab as mx
+    >>> gn = mx.gluon.nn.GroupNorm(num_groups=2)
+    >>> gn.initialize()
+    >>> gn(mx.nd.ones((2, 4, 3, 3))).shape, gn.gamma.shape
+    ((2, 4, 3, 3), (2,))
+    >>> gn
+    GroupNorm(eps=1e-05, num_groups=2, center=True, scale=True)
+    """
 
     def __init__(self, num_groups=1, epsilon=1e-5, center=True, scale=True, beta_initializer="zeros",
-                 gamma_initializer="ones", in_channels=0, **kwargs):
-        super().__init__(1, epsilon, center, scale, beta_initializer, gamma_initializer, in_channels, **kwargs)
+                 gamma_initializer="ones", **kwargs):
+        super().__init__(1, epsilon, center, scale, beta_initializer, gamma_initializer, num_groups, **kwargs)
         self._num_groups = num_groups
 
     def _input_problem(self, shape):
+        # no channel-count check: the parameters are per group, so any C divisible by num_groups fits
         if len(shape) < 2:
             return "(N, C, ...) (rank >= 2)"
         if shape[1] % self._num_groups:
             return f"(N, C, ...) with C divisible by num_groups={self._num_groups}"
-        return super()._input_problem(shape)
+        return None
+
+    def __repr__(self):
+        return (f"GroupNorm(eps={self._epsilon}, num_groups={self._num_groups}, center={self._center}, "
+                f"scale={self._scale})")
 
     def hybrid_forward(self, F, data, gamma, beta):
         return F.GroupNorm(data, gamma=gamma, beta=beta, num_groups=self._num_groups, eps=self._epsilon)
