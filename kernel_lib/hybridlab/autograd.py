@@ -22,7 +22,7 @@ import weakref
 
 from .base import MXNetError
 
-__all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
+__all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "Function",
            "set_recording", "set_training", "mark_variables", "backward", "grad", "TapeNode"]
 
 
@@ -331,3 +331,7 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
         else:
             out.append(entry[1])
     return out
+
+
+
+from .custom_function import Function  # noqa: E402,F401  (MXNet's autograd.Function; it builds on the tape above)
