@@ -274,3 +274,10 @@ def test_infer_shape_conflict_is_found_with_unknown_batch():
     with pytest.raises(mx.MXNetError, match=r"Error in operator fc1: .*Provided = \(1, 100\), inferred shape = "
                                             r"\(1000, 100\)"):
         _mlp().infer_shape_partial(data=(0, 100), fc1_weight=(1, 100))
+
+
+def test_infer_type_fills_the_other_operand_of_binary_ops():
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    assert (a + b).infer_type(a="float32") == ([np.float32, np.float32], [np.float32], [])
+    assert mx.sym.broadcast_mul(a, b).infer_type(b="int32")[0] == [np.int32, np.int32]
+    assert (a > b).infer_type(a="float16")[0] == [np.float16, np.float16]

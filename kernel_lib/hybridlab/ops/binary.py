@@ -47,15 +47,25 @@ def _promote(dl, dr):
     return _np.result_type(dl, dr)
 
 
+def _fill_unknown(dtypes):
+    """An input of unknown dtype takes the other's, as MXNet's type inference of binary ops fills it
+    (``(a + b).infer_type(a='float32')`` knows b)."""
+    if dtypes[0] is None or dtypes[1] is None:
+        dtypes[0] = dtypes[1] = dtypes[1] if dtypes[0] is None else dtypes[0]
+
+
 def _arith_type(a, dtypes):
+    _fill_unknown(dtypes)
     return [_promote(dtypes[0], dtypes[1])]
 
 
 def _bool_type(a, dtypes):
+    _fill_unknown(dtypes)
     return [_BOOL]
 
 
 def _truediv_type(a, dtypes):
+    _fill_unknown(dtypes)
     dt = _promote(dtypes[0], dtypes[1])
     return [_F32 if dt is not None and dt.kind in "biu" else dt]
 
