@@ -40,3 +40,19 @@ def test_gpu_arrays_are_cupy():
         x = mx.nd.ones((2, 3))
         y = (x * 2).sum()
     assert isinstance(x._data, cupy.ndarray) and y.context == mx.gpu(0) and y.asscalar() == 12
+
+
+def test_entering_one_device_twice_restores_the_outer_device():
+    # nested non-hybridized blocks enter their input's device object again: the outer device must come back
+    d = mx.gpu(0)
+    with d:
+        with d:
+            assert mx.current_device() is d
+        assert mx.current_device() is d
+    assert mx.current_device() == mx.cpu()
+    with mx.cpu():
+        with mx.gpu(1):
+            with mx.cpu():
+                pass
+            assert mx.current_device() == mx.gpu(1)
+    assert mx.current_device() == mx.cpu()

@@ -115,12 +115,17 @@ class Device:
     __str__ = __repr__
 
     def __enter__(self):
-        self._old = current_device()
+        # the devices entered before are kept per thread, not on this object: one Device may be entered
+        # again inside its own block (nested blocks on one array's device) without losing the outer one
+        stack = getattr(Device._local, "entered", None)
+        if stack is None:
+            stack = Device._local.entered = []
+        stack.append(current_device())
         Device._local.current = self
         return self
 
     def __exit__(self, *exc):
-        Device._local.current = self._old
+        Device._local.current = Device._local.entered.pop()
         return False
 
     @staticmethod

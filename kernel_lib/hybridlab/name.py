@@ -37,12 +37,18 @@ class NameManager:
         return f"{hint}{count}"
 
     def __enter__(self):
-        self._old = current()
+        # the managers entered before are kept per thread, not on this object, so that one manager
+        # entered again inside its own block (a block's name scope, nested) restores the outer one
+        stack = getattr(_local, "entered", None)
+        if stack is None:
+            stack = _local.entered = []
+        self._old = current()      # the enclosing manager (subclasses delegate to it)
+        stack.append(self._old)
         _local.current = self
         return self
 
     def __exit__(self, *exc):
-        _local.current = self._old
+        _local.current = _local.entered.pop()
         return False
 
 
