@@ -421,7 +421,8 @@ def test_fixture_models_reproduce_mxnet_outputs(name):
 # ---- GPU ----------------------------------------------------------------------------------------------------
 @GPU
 def test_gpu_program_matches_cpu():
-    op = CachedOp(mx.sym.Group([mlp_symbol(), mx.sym._np_sum(mx.sym.var("data"))]))
+    mlp = mlp_symbol()
+    op = CachedOp(mx.sym.Group([mlp, mx.sym._np_sum(mlp.get_internals()["data"])]))
     cpu_args = arrays_for(op, MLP_SHAPES)
     gpu_args = [a.copyto(mx.gpu(0)) for a in cpu_args]
     (out_c, s_c), (out_g, s_g) = op(*cpu_args), op(*gpu_args)
@@ -430,3 +431,9 @@ def test_gpu_program_matches_cpu():
     np.testing.assert_allclose(s_g.asnumpy(), s_c.asnumpy(), rtol=1e-5)
     assert len(op.signatures) == 2 and op.signatures[1].device == mx.gpu(0)
     assert "OpContext(gpu(0)" in op.source()
+
+
+def test_two_variables_with_one_name_are_refused():
+    graph = mx.sym.Group([mx.sym.relu(mx.sym.var("data")), mx.sym.sigmoid(mx.sym.var("data"))])
+    with pytest.raises(mx.MXNetError, match=r"several different variables named \['data'\]"):
+        CachedOp(graph)

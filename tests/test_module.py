@@ -167,3 +167,18 @@ def test_ndarray_iter_names_and_shuffle():
     assert all((lab == 2 * d).all() for d, lab in seen)
     with pytest.raises(mx.MXNetError, match="same number of samples"):
         mx.io.NDArrayIter(np.zeros(4), np.zeros(5))
+
+
+@pytest.mark.skipif(mx.num_gpus() == 0, reason="no CUDA device (CuPy with a GPU is needed)")
+def test_fit_on_gpu_reproduces_the_mxnet_checkpoints(tmp_path):
+    sym, arg_params, aux_params = mx.model.load_checkpoint(os.path.join(DATA, "mlp_fit"), 0)
+    train, val = fit_data()
+    mod = mx.mod.Module(sym, context=mx.gpu(0))
+    prefix = str(tmp_path / "gpu")
+    mod.fit(train, eval_data=val, optimizer_params={"learning_rate": 0.1, "momentum": 0.9}, arg_params=arg_params,
+            aux_params=aux_params, num_epoch=2, epoch_end_callback=mx.callback.do_checkpoint(prefix))
+    assert mod.get_outputs()[0].context == mx.gpu(0)
+    got, want = mx.nd.load(f"{prefix}-0002.params"), mx.nd.load(os.path.join(DATA, "mlp_fit-0002.params"))
+    for key in want:
+        np.testing.assert_allclose(got[key].asnumpy(), want[key].asnumpy(), rtol=1e-4, atol=1e-4, err_msg=key)
+    assert mod.score(val, "acc") == [("accuracy", 0.55)]

@@ -98,8 +98,8 @@ def stats_check(mean_fn, lo=None, hi=None, dtype="float32", tol=6.0, var_fn=None
         if hi is not None:
             assert (x < hi(*inputs)).all()
         mean = np.asarray(mean_fn(*inputs), dtype=np.float64)
-        var = np.asarray(var_fn(*inputs), dtype=np.float64) if var_fn else x.var(axis=-1)
         flat = x.reshape(mean.shape + (-1,)) if mean.shape else x.reshape(-1)
+        var = np.asarray(var_fn(*inputs), dtype=np.float64) if var_fn else flat.var(axis=-1)
         n = flat.shape[-1]
         err = np.abs(flat.mean(axis=-1) - mean)
         assert (err <= tol * np.sqrt(var / n) + 1e-6).all(), (flat.mean(axis=-1), mean)

@@ -151,6 +151,10 @@ class CachedOp:
         self._traced_inputs = [by_name[n.name] for n in self._inputs]
         self._ops = [n for n in topo_order(self._outputs) if not n.is_variable]
         self.input_names = [n.name for n in self._inputs]
+        twice = sorted({n for n in self.input_names if self.input_names.count(n) > 1})
+        if twice:     # arguments are bound by name (hybridize, export, bind): one variable per name
+            raise MXNetError(f"CachedOp: the graph has several different variables named {twice}; expected one "
+                             f"variable per name (reuse the same mx.sym.var for every use)")
         self._n_inputs = len(self._inputs)
         self._single = len(self._outputs) == 1
         self._programs = {}      # signature key -> Program, in compile order
