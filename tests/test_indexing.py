@@ -62,7 +62,9 @@ def test_getitem_legacy_shapes(device):
     np.testing.assert_array_equal(x[mx.nd.array([2, 0], device=device)].asnumpy(), A[[2, 0]])
     assert x[np.array([1], I), 2, 3].shape == (1,)
     assert mx.nd.array([5.0, 6.0], device=device)[1].asnumpy().tolist() == [6.0]
-    assert x[:] is x   # a whole-array key returns the array itself
+    whole = x[:]       # a view, as in MXNet: a new NDArray on the same memory
+    whole[0, 0, 0] = -1
+    assert whole is not x and x[0, 0, 0].asscalar() == -1
     assert [row.shape for row in mx.nd.array(A[0], device=device)] == [(5,)] * 4
 
 
@@ -237,3 +239,21 @@ def test_numpy_namespace_forms():
 def test_shape_errors_say_expected_and_got(call, message):
     with pytest.raises(mx.MXNetError, match=message):
         call()
+
+
+def test_contiguous_slices_and_reshape_are_views_as_in_mxnet():
+    a = mx.nd.zeros((3, 2))
+    a[1:3][:] = 7                          # a block of whole rows: a view
+    assert a.asnumpy().tolist() == [[0, 0], [7, 7], [7, 7]]
+    b = mx.nd.zeros((3, 4))
+    b[:, 1:3][:] = 5                       # not one block of memory: a copy (MXNet's op.slice)
+    assert b.asnumpy().sum() == 0
+    x = mx.nd.arange(6)
+    x.reshape((3, 2))[0, 0] = 100
+    assert x.asnumpy().tolist() == [100, 1, 2, 3, 4, 5]
+    w = mx.nd.ones((2, 2))
+    w.attach_grad()
+    with mx.autograd.record():             # recorded: the slice is an op of the graph
+        y = w[0] * 2
+    y.backward()
+    assert w.grad.asnumpy().tolist() == [[2, 2], [0, 0]]

@@ -12,6 +12,10 @@ tracing can turn it into graph nodes.
     indices is turned into integer arrays (its ``nonzero()``).
   On legacy (``mx.nd``) arrays a result without dimensions has shape (1,), as in MXNet 1.x.
 
+A basic key that selects one contiguous block (``x[1:3]``, ``x[2]``, ``x[:, :]``) gives a view that
+shares the array's memory, as in MXNet (``x[1:3][:] = 7`` writes into ``x``), except while autograd
+records ``x`` or a graph is traced; other keys give copies.
+
 ``x[key] = value`` writes into the array's buffer (value: scalar, NumPy array or NDArray,
 broadcast to the indexed shape). While autograd records an array that is part of the graph, a
 basic-key assignment is instead recorded as ``_slice_assign`` and the array takes the result.
@@ -172,6 +176,42 @@ def _direct(arr, entries):
     return NDArray._wrap(data.copy(), arr._device, arr._np)
 
 
+def can_view(arr):
+    """Whether a result may share ``arr``'s memory: not while tracing (no data) nor while autograd
+    records ``arr`` (then the recorded ops copy, so the gradient sees the value it was taken at)."""
+    from .. import deferred
+    if deferred.state.active:
+        return False
+    return not (autograd.is_recording() and (arr._node is not None or arr._grad_req != "null"))
+
+
+def _contiguous(arr, entries):
+    """MXNet's rule for a view: the selection is one block of the flattened array (from the last axis
+    leftwards, once an axis selects a proper subset, every axis before it selects one element)."""
+    subset, axis = False, arr.ndim
+    for e in reversed([e for e in entries if e[0] != "new"]):
+        axis -= 1
+        n = arr.shape[axis]
+        if e[0] == "int":
+            length, step = 1, 1
+        else:
+            start, stop, step = e[1].indices(n)
+            length = len(range(start, stop, step))
+        if length > 1 and step != 1:
+            return False
+        if subset and length > 1:
+            return False
+        subset = subset or length < n
+    return True
+
+
+def _view(arr, entries, final):
+    data = arr._data[_xp_key(arr, entries)]
+    if not arr._np and final == ():
+        final = (1,)
+    return NDArray._wrap(data.reshape(final), arr._device, arr._np)
+
+
 def get_item(arr, key):
     """``arr[key]`` (see the module docstring)."""
     entries = _parse(arr, key)
@@ -180,6 +220,8 @@ def get_item(arr, key):
         (begin, end, step), _, final, needed = _basic_plan(arr, entries)
         if 0 in final or arr.size == 0:
             return _direct(arr, entries)
+        if can_view(arr) and _contiguous(arr, entries):
+            return _view(arr, entries, final)        # shares memory, as MXNet's contiguous slices do
         out = _call("slice", arr, begin=begin, end=end, step=step) if needed else arr
         return _finish(arr, out, final)
     if arr.size == 0:

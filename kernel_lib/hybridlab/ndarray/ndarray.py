@@ -244,7 +244,8 @@ class NDArray:
     # ---- shape ------------------------------------------------------------------------------
     def reshape(self, *shape, reverse=False, **kwargs):
         """Reshape with MXNet's special codes: 0 copies a dimension, -1 infers one, -2 copies the
-        rest, -3 merges two, -4 splits one in two; ``reverse=True`` matches from the right.
+        rest, -3 merges two, -4 splits one in two; ``reverse=True`` matches from the right. The
+        result shares this array's memory, as in MXNet (a copy while autograd records it).
 
         >>> import hybridlab as mx
         >>> mx.nd.zeros((2, 3, 4)).reshape((0, -1)).shape
@@ -258,6 +259,17 @@ class NDArray:
             shape = shape[0]
         if kwargs:
             raise TypeError(f"reshape() got unexpected keyword arguments {sorted(kwargs)}")
+        from .indexing import can_view
+        if can_view(self) and self._data.flags.c_contiguous:     # a view, as MXNet's reshape
+            from ..ops.infer import InferError
+            from ..ops.registry import get_op
+            op = get_op("Reshape")
+            a = op.parse_attrs({"shape": tuple(shape), "reverse": reverse})
+            try:
+                target = op.infer_shape(a, [self.shape])[0]
+            except InferError as err:
+                raise dispatch.shape_error(op, a, err) from None
+            return NDArray._wrap(self._data.reshape(target), self._device, self._np)
         return _call("Reshape", self, shape=tuple(shape), reverse=reverse)
 
     # ---- arithmetic -------------------------------------------------------------------------
