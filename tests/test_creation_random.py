@@ -293,3 +293,9 @@ def test_exponential_with_array_scale():
 def test_invalid_distribution_parameters_are_refused(call, message):
     with pytest.raises(mx.MXNetError, match=message):
         call()
+
+
+def test_mx_random_has_multinomial():
+    mx.random.seed(3)
+    draws = mx.random.multinomial(mx.nd.array([[0.0, 1.0], [1.0, 0.0]]), shape=5)
+    assert draws.shape == (2, 5) and draws.asnumpy().tolist() == [[1] * 5, [0] * 5]

@@ -10,6 +10,7 @@ Example::
 """
 from .ops.context import seed as _seed
 from .ndarray.random_api import *  # noqa: F401,F403
+from .ndarray.random_api import multinomial  # noqa: F401  (generated from the registry, as in mx.nd.random)
 
 
 def seed(seed_state, ctx="all", device=None):
