@@ -23,7 +23,7 @@ from .. import ndarray as _nd
 from ..base import MXNetError
 from .hybrid_block import HybridBlock
 
-__all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "SigmoidBCELoss",
+__all__ = ["Loss", "L2Loss", "L1Loss", "CTCLoss", "SigmoidBinaryCrossEntropyLoss", "SigmoidBCELoss",
            "SoftmaxCrossEntropyLoss", "SoftmaxCELoss", "KLDivLoss", "HuberLoss", "HingeLoss",
            "SquaredHingeLoss", "LogisticLoss", "TripletLoss", "PoissonNLLLoss", "CosineEmbeddingLoss"]
 
@@ -172,6 +172,36 @@ class KLDivLoss(Loss):
         loss = label * (F.log(label + 1e-12) - pred)
         loss = _apply_weighting(F, loss, self._weight, sample_weight)
         return F.sum(loss, axis=self._batch_axis, exclude=True)
+
+
+class CTCLoss(Loss):
+    """Connectionist Temporal Classification loss (``ctc_loss`` with the blank class last, as
+    MXNet's layer): ``pred`` (N, T, C) with ``layout='NTC'`` or (T, N, C) with ``'TNC'``, ``label``
+    (N, L) (``label_layout='NT'``) or (L, N) padded with -1, optional ``pred_lengths`` /
+    ``label_lengths`` (N,). One loss per sample.
+
+    >>> import hybridlab as mx
+    >>> loss = mx.gluon.loss.CTCLoss()
+    >>> loss(mx.nd.zeros((1, 2, 3)), mx.nd.array([[0, -1]])).shape
+    (1,)
+    """
+
+    def __init__(self, layout="NTC", label_layout="NT", weight=None, **kwargs):
+        if layout not in ("NTC", "TNC"):
+            raise ValueError(f"CTCLoss: layout expected 'NTC' or 'TNC', got {layout!r}")
+        if label_layout not in ("NT", "TN"):
+            raise ValueError(f"CTCLoss: label_layout expected 'NT' or 'TN', got {label_layout!r}")
+        self._layout, self._label_layout = layout, label_layout
+        super().__init__(weight, label_layout.find("N"), **kwargs)
+
+    def hybrid_forward(self, F, pred, label, pred_lengths=None, label_lengths=None, sample_weight=None):
+        if self._layout == "NTC":
+            pred = F.swapaxes(pred, 0, 1)
+        if self._batch_axis == 1:
+            label = F.swapaxes(label, 0, 1)
+        loss = F.CTCLoss(pred, label, pred_lengths, label_lengths, use_data_lengths=pred_lengths is not None,
+                         use_label_lengths=label_lengths is not None, blank_label="last")
+        return _apply_weighting(F, loss, self._weight, sample_weight)
 
 
 class HuberLoss(Loss):
