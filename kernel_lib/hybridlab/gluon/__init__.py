@@ -16,7 +16,7 @@ from .hybrid_block import HybridBlock  # noqa: F401
 from .symbol_block import SymbolBlock  # noqa: F401
 from . import nn, utils  # noqa: F401
 from . import data, model_zoo  # noqa: F401
-from . import rnn  # noqa: F401
+from . import rnn, contrib  # noqa: F401
 from . import loss, metric  # noqa: F401
 from .trainer import Trainer  # noqa: F401
 
