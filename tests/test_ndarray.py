@@ -121,10 +121,17 @@ def test_bool_len_iter():
     assert len(x) == 2 and [r.asnumpy().tolist() for r in x] == [[1, 2], [3, 4]]
 
 
-def test_wait_and_no_pickle():
+def test_wait_pickle_and_deepcopy():
     x = mx.nd.ones((2,))
     x.wait_to_read()
     mx.nd.waitall()
+    import copy
     import pickle
-    with pytest.raises(TypeError, match="pickle"):
-        pickle.dumps(x)
+    y = pickle.loads(pickle.dumps(mx.np.array([1.5, 2.5], dtype="float64")))   # as MXNet's NDArray pickles
+    assert y._np and y.dtype == np.float64 and y.tolist() == [1.5, 2.5]
+    dense = mx.gluon.nn.Dense(2, in_units=3)
+    dense.initialize()
+    twin = copy.deepcopy(dense)                # snapshotting a model (EMA, best model) copies the values
+    assert twin.weight.data() is not dense.weight.data()
+    np.testing.assert_array_equal(twin(mx.nd.ones((1, 3))).asnumpy(),
+                                  dense(mx.nd.ones((1, 3))).asnumpy())

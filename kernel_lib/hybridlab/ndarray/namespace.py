@@ -6,6 +6,8 @@ op's schema with MXNet's defaults, so ``help(mx.nd.Convolution)`` documents ever
 """
 import inspect
 
+import numpy as _onp
+
 from ..base import MXNetError
 from ..ops.registry import NsName, all_ops
 from .dispatch import invoke
@@ -32,7 +34,12 @@ def make_function(op, ns=None, np_style=False):
     positional_attrs = ns.args or tuple(k for k in op.attrs if k != "num_args")
     variadic, packed = op.variadic, ns.packed
 
+    scalar_fn = getattr(_onp, ns.name, None) if np_style and op.family in _SCALAR_FAMILIES else None
+
     def fn(*args, out=None, name=None, **kwargs):
+        if scalar_fn is not None and out is None and args and all(_is_number(x) for x in args):
+            # numbers in, a NumPy scalar out (as MXNet's mx.np: np.sqrt(4.) is a float, not a float64 array)
+            return scalar_fn(*args, **kwargs)
         if rename:
             kwargs = {rename.get(k, k): v for k, v in kwargs.items()}
         if variadic:
@@ -89,6 +96,13 @@ def make_function(op, ns=None, np_style=False):
         pass
     fn.op = op
     return fn
+
+
+_SCALAR_FAMILIES = ("elemwise", "broadcast")
+
+
+def _is_number(x):
+    return isinstance(x, (int, float, complex, _onp.generic)) and not isinstance(x, _onp.ndarray)
 
 
 def _dedupe(params):

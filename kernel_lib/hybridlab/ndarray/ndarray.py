@@ -14,6 +14,8 @@ Example::
     >>> (x * 2 + 1).sum().asscalar()
     np.float32(24.0)
 """
+import re
+
 import numpy as np
 
 from .. import autograd
@@ -245,7 +247,8 @@ class NDArray:
     def reshape(self, *shape, reverse=False, **kwargs):
         """Reshape with MXNet's special codes: 0 copies a dimension, -1 infers one, -2 copies the
         rest, -3 merges two, -4 splits one in two; ``reverse=True`` matches from the right. The
-        result shares this array's memory, as in MXNet (a copy while autograd records it).
+        result shares this array's memory, as in MXNet (a copy while autograd records it). ``mx.np``
+        arrays follow NumPy's rules instead (one -1 inferred, 0 is a size) and get a new array.
 
         >>> import hybridlab as mx
         >>> mx.nd.zeros((2, 3, 4)).reshape((0, -1)).shape
@@ -257,10 +260,15 @@ class NDArray:
             shape = kwargs.pop("newshape")
         elif len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = shape[0]
+        order = kwargs.pop("order", "C") if self._np else "C"
         if kwargs:
             raise TypeError(f"reshape() got unexpected keyword arguments {sorted(kwargs)}")
+        if self._np:          # NumPy's rules and a new array, as MXNet's mx.np reshape
+            if reverse:
+                raise MXNetError("reshape: reverse expected False for mx.np arrays (NumPy's reshape), got True")
+            return _call("_np_reshape", self, newshape=tuple(shape), order=order)
         from .indexing import can_view
-        if can_view(self) and self._data.flags.c_contiguous:     # a view, as MXNet's reshape
+        if can_view(self) and self._data.flags.c_contiguous:     # a view, as MXNet's legacy reshape
             from ..ops.infer import InferError
             from ..ops.registry import get_op
             op = get_op("Reshape")
@@ -390,7 +398,7 @@ class NDArray:
         if _tracing_placeholder(self):
             return f"<NDArray {self.shape} {self.dtype} (no value while tracing)>"
         if self._np:
-            text = repr(self.asnumpy()).replace(", dtype=float32)", ")")  # float32 is mx.np's default
+            text = _np_repr(self.asnumpy())
             if self._device != current_device() or self._device.is_gpu:
                 text = text[:-1] + f", device={self._device})"
             return text
@@ -408,8 +416,26 @@ class NDArray:
         return str(self)
 
     def __reduce__(self):
-        raise TypeError("NDArray is not pickled by hybridlab (no pickle anywhere): use mx.nd.save / "
-                        "mx.nd.load, or .asnumpy()")
+        """Pickling (and ``copy.deepcopy``) keep the values, dtype, device and style, as MXNet's
+        NDArray pickles; the autograd state (attached gradient, graph) is not kept."""
+        _no_values_while_tracing(self, "pickle")
+        return _unpickle, (self.asnumpy(), str(self._device), self._np)
+
+
+def _unpickle(values, device, np_style):
+    device = Device.parse(device)
+    return NDArray._wrap(device.put(values), device, np_style)
+
+
+def _np_repr(values):
+    """MXNet's repr of an ``mx.np`` array: NumPy's, with float32 (mx.np's default dtype) unnamed and
+    every other dtype named (NumPy leaves out float64 and int64), without NumPy 2's ``shape=``."""
+    text = re.sub(r",\s*shape=\([0-9, ]*\)", "", repr(values))
+    if values.dtype == np.float32:
+        return text.replace(", dtype=float32)", ")")
+    if "dtype=" not in text:
+        text = text[:-1] + f", dtype={values.dtype})"
+    return text
 
 
 def _no_values_while_tracing(arr, what):

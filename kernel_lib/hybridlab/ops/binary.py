@@ -220,6 +220,16 @@ def elemwise(name, fn, *, aliases=(), doc="", logic=False):
                           no_grad_reason=_NO_GRAD if logic else "", zero_grad=logic))
 
 
+def _wrap_int(value, dtype):
+    """``value`` as a scalar of the integer ``dtype``, wrapped around as a C cast does (NumPy 2 refuses
+    Python integers out of the dtype's range: uint8 array + (-1) would raise)."""
+    bits = 8 * dtype.itemsize
+    value %= 1 << bits
+    if dtype.kind == "i" and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return dtype.type(value)
+
+
 def scalar(name, forward, grad, *, aliases=(), doc="", no_grad_reason="", zero_grad=False):
     """Register ``forward(xp, x, scalar)`` (attributes ``scalar``, ``is_int`` as MXNet's);
     ``grad(F, x, y, og, scalar)`` returns dx."""
@@ -230,7 +240,7 @@ def scalar(name, forward, grad, *, aliases=(), doc="", no_grad_reason="", zero_g
         dt = _scalar_type(a, [x.dtype])[0]
         s = a["scalar"]
         if dt.kind in "iu":
-            s = int(s)  # MXNet casts the scalar to the integer dtype
+            s = _wrap_int(int(s), dt)  # MXNet casts the scalar to the integer dtype (wrapping around)
         out = forward(ctx.xp, x.astype(dt, copy=False), s).astype(dt, copy=False)
         return out.copy() if out is x else _arr(ctx.xp, out)
 

@@ -6,6 +6,7 @@ Results never alias their inputs (reshapes copy). Gradients are written with reg
 are shape-free (``reshape_like``, Reshape codes), so they can be traced into graphs.
 Slicing, broadcasting, reverse, Pad and depth_to_space/space_to_depth live in ``shape_slice.py``.
 """
+from ..base import MXNetError
 from .attrs import Attr
 from .infer import InferError, known, merge_shape, normalize_axis, prod
 from .registry import NsName, OpDef, register
@@ -104,7 +105,6 @@ def _reshape_infer(a, in_shapes):
 
 
 register(OpDef("Reshape", aliases=("reshape",), family="shape",
-               np=NsName("reshape", rename={"newshape": "shape"}, args=("shape",)),
                attrs={"shape": Attr("shape", ()), "reverse": Attr("bool", False),
                       "target_shape": Attr("shape", (), doc="deprecated: use shape"),
                       "keep_highest": Attr("bool", False, doc="deprecated: use shape")},
@@ -113,6 +113,39 @@ register(OpDef("Reshape", aliases=("reshape",), family="shape",
                doc="Reshape to `shape` with special codes: 0 copies a dimension, -1 infers one, -2 copies "
                    "the rest, -3 merges two, -4 splits one into the two values that follow; reverse=True "
                    "matches the codes from the right. shape=() gives a 0-d array."))
+
+
+# ---- _np_reshape: NumPy's reshape (mx.np.reshape, and ndarray.reshape of mx.np arrays) ----------
+def _np_reshape_out(a, shape, arg=0):
+    """NumPy's rule: sizes as given, at most one -1 inferred; 0 is a size (no MXNet codes)."""
+    new = tuple(a["newshape"])
+    if any(d < -1 for d in new) or new.count(-1) > 1:
+        raise MXNetError(f"_np_reshape: newshape expected sizes >= 0 and at most one -1, got {new}")
+    if a["order"] != "C":
+        raise MXNetError(f"_np_reshape: order expected 'C', got {a['order']!r}")
+    size = prod(shape)
+    if -1 in new:
+        rest = prod(d for d in new if d != -1)
+        if rest == 0 or size % rest:
+            raise InferError(arg, f"with a nonzero multiple of {rest} elements (newshape {new})", tuple(shape))
+        return tuple(size // rest if d == -1 else d for d in new)
+    if prod(new) != size:
+        raise InferError(arg, f"with {prod(new)} elements (newshape {new})", tuple(shape))
+    return new
+
+
+def _np_reshape_infer(a, in_shapes):
+    s = in_shapes[0]
+    return [None if s is None else _np_reshape_out(a, s)]
+
+
+register(OpDef("_np_reshape", family="shape", np=NsName("reshape", rename={"shape": "newshape"},
+                                                        args=("newshape", "order")),
+               attrs={"newshape": Attr("shape", ()), "order": Attr("str", "C", doc="only 'C' (row-major)")},
+               compute=lambda ctx, a, x: _copy_reshape(x, _np_reshape_out(a, x.shape)),
+               infer_shape=_np_reshape_infer, grad=_reshape_like_grad,
+               doc="NumPy's reshape: `newshape` as given, at most one -1 inferred (0 is a size, not a code); "
+                   "a new array (mx.np.reshape and the reshape of mx.np arrays)."))
 
 
 def _reshape_like_out(a, l, r):
