@@ -34,6 +34,7 @@ from . import gluon, initializer  # noqa: F401
 from . import optimizer, lr_scheduler; from .gluon import metric  # noqa: F401,E702
 from . import profiler  # noqa: F401
 from . import io, model, callback, module  # noqa: F401
+from . import image  # noqa: F401
 from . import module as mod  # noqa: F401
 from . import test_utils  # noqa: F401
 from . import lab  # noqa: F401  (the lab layer: widgets and graph display in notebooks)

@@ -175,3 +175,93 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
         for a in arrays:
             a *= scale
     return total
+
+
+def check_sha1(filename, sha1_hash):
+    """True when the SHA-1 of the file's content (hex digits) equals ``sha1_hash``.
+
+    Example::
+
+        >>> import os, tempfile
+        >>> from hybridlab.gluon.utils import check_sha1
+        >>> path = os.path.join(tempfile.mkdtemp(), 'a.txt')
+        >>> _ = open(path, 'wb').write(b'abc')
+        >>> check_sha1(path, 'a9993e364706816aba3e25717850c26c9cd0d89d')
+        True
+    """
+    import hashlib
+    sha1 = hashlib.sha1()
+    with open(filename, "rb") as f:
+        for chunk in iter(lambda: f.read(1048576), b""):
+            sha1.update(chunk)
+    return sha1.hexdigest() == sha1_hash
+
+
+def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_ssl=True):
+    """Download ``url`` (http, https or file) to ``path`` (a folder, a file name, or the current
+    folder) unless the file is already there (and matches ``sha1_hash`` when given); returns the
+    file's path. As MXNet: up to ``retries`` attempts, a SHA-1 mismatch after downloading raises
+    ``UserWarning``; the file is written atomically (a temporary file, then renamed).
+
+    Example::
+
+        >>> import os, pathlib, tempfile
+        >>> from hybridlab.gluon.utils import download
+        >>> src = os.path.join(tempfile.mkdtemp(), 'data.txt')
+        >>> _ = open(src, 'w').write('hello')
+        >>> dst = download(pathlib.Path(src).as_uri(), path=tempfile.mkdtemp())
+        Downloading ...data.txt from file://...data.txt...
+        >>> open(dst).read()
+        'hello'
+    """
+    import os
+    import ssl
+    import urllib.request
+    import warnings
+    from ..base import MXNetError
+    from ..fileio import write_atomic
+
+    if path is None:
+        fname = url.split("/")[-1]
+        if not fname:
+            raise ValueError(f"Can't construct file-name from this URL {url!r}. Please set the `path` option manually.")
+    else:
+        path = os.path.expanduser(os.fspath(path))
+        fname = os.path.join(path, url.split("/")[-1]) if os.path.isdir(path) else path
+    if retries < 0:
+        raise ValueError(f"Number of retries should be at least 0, currently it's {retries}")
+    if not verify_ssl:
+        warnings.warn("Unverified HTTPS request is being made (verify_ssl=False). "
+                      "Adding certificate verification is strongly advised.", stacklevel=2)
+    if not (overwrite or not os.path.exists(fname) or (sha1_hash and not check_sha1(fname, sha1_hash))):
+        return fname
+    os.makedirs(os.path.dirname(os.path.abspath(fname)), exist_ok=True)
+    context = None
+    if not verify_ssl:
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    attempts = 0
+    while retries + 1 > 0:
+        attempts += 1
+        try:
+            print(f"Downloading {fname} from {url}...")
+            with urllib.request.urlopen(url, context=context, timeout=60) as r:
+                status = getattr(r, "status", None)
+                if status not in (None, 200) and url.lower().startswith("http"):
+                    raise RuntimeError(f"Failed downloading url {url}: HTTP status {status}, expected 200")
+                write_atomic(fname, iter(lambda: r.read(1 << 20), b""), what="downloaded file")
+            if sha1_hash and not check_sha1(fname, sha1_hash):
+                raise UserWarning(f"File {fname} is downloaded but the content hash does not match (expected sha1 "
+                                  f"{sha1_hash}). The repo may be outdated or download may be incomplete. If the "
+                                  f"\"repo_url\" is overridden, consider switching to the default repo.")
+            break
+        except Exception as e:  # noqa: BLE001 - retried, then re-raised with the URL
+            retries -= 1
+            if retries <= 0:
+                if isinstance(e, UserWarning):
+                    raise
+                raise MXNetError(f"Failed downloading {url} to {fname} ({attempts} attempt"
+                                 f"{'s' if attempts > 1 else ''}): {e!r}") from e
+            print(f"download failed due to {e!r}, retrying, {retries} attempt{'s' if retries > 1 else ''} left")
+    return fname

@@ -1,4 +1,5 @@
-"""``mx.gluon.data.vision``: image ``transforms`` (ToTensor, Normalize, Compose, Cast).
+"""``mx.gluon.data.vision``: the vision datasets (``MNIST``, ``FashionMNIST``, ``CIFAR10``,
+``CIFAR100``, ``ImageFolderDataset``) and image ``transforms``.
 
 Example::
 
@@ -8,5 +9,7 @@ Example::
     (3, 2, 2)
 """
 from . import transforms  # noqa: F401
+from .datasets import *  # noqa: F401,F403
+from . import datasets as _datasets
 
-__all__ = ["transforms"]
+__all__ = ["transforms"] + _datasets.__all__
