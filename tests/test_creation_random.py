@@ -210,7 +210,8 @@ def test_np_random_functions():
     r = mx.np.random.randint(5, size=100).asnumpy()
     assert r.dtype == np.int64 and r.min() >= 0 and r.max() < 5        # randint(high)
     assert mx.np.random.randint(2, 4, size=(2,), dtype="int32").dtype == np.int32
-    s = mx.np.random.shuffle(mx.np.arange(6))
+    s = mx.np.arange(6)
+    assert mx.np.random.shuffle(s) is None            # in place, as NumPy and MXNet
     assert sorted(s.asnumpy().tolist()) == list(range(6))
     assert mx.np.random.poisson(3.0, size=4).shape == (4,)
 

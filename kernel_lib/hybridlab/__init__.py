@@ -37,6 +37,7 @@ from . import io, model, callback, module  # noqa: F401
 from . import image  # noqa: F401
 from . import module as mod  # noqa: F401
 from . import test_utils  # noqa: F401
+from . import util  # noqa: F401
 from . import lab  # noqa: F401  (the lab layer: widgets and graph display in notebooks)
 from .lab import _jupyter_labextension_paths  # noqa: F401
 init = initializer

@@ -41,3 +41,22 @@ def attach(nd, np):
 
     NDArray.flatten = flatten
     NDArray.transpose = transpose
+    _attach_np_methods(nd, np)
+
+
+_NP_METHODS = "all any std var cumsum dot nonzero diagonal trace ptp".split()
+
+
+def _attach_np_methods(nd, np):
+    """``mx.np``-style methods MXNet 2.0 code calls (``x.all()``, ``x.std(axis=0)``, ``x.nonzero()``...):
+    the ``mx.np`` function of that name (the ``mx.nd`` one, where it exists, for ``mx.nd`` arrays)."""
+    for name in _NP_METHODS:
+        np_fn = getattr(np, name, None)
+        if np_fn is None or name in NDArray.__dict__:
+            continue
+        setattr(NDArray, name, _method(name, getattr(nd, name, np_fn), np_fn))
+    if "diag" not in NDArray.__dict__:
+        def diag(self, k=0, **kwargs):
+            """Diagonal (or diagonal matrix of a 1-d array): ``mx.np.diag`` / ``mx.nd.diag``."""
+            return (np.diag if self._np else nd.diag)(self, k, **kwargs)
+        NDArray.diag = diag

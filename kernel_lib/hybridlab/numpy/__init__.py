@@ -19,6 +19,10 @@ _populate(globals(), "np", np_style=True)
 from .creation import *  # noqa: F401,F403,E402
 from .manipulation import *  # noqa: F401,F403,E402  (replaces the generated clip, split, concatenate)
 from . import random  # noqa: E402,F401
+from . import linalg  # noqa: E402,F401
+from .shaping import *  # noqa: F401,F403,E402
+from .mathfuncs import *  # noqa: F401,F403,E402
+from .logic import *  # noqa: F401,F403,E402  (replaces the generated where, unique, argsort)
 
 pi, e, inf, nan, newaxis = _onp.pi, _onp.e, _onp.inf, _onp.nan, None
 float16, float32, float64 = _onp.float16, _onp.float32, _onp.float64

@@ -38,3 +38,62 @@ def is_np_shape():
 def seed(seed_state):
     from ..ops.context import seed as _seed
     _seed(seed_state)
+
+
+# ---- thin wrappers MXNet's npx has (devices, sync, cast, smooth_l1, ...) ---------------------------
+from ..device import Device as Context, cpu, cpu_pinned, current_device, gpu, num_gpus  # noqa: E402,F401
+from ..ndarray import waitall  # noqa: E402,F401
+
+current_context = current_device
+
+
+def cast(data, dtype, out=None, name=None):
+    """``data`` converted to ``dtype`` (differentiable, as MXNet's ``npx.cast``).
+
+    >>> import hybridlab as mx
+    >>> mx.npx.cast(mx.np.array([1.7]), "int32").tolist()
+    [1]
+    """
+    from ..numpy._call import call
+    return call("Cast", data, dtype=dtype, out=out)
+
+
+def smooth_l1(data, scalar=1.0, out=None, name=None):
+    """MXNet's smooth L1: ``0.5 (scalar x)^2`` where ``|x| < 1 / scalar^2``, else ``|x| - 0.5 / scalar^2``.
+
+    >>> import hybridlab as mx
+    >>> mx.npx.smooth_l1(mx.np.array([0.5, 2.0])).tolist()
+    [0.125, 1.5]
+    """
+    from ..numpy._call import call
+    return call("smooth_l1", data, scalar=scalar, out=out)
+
+
+def gpu_memory_info(device_id=0):
+    """``(free, total)`` bytes of GPU ``device_id`` (CuPy's runtime query).
+
+    >>> import hybridlab as mx
+    >>> callable(mx.npx.gpu_memory_info)
+    True
+    """
+    from ..device import cupy_or_none
+    cp = cupy_or_none()
+    if cp is None:
+        from ..base import MXNetError
+        raise MXNetError(f"npx.gpu_memory_info: expected a CUDA device (CuPy), got none for gpu({device_id})")
+    with cp.cuda.Device(device_id):
+        return cp.cuda.runtime.memGetInfo()
+
+
+def constraint_check(x, msg="Constraint violated!"):
+    """Raise ``ValueError(msg)`` unless every element of ``x`` is true; returns True otherwise.
+
+    >>> import hybridlab as mx
+    >>> bool(mx.npx.constraint_check(mx.np.array([True, True]), "bad"))
+    True
+    """
+    from ..numpy import all as _all
+    if not bool(_all(x)):
+        raise ValueError(msg)
+    from ..numpy import array
+    return array(True, dtype=bool)

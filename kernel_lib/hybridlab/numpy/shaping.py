@@ -1,0 +1,581 @@
+"""``mx.np`` shape functions composed of registered ops (slices, concatenation, reshapes, flips), so
+they record gradients: stacks and splits, moveaxis, roll, rot90, pad, ravel, tril/triu, atleast_nd,
+flips, resize, append, insert, delete, and the triangle/diagonal index helpers.
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> mx.np.vstack([mx.np.ones(2), mx.np.zeros(2)]).tolist()
+    [[1.0, 1.0], [0.0, 0.0]]
+    >>> mx.np.roll(mx.np.arange(4), 1).tolist()
+    [3.0, 0.0, 1.0, 2.0]
+    >>> mx.np.pad(mx.np.array([1.0, 2.0]), 1, mode="edge").tolist()
+    [1.0, 1.0, 2.0, 2.0]
+"""
+import operator
+
+import numpy as _onp
+
+from ..base import MXNetValueError
+from .. import numpy as _np
+from ._call import call
+
+__all__ = ["vstack", "hstack", "dstack", "column_stack", "row_stack", "array_split", "hsplit", "vsplit",
+           "dsplit", "moveaxis", "rollaxis", "roll", "rot90", "pad", "ravel", "tril", "triu", "atleast_1d",
+           "atleast_2d", "atleast_3d", "flipud", "fliplr", "resize", "append", "insert", "delete", "tril_indices",
+           "triu_indices", "tril_indices_from", "triu_indices_from", "diag_indices_from", "ndim", "shape", "size",
+           "broadcast_arrays", "take_along_axis", "diagflat"]
+
+
+def _arr(x):
+    return x if isinstance(x, _np.ndarray) else _np.array(x)
+
+
+def _sl(x, axis, begin, end):
+    return call("slice_axis", x, axis=axis, begin=begin, end=end)
+
+
+def _cat(seq, axis):
+    seq = list(seq)
+    return seq[0] if len(seq) == 1 else _np.concatenate(seq, axis=axis)
+
+
+def atleast_1d(*arys):
+    """Each input viewed with at least one dimension (a list when several are given).
+
+    >>> import hybridlab as mx
+    >>> mx.np.atleast_1d(mx.np.array(2.0)).shape
+    (1,)
+    """
+    res = [_np.reshape(a, (1,)) if a.ndim == 0 else a for a in map(_arr, arys)]
+    return res[0] if len(res) == 1 else res
+
+
+def atleast_2d(*arys):
+    """Each input with at least two dimensions (a 1-d array of n becomes (1, n)).
+
+    >>> import hybridlab as mx
+    >>> mx.np.atleast_2d(mx.np.ones(3)).shape
+    (1, 3)
+    """
+    res = [_np.reshape(a, (1,) * (2 - a.ndim) + a.shape) if a.ndim < 2 else a for a in map(_arr, arys)]
+    return res[0] if len(res) == 1 else res
+
+
+def atleast_3d(*arys):
+    """Each input with at least three dimensions ((n,) -> (1, n, 1), (m, n) -> (m, n, 1)).
+
+    >>> import hybridlab as mx
+    >>> mx.np.atleast_3d(mx.np.ones((2, 3))).shape
+    (2, 3, 1)
+    """
+    def up(a):
+        shape = {0: (1, 1, 1), 1: (1,) + a.shape + (1,), 2: a.shape + (1,)}.get(a.ndim, a.shape)
+        return a if a.ndim >= 3 else _np.reshape(a, shape)
+    res = [up(a) for a in map(_arr, arys)]
+    return res[0] if len(res) == 1 else res
+
+
+def vstack(tup):
+    """Stack along the first axis (1-d inputs become rows).
+
+    >>> import hybridlab as mx
+    >>> mx.np.vstack([mx.np.ones((1, 2)), mx.np.zeros(2)]).shape
+    (2, 2)
+    """
+    return _cat([atleast_2d(a) for a in tup], 0)
+
+
+row_stack = vstack
+
+
+def hstack(tup):
+    """Stack along the second axis (the first for 1-d inputs).
+
+    >>> import hybridlab as mx
+    >>> mx.np.hstack([mx.np.ones(2), mx.np.zeros(3)]).shape
+    (5,)
+    """
+    arrs = [atleast_1d(a) for a in tup]
+    return _cat(arrs, 0 if arrs[0].ndim == 1 else 1)
+
+
+def dstack(tup):
+    """Stack along the third axis.
+
+    >>> import hybridlab as mx
+    >>> mx.np.dstack([mx.np.ones((2, 2)), mx.np.zeros((2, 2))]).shape
+    (2, 2, 2)
+    """
+    return _cat([atleast_3d(a) for a in tup], 2)
+
+
+def column_stack(tup):
+    """Stack 1-d arrays as columns (2-d arrays as they are).
+
+    >>> import hybridlab as mx
+    >>> mx.np.column_stack([mx.np.ones(3), mx.np.zeros(3)]).shape
+    (3, 2)
+    """
+    arrs = [_arr(a) for a in tup]
+    return _cat([_np.reshape(a, (-1, 1)) if a.ndim < 2 else a for a in arrs], 1)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """Like ``split``, but a count need not divide the axis (the first parts get one more).
+
+    >>> import hybridlab as mx
+    >>> [p.shape for p in mx.np.array_split(mx.np.arange(5), 3)]
+    [(2,), (2,), (1,)]
+    """
+    ary = _arr(ary)
+    if hasattr(indices_or_sections, "__index__"):
+        n_sec = operator.index(indices_or_sections)
+        if n_sec <= 0:
+            raise MXNetValueError(f"np.array_split: expected a positive number of sections, got {n_sec}")
+        n = ary.shape[axis]
+        each, extra = divmod(n, n_sec)
+        sizes = [each + 1] * extra + [each] * (n_sec - extra)
+        points = list(_onp.cumsum(sizes)[:-1])
+    else:
+        points = [operator.index(i) for i in indices_or_sections]
+    n = ary.shape[axis]
+    bounds = [0] + [min(max(p + n if p < 0 else p, 0), n) for p in points] + [n]
+    return [_sl(ary, axis, b, max(b, e)) for b, e in zip(bounds, bounds[1:])]
+
+
+def _split_exact(ary, ios, axis, name):
+    if hasattr(ios, "__index__") and ary.shape[axis] % operator.index(ios):
+        raise MXNetValueError(f"np.{name}: expected a section count dividing {ary.shape[axis]}, got {ios}")
+    return array_split(ary, ios, axis)
+
+
+def hsplit(ary, indices_or_sections):
+    """Split along the second axis (the first for 1-d arrays).
+
+    >>> import hybridlab as mx
+    >>> [p.shape for p in mx.np.hsplit(mx.np.ones((2, 4)), 2)]
+    [(2, 2), (2, 2)]
+    """
+    ary = _arr(ary)
+    return _split_exact(ary, indices_or_sections, 1 if ary.ndim > 1 else 0, "hsplit")
+
+
+def vsplit(ary, indices_or_sections):
+    """Split along the first axis.
+
+    >>> import hybridlab as mx
+    >>> [p.shape for p in mx.np.vsplit(mx.np.ones((4, 2)), 2)]
+    [(2, 2), (2, 2)]
+    """
+    return _split_exact(_arr(ary), indices_or_sections, 0, "vsplit")
+
+
+def dsplit(ary, indices_or_sections):
+    """Split along the third axis.
+
+    >>> import hybridlab as mx
+    >>> [p.shape for p in mx.np.dsplit(mx.np.ones((1, 2, 4)), 2)]
+    [(1, 2, 2), (1, 2, 2)]
+    """
+    return _split_exact(_arr(ary), indices_or_sections, 2, "dsplit")
+
+
+def _axes(axis, ndim):
+    axes = (axis,) if hasattr(axis, "__index__") else tuple(axis)
+    return tuple(operator.index(a) % ndim for a in axes)
+
+
+def moveaxis(a, source, destination):
+    """Move axes ``source`` to positions ``destination``.
+
+    >>> import hybridlab as mx
+    >>> mx.np.moveaxis(mx.np.zeros((2, 3, 4)), 0, -1).shape
+    (3, 4, 2)
+    """
+    a = _arr(a)
+    src, dst = _axes(source, a.ndim), _axes(destination, a.ndim)
+    if len(src) != len(dst):
+        raise MXNetValueError(f"np.moveaxis: expected as many destinations as sources, got {src} and {dst}")
+    order = [i for i in range(a.ndim) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return _np.transpose(a, tuple(order))
+
+
+def rollaxis(a, axis, start=0):
+    """Roll ``axis`` backwards until it lies before position ``start``.
+
+    >>> import hybridlab as mx
+    >>> mx.np.rollaxis(mx.np.zeros((2, 3, 4)), 2).shape
+    (4, 2, 3)
+    """
+    a = _arr(a)
+    axis = operator.index(axis) % a.ndim
+    start = start + a.ndim if start < 0 else start
+    return moveaxis(a, axis, start - 1 if axis < start else start)
+
+
+def roll(a, shift, axis=None):
+    """Shift elements cyclically by ``shift`` along ``axis`` (the flattened array when None).
+
+    >>> import hybridlab as mx
+    >>> mx.np.roll(mx.np.array([[1, 2], [3, 4]]), 1, axis=1).tolist()
+    [[2.0, 1.0], [4.0, 3.0]]
+    """
+    a = _arr(a)
+    if axis is None:
+        return _np.reshape(roll(_np.reshape(a, (-1,)), shift, 0), a.shape)
+    shifts = (shift,) if hasattr(shift, "__index__") else tuple(shift)
+    axes = _axes(axis, a.ndim)
+    if len(shifts) == 1:
+        shifts = shifts * len(axes)
+    if len(axes) == 1 and len(shifts) > 1:
+        axes = axes * len(shifts)
+    for s, ax in zip(shifts, axes):
+        n = a.shape[ax]
+        if n == 0:
+            continue
+        s = operator.index(s) % n
+        if s:
+            a = _cat([_sl(a, ax, n - s, n), _sl(a, ax, 0, n - s)], ax)
+    return a
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """Rotate by 90 degrees ``k`` times in the plane of ``axes`` (from the first towards the second).
+
+    >>> import hybridlab as mx
+    >>> mx.np.rot90(mx.np.array([[1, 2], [3, 4]])).tolist()
+    [[2.0, 4.0], [1.0, 3.0]]
+    """
+    m = _arr(m)
+    a0, a1 = _axes(axes, m.ndim)
+    k %= 4
+    if k == 0:
+        return m
+    if k == 2:
+        return _np.flip(_np.flip(m, a0), a1)
+    perm = list(range(m.ndim))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    if k == 1:
+        return _np.transpose(_np.flip(m, a1), tuple(perm))
+    return _np.flip(_np.transpose(m, tuple(perm)), a1)
+
+
+def _pad_pairs(pad_width, ndim):
+    pw = _onp.asarray(pad_width, dtype=_onp.int64)
+    if pw.ndim == 0:
+        pw = pw.reshape(1, 1)
+    return [tuple(int(v) for v in row) for row in _onp.broadcast_to(pw.reshape(-1, pw.shape[-1])
+                                                                     if pw.ndim else pw, (ndim, 2))]
+
+
+def pad(x, pad_width=None, mode="constant", **kwargs):
+    """Pad ``x`` by ``pad_width`` (an int, a pair, or one pair per axis) with ``mode``: 'constant'
+    (``constant_values``), 'edge', 'reflect', 'symmetric', 'wrap', 'maximum', 'minimum' or 'mean'.
+
+    >>> import hybridlab as mx
+    >>> mx.np.pad(mx.np.array([1.0, 2.0, 3.0]), (2, 1), mode="reflect").tolist()
+    [3.0, 2.0, 1.0, 2.0, 3.0, 2.0]
+    """
+    x = _arr(x)
+    if pad_width is None:
+        raise MXNetValueError("np.pad: expected pad_width, got None")
+    pairs = _pad_pairs(pad_width, x.ndim)
+    value = kwargs.get("constant_values", 0)
+    for ax, (lo, hi) in enumerate(pairs):
+        if lo < 0 or hi < 0:
+            raise MXNetValueError(f"np.pad: expected non-negative pad widths, got {(lo, hi)} for axis {ax}")
+        if not lo and not hi:
+            continue
+        n = x.shape[ax]
+        parts = [_pad_side(x, ax, n, w, mode, value, left) for w, left in ((lo, True), (hi, False))]
+        x = _cat([p for p in (parts[0], x, parts[1]) if p is not None], ax)
+    return x
+
+
+def _pad_side(x, ax, n, w, mode, value, left):
+    if not w:
+        return None
+    shape = list(x.shape)
+    shape[ax] = w
+    if mode == "constant":
+        v = value[0 if left else 1] if isinstance(value, (tuple, list)) else value
+        return _np.full(tuple(shape), v, dtype=x.dtype, device=x.device)
+    if mode == "edge":
+        edge = _sl(x, ax, 0, 1) if left else _sl(x, ax, n - 1, n)
+        return _np.broadcast_to(edge, tuple(shape))
+    if mode in ("maximum", "minimum", "mean"):
+        red = {"maximum": _np.max, "minimum": _np.min, "mean": _np.mean}[mode](x, axis=ax, keepdims=True)
+        return _np.broadcast_to(red, tuple(shape))
+    if mode == "wrap":
+        if w > n:
+            raise MXNetValueError(f"np.pad: 'wrap' expects a width of at most {n}, got {w}")
+        return _sl(x, ax, n - w, n) if left else _sl(x, ax, 0, w)
+    if mode in ("reflect", "symmetric"):
+        off = 1 if mode == "reflect" else 0
+        if w > n - off:
+            raise MXNetValueError(f"np.pad: '{mode}' expects a width of at most {n - off} on axis {ax}, got {w}")
+        part = _sl(x, ax, off, off + w) if left else _sl(x, ax, n - off - w, n - off)
+        return _np.flip(part, ax)
+    raise MXNetValueError(f"np.pad: mode expected one of constant, edge, reflect, symmetric, wrap, maximum, "
+                          f"minimum, mean; got {mode!r}")
+
+
+def ravel(x, order="C"):
+    """The elements as a 1-d array.
+
+    >>> import hybridlab as mx
+    >>> mx.np.ravel(mx.np.ones((2, 3))).shape
+    (6,)
+    """
+    return _np.reshape(_arr(x), (-1,))
+
+
+def tril(m, k=0):
+    """Lower triangle of the last two axes (below diagonal ``k``), the rest zero.
+
+    >>> import hybridlab as mx
+    >>> mx.np.tril(mx.np.ones((2, 2))).tolist()
+    [[1.0, 0.0], [1.0, 1.0]]
+    """
+    m = _arr(m)
+    if m.ndim == 1:
+        m = _np.broadcast_to(m, (m.shape[0], m.shape[0]))
+    return call("_npi_tril", m, k=k, lower=True)
+
+
+def triu(m, k=0):
+    """Upper triangle of the last two axes (above diagonal ``k``), the rest zero.
+
+    >>> import hybridlab as mx
+    >>> mx.np.triu(mx.np.ones((2, 2))).tolist()
+    [[1.0, 1.0], [0.0, 1.0]]
+    """
+    m = _arr(m)
+    if m.ndim == 1:
+        m = _np.broadcast_to(m, (m.shape[0], m.shape[0]))
+    return call("_npi_tril", m, k=k, lower=False)
+
+
+def flipud(m):
+    """Reverse the first axis.
+
+    >>> import hybridlab as mx
+    >>> mx.np.flipud(mx.np.array([1, 2])).tolist()
+    [2.0, 1.0]
+    """
+    return _np.flip(_arr(m), 0)
+
+
+def fliplr(m):
+    """Reverse the second axis.
+
+    >>> import hybridlab as mx
+    >>> mx.np.fliplr(mx.np.array([[1, 2]])).tolist()
+    [[2.0, 1.0]]
+    """
+    return _np.flip(_arr(m), 1)
+
+
+def resize(a, new_shape):
+    """A new array of ``new_shape`` filled with the elements of ``a`` repeated cyclically.
+
+    >>> import hybridlab as mx
+    >>> mx.np.resize(mx.np.array([1, 2, 3]), (2, 2)).tolist()
+    [[1.0, 2.0], [3.0, 1.0]]
+    """
+    a = _arr(a)
+    new_shape = (new_shape,) if hasattr(new_shape, "__index__") else tuple(new_shape)
+    total = int(_onp.prod(new_shape))
+    flat = ravel(a)
+    if flat.size == 0 or total == 0:
+        return _np.zeros(new_shape, dtype=a.dtype, device=a.device)
+    reps = -(-total // flat.size)
+    return _np.reshape(_sl(_np.tile(flat, (reps,)), 0, 0, total), new_shape)
+
+
+def append(arr, values, axis=None):
+    """``arr`` with ``values`` appended (both flattened when ``axis`` is None).
+
+    >>> import hybridlab as mx
+    >>> mx.np.append(mx.np.array([1, 2]), mx.np.array([[3]])).tolist()
+    [1.0, 2.0, 3.0]
+    """
+    arr, values = _arr(arr), _arr(values)
+    if axis is None:
+        return _np.concatenate([ravel(arr), ravel(values)], axis=0)
+    return _np.concatenate([arr, values], axis=axis)
+
+
+def delete(arr, obj, axis=None):
+    """``arr`` without the entries ``obj`` (an int, slice or index list) along ``axis`` (flattened when None).
+
+    >>> import hybridlab as mx
+    >>> mx.np.delete(mx.np.array([[1, 2], [3, 4]]), 0, axis=1).tolist()
+    [[2.0], [4.0]]
+    """
+    arr = _arr(arr)
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    axis = operator.index(axis) % arr.ndim
+    n = arr.shape[axis]
+    if isinstance(obj, _np.ndarray):
+        obj = obj.asnumpy()
+    keep = _onp.delete(_onp.arange(n), obj)
+    return _np.take(arr, _np.array(keep, dtype=_onp.int64, device=arr.device), axis=axis)
+
+
+def insert(arr, obj, values, axis=None):
+    """``arr`` with ``values`` inserted before index (or indices) ``obj`` along ``axis`` (flattened when None).
+
+    >>> import hybridlab as mx
+    >>> mx.np.insert(mx.np.array([1, 2, 3]), 1, 9).tolist()
+    [1.0, 9.0, 2.0, 3.0]
+    """
+    arr = _arr(arr)
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    axis = operator.index(axis) % arr.ndim
+    n = arr.shape[axis]
+    if isinstance(obj, _np.ndarray):
+        obj = obj.asnumpy()
+    values = _arr(values).astype(arr.dtype, copy=False) if not isinstance(values, _np.ndarray) else values
+    if _onp.ndim(obj) == 0 and not isinstance(obj, slice):
+        vals = values if values.ndim else _np.reshape(values, (1,))
+        vals = _np.reshape(vals, (1,) * (arr.ndim - vals.ndim) + vals.shape) if vals.ndim < arr.ndim else vals
+        m = vals.shape[axis]
+    else:
+        idx = _onp.arange(n)[obj] if isinstance(obj, slice) else _onp.asarray(obj)
+        m = idx.size
+        vals = values
+    shape = list(arr.shape)
+    shape[axis] = m
+    vals = _np.broadcast_to(vals.astype(arr.dtype, copy=False), tuple(shape))
+    order = _onp.insert(_onp.arange(n), obj, n + _onp.arange(m))
+    joined = _np.concatenate([arr, vals], axis=axis)
+    return _np.take(joined, _np.array(order, dtype=_onp.int64, device=arr.device), axis=axis)
+
+
+def _index_tuple(host, device):
+    return tuple(_np.array(i.astype(_onp.int64), device=device) for i in host)
+
+
+def tril_indices(n, k=0, m=None):
+    """Row and column indices of the lower triangle of an (n, m) matrix.
+
+    >>> import hybridlab as mx
+    >>> [i.tolist() for i in mx.np.tril_indices(2)]
+    [[0, 1, 1], [0, 0, 1]]
+    """
+    return _index_tuple(_onp.tril_indices(n, k, m), None)
+
+
+def triu_indices(n, k=0, m=None):
+    """Row and column indices of the upper triangle of an (n, m) matrix.
+
+    >>> import hybridlab as mx
+    >>> [i.tolist() for i in mx.np.triu_indices(2)]
+    [[0, 0, 1], [0, 1, 1]]
+    """
+    return _index_tuple(_onp.triu_indices(n, k, m), None)
+
+
+def tril_indices_from(arr, k=0):
+    """``tril_indices`` for the shape of the 2-d ``arr``.
+
+    >>> import hybridlab as mx
+    >>> [i.tolist() for i in mx.np.tril_indices_from(mx.np.ones((2, 2)))]
+    [[0, 1, 1], [0, 0, 1]]
+    """
+    return _index_tuple(_onp.tril_indices(arr.shape[-2], k, arr.shape[-1]), arr.device)
+
+
+def triu_indices_from(arr, k=0):
+    """``triu_indices`` for the shape of the 2-d ``arr``.
+
+    >>> import hybridlab as mx
+    >>> [i.tolist() for i in mx.np.triu_indices_from(mx.np.ones((2, 2)))]
+    [[0, 0, 1], [0, 1, 1]]
+    """
+    return _index_tuple(_onp.triu_indices(arr.shape[-2], k, arr.shape[-1]), arr.device)
+
+
+def diag_indices_from(arr):
+    """Indices of the main diagonal of the square ``arr`` (one array per dimension).
+
+    >>> import hybridlab as mx
+    >>> [i.tolist() for i in mx.np.diag_indices_from(mx.np.ones((2, 2)))]
+    [[0, 1], [0, 1]]
+    """
+    if len(set(arr.shape)) != 1:
+        raise MXNetValueError(f"np.diag_indices_from: expected equal dimensions, got {arr.shape}")
+    return _index_tuple(_onp.diag_indices(arr.shape[0], arr.ndim), arr.device)
+
+
+def ndim(a):
+    """Number of dimensions.
+
+    >>> import hybridlab as mx
+    >>> mx.np.ndim(mx.np.ones((2, 3)))
+    2
+    """
+    return _onp.ndim(a) if not isinstance(a, _np.ndarray) else a.ndim
+
+
+def shape(a):
+    """The shape tuple.
+
+    >>> import hybridlab as mx
+    >>> mx.np.shape(mx.np.ones((2, 3)))
+    (2, 3)
+    """
+    return _onp.shape(a) if not isinstance(a, _np.ndarray) else a.shape
+
+
+def size(a, axis=None):
+    """Number of elements (along ``axis``).
+
+    >>> import hybridlab as mx
+    >>> mx.np.size(mx.np.ones((2, 3)))
+    6
+    """
+    s = shape(a)
+    return int(_onp.prod(s)) if axis is None else s[axis]
+
+
+def broadcast_arrays(*args):
+    """The inputs broadcast to their common shape.
+
+    >>> import hybridlab as mx
+    >>> [a.shape for a in mx.np.broadcast_arrays(mx.np.ones((2, 1)), mx.np.ones(3))]
+    [(2, 3), (2, 3)]
+    """
+    arrs = [_arr(a) for a in args]
+    target = _onp.broadcast_shapes(*[a.shape for a in arrs])
+    return [a if a.shape == target else _np.broadcast_to(a, target) for a in arrs]
+
+
+def take_along_axis(arr, indices, axis):
+    """Values of ``arr`` at ``indices`` along ``axis`` (``axis=None``: the flattened array).
+
+    >>> import hybridlab as mx
+    >>> a = mx.np.array([[10, 30, 20]])
+    >>> mx.np.take_along_axis(a, mx.np.argsort(a, axis=1), axis=1).tolist()
+    [[10.0, 20.0, 30.0]]
+    """
+    arr = _arr(arr)
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    return call("_take_along_axis", arr, indices, axis=axis)
+
+
+def diagflat(array, k=0):
+    """A 2-d array with the flattened input on diagonal ``k``.
+
+    >>> import hybridlab as mx
+    >>> mx.np.diagflat(mx.np.array([[1, 2]])).tolist()
+    [[1.0, 0.0], [0.0, 2.0]]
+    """
+    return _np.diag(ravel(array), k)
