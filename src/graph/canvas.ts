@@ -2,17 +2,24 @@
  * `GraphCanvas`: the graph view component shared by the GraphView widget and the MIME
  * renderer. Plain DOM (no Lumino, no kernel), so jest tests drive it directly.
  *
- * Layout: a toolbar (view selector: forward graph, backward graph, each compiler pass, the
- * generated source; search; expand/collapse all; reset view), a status line (the rebuild
- * reason, errors, a dead kernel), the drawing area, and the details panel of the clicked node.
- * The root carries class `hl-graph` and `data-hl-state` (`empty`, `layout`, `ready`, `error`).
+ * Layout: a toolbar (view selector: forward graph, backward graph, each compiler pass with what
+ * it changed, the generated source; search; expand/collapse all; fit; 100 %; details on/off),
+ * a status line (the rebuild reason, errors, a dead kernel), the drawing area, and the details
+ * panel of the clicked node (beside the graph, below it in a narrow output: style/base.css).
+ * The root carries class `hl-graph`, `data-hl-state` (`empty`, `layout`, `ready`, `error`),
+ * `data-hl-view` (`graph` or `source`) and `data-hl-details-panel` (`open` or `closed`).
+ *
+ * Navigation: drag pans, Ctrl/Cmd + wheel (or a pinch) zooms, a plain wheel scrolls the notebook
+ * (`panzoom.ts`). A drawing starts fitted into view and is re-fitted when the output is resized,
+ * until the user pans or zooms; after that, redraws of the same view keep the user's view.
  */
 import { IGraphJSON, IGraphNode, ParamStatsMap } from '../tokens';
 import { renderDetails } from './details';
 import { toDot } from './dot';
 import { ILayout, layoutDot } from './layout';
-import { defaultCollapsed, IVisibleGraph, scopeKey, visibleGraph } from './model';
-import { IPanZoom, panZoom } from './panzoom';
+import { defaultCollapsed, IVisibleGraph, scopeKey, scopeTree, visibleGraph } from './model';
+import { IPanZoom, ITransform, panZoom } from './panzoom';
+import { IPassDiff, passDescription, passDiff, passSummary } from './passdiff';
 import { IRendered, renderGraph } from './render';
 
 export interface IGraphCanvasOptions {
@@ -28,6 +35,22 @@ interface IViewChoice {
   label: string;
   graph?: IGraphJSON;
   source?: string;
+  /** For a pass: its name and what it changed. */
+  pass?: { name: string; diff: IPassDiff };
+}
+
+/** The drawing area's height: the drawing's, within these bounds (px). */
+const MIN_AREA_HEIGHT = 160;
+const MAX_AREA_HEIGHT = 600;
+
+function clamp(x: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, x));
+}
+
+/** The zoom modifier key's name on this platform. */
+function zoomKey(): string {
+  const p = typeof navigator !== 'undefined' ? navigator.platform || navigator.userAgent || '' : '';
+  return /Mac|iPhone|iPad/.test(p) ? '⌘' : 'Ctrl';
 }
 
 function div(cls: string, parent?: HTMLElement, text?: string): HTMLDivElement {
@@ -58,14 +81,23 @@ export class GraphCanvas {
   private _collapsed = new Set<string>();
   private _selected: string | null = null;
   private _view = 'forward';
+  private _pass: { name: string; diff: IPassDiff } | null = null;
   private _token = 0;
   private _select: HTMLSelectElement;
   private _search: HTMLInputElement;
   private _status: HTMLDivElement;
   private _area: HTMLDivElement;
   private _details: HTMLDivElement;
+  private _hint: HTMLDivElement;
+  private _graphButtons: HTMLButtonElement[] = [];
+  private _detailsButton: HTMLButtonElement;
   private _info = '';
   private _stats: ParamStatsMap = {};
+  /** The user's pan/zoom of the current view and the area height then (null: fit automatically). */
+  private _userView: { t: ITransform; height: number } | null = null;
+  private _resize: ResizeObserver | null = null;
+  private _areaWidth = 0;
+  private _hintTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(options: IGraphCanvasOptions = {}) {
     this._layout = options.layout || layoutDot;
@@ -90,23 +122,70 @@ export class GraphCanvas {
       ev.stopPropagation(); // keep JupyterLab's notebook shortcuts out of the search box
     });
     bar.appendChild(this._search);
-    const button = (label: string, title: string, cb: () => void): void => {
+    const button = (label: string, title: string, cb: () => void): HTMLButtonElement => {
       const b = document.createElement('button');
       b.className = 'hl-button';
       b.textContent = label;
       b.title = title;
       b.addEventListener('click', cb);
       bar.appendChild(b);
+      return b;
     };
-    button('Expand all', 'Expand every Block scope', () => this.setCollapsed(new Set()));
-    button('Collapse all', 'Collapse every Block scope', () => this._collapseAll());
-    button('Reset view', 'Reset pan and zoom', () => this._pz?.reset());
+    this._graphButtons = [
+      button('Expand all', 'Expand every Block scope', () => void this.setCollapsed(new Set())),
+      button('Collapse all', 'Collapse every Block scope', () => this._collapseAll()),
+      button('Fit', 'Scale the whole graph into view', () => this.fit()),
+      button('100%', 'Show the graph at its actual size (100% zoom), from its top', () => this.actualSize())
+    ];
+    this._graphButtons[2].classList.add('hl-fit');
+    this._graphButtons[3].classList.add('hl-actual-size');
+    this._detailsButton = button('Details', 'Show or hide the details panel of the clicked node', () =>
+      this.showDetails(this.node.getAttribute('data-hl-details-panel') !== 'open')
+    );
+    this._detailsButton.classList.add('hl-details-toggle');
     this._status = div('hl-status', this.node);
     const body = div('hl-body', this.node);
     this._area = div('hl-graph-area', body);
     this._details = div('hl-details', body);
+    this._hint = div('hl-zoom-hint', undefined, `${zoomKey()} + wheel or pinch: zoom · drag: pan`);
     renderDetails(this._details, null, null);
+    this.node.setAttribute('data-hl-view', 'graph');
+    this.showDetails(true);
     this._setStatus('No graph yet.', 'info');
+    this._enableGraphControls(false);
+    if (typeof ResizeObserver !== 'undefined') {
+      this._resize = new ResizeObserver(() => this._onResize());
+      this._resize.observe(this._area);
+    }
+  }
+
+  /** The current pan/zoom (null when no graph is drawn). */
+  get view(): IPanZoom | null {
+    return this._pz;
+  }
+
+  /** Scale the whole graph into view (and keep it fitted on resizes until the user zooms). */
+  fit(): void {
+    this._userView = null;
+    this._sizeArea();
+    this._pz?.fit();
+  }
+
+  /** Show the graph at 100 %, from its top. */
+  actualSize(): void {
+    if (!this._drawn || !this._pz) {
+      return;
+    }
+    this._drawn.svg.style.height = `${clamp(this._drawn.height, MIN_AREA_HEIGHT, MAX_AREA_HEIGHT)}px`;
+    this._pz.actualSize();
+    this._userView = { t: { scale: this._pz.scale, tx: this._pz.tx, ty: this._pz.ty }, height: this._areaHeight() };
+  }
+
+  /** Open or close the details panel. */
+  showDetails(open: boolean): void {
+    this.node.setAttribute('data-hl-details-panel', open ? 'open' : 'closed');
+    this._detailsButton.setAttribute('aria-pressed', open ? 'true' : 'false');
+    this._detailsButton.textContent = open ? 'Hide details' : 'Details';
   }
 
   /** The graph currently given (the forward graph). */
@@ -157,11 +236,12 @@ export class GraphCanvas {
 
   /** Collapse or expand one Block scope. */
   toggle(path: string[]): Promise<void> {
-    const k = scopeKey(path);
-    if (this._collapsed.has(k)) {
-      this._collapsed.delete(k);
+    const graph = this._shown || this._graph;
+    const chain = graph ? scopeTree(graph).chain(path) : [scopeKey(path)];
+    if (chain.some(k => this._collapsed.has(k))) {
+      chain.forEach(k => this._collapsed.delete(k));
     } else {
-      this._collapsed.add(k);
+      this._collapsed.add(scopeKey(path));
     }
     return this._draw();
   }
@@ -187,7 +267,58 @@ export class GraphCanvas {
   dispose(): void {
     this._token++;
     this._pz?.dispose();
+    this._resize?.disconnect();
+    if (this._hintTimer) {
+      clearTimeout(this._hintTimer);
+    }
     this.node.remove();
+  }
+
+  private _enableGraphControls(on: boolean): void {
+    for (const b of this._graphButtons) {
+      b.disabled = !on;
+    }
+    this._search.disabled = !on;
+    this._detailsButton.disabled = !on;
+  }
+
+  private _areaHeight(): number {
+    const h = this._drawn ? parseFloat(this._drawn.svg.style.height) : NaN;
+    return Number.isFinite(h) ? h : MIN_AREA_HEIGHT;
+  }
+
+  /**
+   * Size the drawing area for the current drawing: as tall as the drawing once fitted to the
+   * area's width, within MIN/MAX_AREA_HEIGHT.
+   */
+  private _sizeArea(): void {
+    const d = this._drawn;
+    if (!d) {
+      return;
+    }
+    const w = this._area.clientWidth;
+    const s = w > 0 ? Math.min(1, w / d.width) : 1;
+    d.svg.style.height = `${Math.round(clamp(s * d.height, MIN_AREA_HEIGHT, MAX_AREA_HEIGHT))}px`;
+  }
+
+  private _onResize(): void {
+    const w = this._area.clientWidth;
+    if (w === this._areaWidth) {
+      return;
+    }
+    this._areaWidth = w;
+    if (this._drawn && this._pz && !this._userView) {
+      this._sizeArea();
+      this._pz.fit();
+    }
+  }
+
+  private _flashHint(): void {
+    this._hint.classList.add('hl-hint-flash');
+    if (this._hintTimer) {
+      clearTimeout(this._hintTimer);
+    }
+    this._hintTimer = setTimeout(() => this._hint.classList.remove('hl-hint-flash'), 1500);
   }
 
   private _setStatus(text: string, kind: string): void {
@@ -204,8 +335,19 @@ export class GraphCanvas {
     if (g.backward && g.backward.nodes) {
       out.push({ id: 'backward', label: 'Backward graph', graph: g.backward });
     }
+    let before: IGraphJSON = g;
     (g.passes || []).forEach((p, i) => {
-      out.push({ id: `pass:${i}`, label: `After pass ${i + 1}: ${p.name}`, graph: p.graph });
+      if (!p || !p.graph || !Array.isArray(p.graph.nodes)) {
+        return;
+      }
+      const diff = passDiff(before, p.graph);
+      out.push({
+        id: `pass:${i}`,
+        label: `After pass ${i + 1}: ${p.name} (${passSummary(diff)})`,
+        graph: p.graph,
+        pass: { name: p.name, diff }
+      });
+      before = p.graph;
     });
     if (g.source_code) {
       out.push({ id: 'source', label: 'Generated source', source: g.source_code });
@@ -230,10 +372,18 @@ export class GraphCanvas {
   }
 
   private _setView(id: string): Promise<void> {
+    if (id !== this._view) {
+      this._userView = null; // another view starts fitted
+    }
     this._view = id;
     const choice = this._choices().find(c => c.id === id) || this._choices()[0];
+    this._pass = choice.pass || null;
+    this.node.setAttribute('data-hl-view', choice.source !== undefined ? 'source' : 'graph');
     if (choice.source !== undefined) {
       this._token++;
+      this._pz?.dispose();
+      this._pz = null;
+      this._enableGraphControls(false);
       this._shown = null;
       this._visible = null;
       this._drawn = null;
@@ -257,6 +407,9 @@ export class GraphCanvas {
     if (!graph) {
       this._area.textContent = '';
       this._drawn = null;
+      this._pz?.dispose();
+      this._pz = null;
+      this._enableGraphControls(false);
       this.node.setAttribute('data-hl-state', 'empty');
       this._setStatus(this._info || 'No graph yet.', 'info');
       this.rendered = Promise.resolve();
@@ -273,19 +426,43 @@ export class GraphCanvas {
         }
         this._pz?.dispose();
         const drawn = renderGraph(visible, layout, {
-          onNode: v => this.select(v.node ? v.node.name : null),
+          onNode: v => {
+            this.showDetails(true);
+            this.select(v.node ? v.node.name : null);
+          },
           onToggle: path => void this.toggle(path)
         });
         this._area.textContent = '';
-        this._area.appendChild(drawn.svg);
+        this._area.append(drawn.svg, this._hint);
         this._visible = visible;
         this._drawn = drawn;
-        this._pz = panZoom(drawn.svg, drawn.viewport);
+        this._enableGraphControls(true);
+        this._pz = panZoom(drawn.svg, drawn.viewport, {
+          width: drawn.width,
+          height: drawn.height,
+          onPlainWheel: () => this._flashHint(),
+          onChange: t => (this._userView = { t, height: this._areaHeight() })
+        });
+        if (this._userView) {
+          drawn.svg.style.height = `${this._userView.height}px`;
+          this._pz.set(this._userView.t);
+        } else {
+          this._sizeArea();
+          this._pz.fit();
+        }
+        this._areaWidth = this._area.clientWidth;
+        const pass = this._pass;
+        if (pass) {
+          const marked = new Set([...pass.diff.added, ...pass.diff.changed]);
+          drawn.nodes.forEach((el, name) => el.classList.toggle('hl-pass-changed', marked.has(name)));
+        }
         const ms = (typeof performance !== 'undefined' ? performance.now() : Date.now()) - started;
         this.node.setAttribute('data-hl-render-ms', ms.toFixed(1));
         this.node.setAttribute('data-hl-state', 'ready');
         const hidden = visible.nodes.filter(v => v.kind === 'group').length;
-        const summary = `${graph.nodes.length} nodes` + (hidden ? `, ${hidden} Block scopes collapsed` : '');
+        const summary =
+          (pass ? passDescription(pass.name, pass.diff) : `${graph.nodes.length} nodes`) +
+          (hidden ? `, ${hidden} Block scope${hidden === 1 ? '' : 's'} collapsed` : '');
         this._setStatus(this._info ? `${this._info} · ${summary}` : summary, 'info');
         this.select(this._selected && graph.nodes.some(n => n.name === this._selected) ? this._selected : null);
         this._applySearch();
@@ -356,20 +533,11 @@ export class GraphCanvas {
     if (!graph) {
       return;
     }
-    const all = new Set<string>();
-    const roots = new Set<string>();
-    for (const n of graph.nodes) {
-      if (n.scope && n.scope.length) {
-        roots.add(scopeKey(n.scope.slice(0, 1)));
-        for (let d = 2; d <= n.scope.length; d++) {
-          all.add(scopeKey(n.scope.slice(0, d)));
-        }
-      }
-    }
+    const tree = scopeTree(graph);
+    const boxes = tree.scopes.filter(p => !tree.wrappers.has(scopeKey(p)));
+    const tops = boxes.filter(p => tree.depth(p) === 1);
     // keep the outermost Block open when there is a single one: its children fold inside it
-    if (roots.size > 1) {
-      roots.forEach(r => all.add(r));
-    }
+    const all = new Set(boxes.filter(p => tops.length > 1 || tree.depth(p) > 1).map(scopeKey));
     void this.setCollapsed(all);
   }
 }

@@ -38,7 +38,7 @@ function clusterStmts(c: ICluster, g: IVisibleGraph, indent: string, out: string
   }
   for (const child of c.children) {
     out.push(`${indent}subgraph ${child.key} {`);
-    out.push(`${indent}  label=${dotString(child.path[child.path.length - 1])};`);
+    out.push(`${indent}  label=${dotString(child.label)};`);
     clusterStmts(child, g, indent + '  ', out);
     out.push(`${indent}}`);
   }

@@ -19,8 +19,15 @@ export interface IVisibleNode {
   path?: string[];
   /** How many graph nodes a group hides. */
   count?: number;
+  /** The label of a group: its scope name, or its wrapper chain's names (`scopeTree`). */
+  label?: string;
   /** Scope path of the cluster the box is drawn in. */
   parent: string[];
+}
+
+/** `"1 node"`, `"5 nodes"`. */
+export function nodeCount(n: number): string {
+  return `${n} node${n === 1 ? '' : 's'}`;
 }
 
 /** A drawn edge between two boxes, labelled with the shape it carries. */
@@ -36,6 +43,8 @@ export interface ICluster {
   path: string[];
   children: ICluster[];
   nodes: string[];
+  /** The cluster's label: its scope name, or its wrapper chain's names (`scopeTree`). */
+  label: string;
 }
 
 export interface IVisibleGraph {
@@ -109,40 +118,139 @@ export function allScopes(graph: IGraphJSON): string[][] {
 }
 
 /**
+ * The Block-scope tree of a graph, with single-child wrapper levels merged.
+ *
+ * A *wrapper* is a scope with no node placed directly in it and exactly one child scope (e.g.
+ * `stage1` holding only `resnetv10_stage1`): drawing it as its own nested box adds a level that
+ * says nothing. Such a chain is drawn as one box, the *canonical* scope (the deepest scope of the
+ * chain), labelled with the names of the whole chain (`stage1 / resnetv10_stage1`); collapsing or
+ * expanding any scope of the chain collapses or expands that box.
+ */
+export interface IScopeTree {
+  /** Every scope path with a node under it, in first-seen order. */
+  scopes: string[][];
+  /** Keys (`scopeKey`) of the wrapper scopes. */
+  wrappers: Set<string>;
+  /** Scope key -> the canonical scope path its box stands for (itself when not a wrapper). */
+  canonical(path: string[]): string[];
+  /** The label of a canonical scope: the names of its wrapper chain, repeats dropped. */
+  label(path: string[]): string;
+  /** The keys of `path`'s chain: `path` and the wrappers above it that merge into it. */
+  chain(path: string[]): string[];
+  /** The canonical scope a canonical scope is drawn in (`[]`: the top level). */
+  parentOf(path: string[]): string[];
+  /** How many canonical scopes enclose `path`, itself included (1: a top-level Block). */
+  depth(path: string[]): number;
+}
+
+/** Build the `IScopeTree` of `graph` (placement as in `placement`). */
+export function scopeTree(graph: IGraphJSON): IScopeTree {
+  const place = placement(graph);
+  const direct = new Map<string, number>();
+  const children = new Map<string, Set<string>>();
+  for (const path of place) {
+    const k = scopeKey(path);
+    direct.set(k, (direct.get(k) || 0) + 1);
+    for (let d = 1; d <= path.length; d++) {
+      const parent = scopeKey(path.slice(0, d - 1));
+      if (!children.has(parent)) {
+        children.set(parent, new Set());
+      }
+      children.get(parent)!.add(scopeKey(path.slice(0, d)));
+    }
+  }
+  const scopes = allScopes(graph);
+  const wrappers = new Set<string>();
+  for (const p of scopes) {
+    const k = scopeKey(p);
+    if (!direct.get(k) && (children.get(k)?.size || 0) === 1) {
+      wrappers.add(k);
+    }
+  }
+  const isWrapper = (p: string[]): boolean => p.length > 0 && wrappers.has(scopeKey(p));
+  const canonical = (path: string[]): string[] => {
+    let p = path.slice();
+    while (isWrapper(p)) {
+      const only = Array.from(children.get(scopeKey(p)) || [])[0];
+      p = JSON.parse(only) as string[];
+    }
+    return p;
+  };
+  const top = (path: string[]): number => {
+    // the length of the first path of `path`'s chain: walk up while the parent is a wrapper
+    let d = path.length;
+    while (d > 1 && isWrapper(path.slice(0, d - 1))) {
+      d--;
+    }
+    return d;
+  };
+  const label = (path: string[]): string => {
+    const names: string[] = [];
+    for (const n of path.slice(top(path) - 1)) {
+      if (names[names.length - 1] !== n) {
+        names.push(n);
+      }
+    }
+    return names.join(' / ');
+  };
+  const chain = (path: string[]): string[] => {
+    const out: string[] = [];
+    for (let d = top(path); d <= path.length; d++) {
+      out.push(scopeKey(path.slice(0, d)));
+    }
+    return out;
+  };
+  const parentOf = (path: string[]): string[] => (path.length ? path.slice(0, top(path) - 1) : []);
+  const depth = (path: string[]): number => {
+    let n = 0;
+    for (let p = path; p.length; p = parentOf(p)) {
+      n++;
+    }
+    return n;
+  };
+  return { scopes, wrappers, canonical, label, chain, parentOf, depth };
+}
+
+/**
  * The scopes collapsed by default: none for a small graph; for a graph with more than
- * `threshold` nodes, every scope below the outermost level (the top Block stays open,
- * its children are collapsed).
+ * `threshold` nodes, the Blocks one level below the outermost (the top Block stays open, its
+ * children are collapsed; wrapper levels of `scopeTree` do not count as levels).
  */
 export function defaultCollapsed(graph: IGraphJSON, threshold = 150): Set<string> {
   const out = new Set<string>();
   if (graph.nodes.length <= threshold) {
     return out;
   }
-  const scopes = allScopes(graph);
-  const minDepth = Math.min(...scopes.map(p => p.length));
-  for (const p of scopes) {
-    if (p.length === minDepth + 1 || (minDepth > 1 && p.length === minDepth && scopes.length > 1)) {
+  const tree = scopeTree(graph);
+  const boxes = tree.scopes.filter(p => !tree.wrappers.has(scopeKey(p)));
+  for (const p of boxes) {
+    if (tree.depth(p) === 2) {
       out.add(scopeKey(p));
     }
   }
   if (out.size === 0) {
-    scopes.forEach(p => out.add(scopeKey(p)));
+    boxes.forEach(p => out.add(scopeKey(p)));
   }
   return out;
 }
 
-/** Build the visible graph for `graph` with the scopes in `collapsed` (keys of `scopeKey`) folded. */
+/**
+ * Build the visible graph for `graph` with the scopes in `collapsed` (keys of `scopeKey`) folded.
+ * Wrapper levels (`scopeTree`) get no box of their own: their chain is one cluster or one group,
+ * collapsed when any scope of the chain is in `collapsed`.
+ */
 export function visibleGraph(graph: IGraphJSON, collapsed: Set<string> = new Set()): IVisibleGraph {
   const place = placement(graph);
-  const root: ICluster = { key: 'cluster_root', path: [], children: [], nodes: [] };
+  const tree = scopeTree(graph);
+  const root: ICluster = { key: 'cluster_root', path: [], children: [], nodes: [], label: '' };
   const clusters = new Map<string, ICluster>([[scopeKey([]), root]]);
   let clusterCount = 0;
   const clusterFor = (path: string[]): ICluster => {
     const k = scopeKey(path);
     let c = clusters.get(k);
     if (!c) {
-      const parent = clusterFor(path.slice(0, -1));
-      c = { key: `cluster_${clusterCount++}`, path: path.slice(), children: [], nodes: [] };
+      const parent = clusterFor(tree.parentOf(path));
+      c = { key: `cluster_${clusterCount++}`, path: path.slice(), children: [], nodes: [], label: tree.label(path) };
       parent.children.push(c);
       clusters.set(k, c);
     }
@@ -156,8 +264,14 @@ export function visibleGraph(graph: IGraphJSON, collapsed: Set<string> = new Set
   graph.nodes.forEach((n, i) => {
     const path = place[i];
     let fold = -1;
+    let pending = false;
     for (let d = 1; d <= path.length; d++) {
-      if (collapsed.has(scopeKey(path.slice(0, d)))) {
+      const k = scopeKey(path.slice(0, d));
+      pending = pending || collapsed.has(k);
+      if (tree.wrappers.has(k)) {
+        continue; // a wrapper folds with the first real scope below it
+      }
+      if (pending) {
         fold = d;
         break;
       }
@@ -174,9 +288,10 @@ export function visibleGraph(graph: IGraphJSON, collapsed: Set<string> = new Set
     const gk = scopeKey(gpath);
     let g = groups.get(gk);
     if (!g) {
-      g = { key: `g${groups.size}`, kind: 'group', path: gpath, count: 0, parent: gpath.slice(0, -1) };
+      const parent = tree.parentOf(gpath);
+      g = { key: `g${groups.size}`, kind: 'group', path: gpath, count: 0, parent, label: tree.label(gpath) };
       groups.set(gk, g);
-      clusterFor(g.parent).nodes.push(g.key);
+      clusterFor(parent).nodes.push(g.key);
       nodes.push(g);
       byKey.set(g.key, g);
     }

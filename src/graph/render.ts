@@ -6,7 +6,7 @@
  * DOM contract (ARCHITECTURE.md 6): each drawn graph node carries `data-hl-node="<name>"`;
  * a collapsed Block scope carries `data-hl-group="<scope path joined by />"` instead.
  */
-import { familyOf, ICluster, IVisibleGraph, IVisibleNode } from './model';
+import { familyOf, ICluster, IVisibleGraph, IVisibleNode, nodeCount } from './model';
 import { ILayout } from './layout';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -46,7 +46,11 @@ export interface IRenderHandlers {
 }
 
 export interface IRendered {
+  /** The SVG (width 100% of its container; the canvas sets its height). */
   svg: SVGSVGElement;
+  /** The size of the drawing in layout units (px at 100% zoom), padding included. */
+  width: number;
+  height: number;
   /** The group that pan and zoom transform. */
   viewport: SVGGElement;
   /** Drawn graph nodes by node name. */
@@ -89,15 +93,20 @@ function arrowHead(from: [number, number], tip: [number, number]): string {
 /** Draw `g` laid out as `layout`; returns the SVG and the drawn elements. */
 export function renderGraph(g: IVisibleGraph, layout: ILayout, handlers: IRenderHandlers = {}): IRendered {
   const pad = 8;
+  const width = layout.width + 2 * pad;
+  const height = layout.height + 2 * pad;
   const root = svg('svg', {
     class: 'hl-graph-svg',
-    width: layout.width + 2 * pad,
-    height: layout.height + 2 * pad,
-    viewBox: `${-pad} ${-pad} ${layout.width + 2 * pad} ${layout.height + 2 * pad}`
+    width: '100%',
+    height,
+    'data-hl-width': width,
+    'data-hl-height': height
   });
+  // pan and zoom transform `viewport`; `content` puts the layout's origin inside the padding
   const viewport = svg('g', { class: 'hl-viewport' }, root);
+  const content = svg('g', { transform: `translate(${pad},${pad})` }, viewport);
 
-  const clusterLayer = svg('g', { class: 'hl-clusters' }, viewport);
+  const clusterLayer = svg('g', { class: 'hl-clusters' }, content);
   for (const c of clusterList(g.root, [])) {
     const box = layout.clusters.get(c.key);
     if (!box) {
@@ -107,7 +116,7 @@ export function renderGraph(g: IVisibleGraph, layout: ILayout, handlers: IRender
     svg('rect', { x: box.x, y: box.y, width: box.width, height: box.height, rx: 6 }, cg);
     const lx = box.labelPos ? box.labelPos[0] : box.x + box.width / 2;
     const ly = box.labelPos ? box.labelPos[1] + 4 : box.y + 14;
-    const label = textEl(cg, lx, ly, '▾ ' + truncate(c.path[c.path.length - 1], 40), 'hl-cluster-label');
+    const label = textEl(cg, lx, ly, '▾ ' + truncate(c.label || c.path[c.path.length - 1], 48), 'hl-cluster-label');
     const title = svg('title', {}, label);
     title.textContent = `${c.path.join('/')} (click to collapse)`;
     label.addEventListener('click', ev => {
@@ -116,7 +125,7 @@ export function renderGraph(g: IVisibleGraph, layout: ILayout, handlers: IRender
     });
   }
 
-  const edgeLayer = svg('g', { class: 'hl-edges' }, viewport);
+  const edgeLayer = svg('g', { class: 'hl-edges' }, content);
   for (const e of layout.edges) {
     const eg = svg('g', { class: 'hl-edge' }, edgeLayer);
     svg('path', { d: splinePath(e.points) }, eg);
@@ -130,7 +139,7 @@ export function renderGraph(g: IVisibleGraph, layout: ILayout, handlers: IRender
     }
   }
 
-  const nodeLayer = svg('g', { class: 'hl-nodes' }, viewport);
+  const nodeLayer = svg('g', { class: 'hl-nodes' }, content);
   const nodes = new Map<string, SVGGElement>();
   const groups = new Map<string, SVGGElement>();
   for (const v of g.nodes) {
@@ -147,9 +156,9 @@ export function renderGraph(g: IVisibleGraph, layout: ILayout, handlers: IRender
       ng.setAttribute('class', 'hl-group');
       ng.setAttribute('data-hl-group', path.join('/'));
       svg('rect', { width: box.width, height: box.height, rx: 4 }, ng);
-      textEl(ng, box.width / 2, box.height / 2 - 2, '▸ ' + truncate(path[path.length - 1] || '', 24), 'hl-node-name');
-      textEl(ng, box.width / 2, box.height / 2 + 11, `${v.count} nodes`, 'hl-node-op');
-      title.textContent = `${path.join('/')}: ${v.count} nodes (click to expand)`;
+      textEl(ng, box.width / 2, box.height / 2 - 2, '▸ ' + truncate(v.label || path[path.length - 1] || '', 28), 'hl-node-name');
+      textEl(ng, box.width / 2, box.height / 2 + 11, nodeCount(v.count || 0), 'hl-node-op');
+      title.textContent = `${path.join('/')}: ${nodeCount(v.count || 0)} (click to expand)`;
       ng.addEventListener('click', ev => {
         ev.stopPropagation();
         handlers.onToggle?.(path);
@@ -175,5 +184,5 @@ export function renderGraph(g: IVisibleGraph, layout: ILayout, handlers: IRender
     });
     nodes.set(n.name, ng);
   }
-  return { svg: root, viewport, nodes, groups };
+  return { svg: root, width, height, viewport, nodes, groups };
 }

@@ -86,7 +86,9 @@ export class InspectorPanel {
     table.appendChild(el('thead')).appendChild(head);
     this._table = table.appendChild(el('tbody'));
     this._details = el('div', 'hl-tensor-details');
-    this.node.append(this._status, bar, table, this._details);
+    const scroll = el('div', 'hl-table-scroll');
+    scroll.appendChild(table);
+    this.node.append(this._status, bar, scroll, this._details);
   }
 
   /** New history from the kernel; shows the latest step. */

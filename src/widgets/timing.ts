@@ -22,6 +22,13 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: 
   return e;
 }
 
+/** `table` inside a box that scrolls sideways when the output is narrower than the table. */
+export function scroller(table: HTMLElement): HTMLDivElement {
+  const box = el('div', 'hl-table-scroll');
+  box.appendChild(table);
+  return box;
+}
+
 /** Counts of `values` in `bins` equal bins over `[lo, hi]`. */
 export function histogram(values: number[], lo: number, hi: number, bins: number): number[] {
   const counts = new Array(bins).fill(0);
@@ -68,6 +75,7 @@ export class TimingPanelDOM {
     this._modes = el('div', 'hl-timing-modes');
     this._ops = el('div', 'hl-timing-ops');
     this.node.append(this._status, bar, this._summary, this._modes, this._ops);
+    this.node.dataset.hlRunning = 'false';
   }
 
   setStatus(text: string, kind = ''): void {
@@ -75,8 +83,9 @@ export class TimingPanelDOM {
     this._status.dataset.hlKind = kind;
   }
 
+  /** The progress bar shows only while `running` (style/inspector.css hides it otherwise). */
   setProgress(fraction: number, stage: string, running: boolean): void {
-    this._progress.value = fraction;
+    this._progress.value = running ? fraction : 0;
     this.runButton.disabled = running;
     this.node.dataset.hlRunning = running ? 'true' : 'false';
     if (running) {
@@ -94,7 +103,7 @@ export class TimingPanelDOM {
     }
     this._summary.textContent = summaryText(r);
     this.setStatus(`${r.block}: ${r.calls} timed calls per mode on ${r.inputs}`);
-    this._modes.appendChild(this._modeTable(r.modes));
+    this._modes.appendChild(scroller(this._modeTable(r.modes)));
     if (r.ops && r.ops.length) {
       this._ops.appendChild(el('div', 'hl-detail-title', 'Per-op time (default hybridized, profiler)'));
       const table = el('table', 'hl-ops-table');
@@ -117,7 +126,7 @@ export class TimingPanelDOM {
         row.appendChild(share);
         body.appendChild(row);
       }
-      this._ops.appendChild(table);
+      this._ops.appendChild(scroller(table));
     }
   }
 
