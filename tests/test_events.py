@@ -103,9 +103,11 @@ def test_unknown_topics_and_bad_callbacks():
 
 
 def test_documented_topics():
-    assert {"cache_built", "hybridize_error"} <= set(events.topics)
-    for name in ("block", "reason", "graph", "signature"):
+    assert {"cache_built", "hybridize_off", "hybridize_error"} <= set(events.topics)
+    for name in ("block", "block_id", "reason", "graph", "signature", "detail"):
         assert name in events.topics["cache_built"]
+    for name in ("block", "block_id", "reason", "detail"):
+        assert name in events.topics["hybridize_off"]
     events.add_topic("test_events_sample", "payload: value (int)")
     with events.subscribe("test_events_sample", lambda e: None):
         assert events.publish("test_events_sample", value=1) == 1
@@ -152,3 +154,28 @@ def test_core_does_not_import_the_lab_layer():
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert result.returncode == 0, f"importing hybridlab imported ipywidgets: {result.stdout}{result.stderr}"
+
+
+def test_block_events_carry_the_block_identity_and_hybridize_off():
+    import warnings
+    import hybridlab as mx
+    from hybridlab.gluon import nn
+    net = nn.HybridSequential(prefix="ev_")
+    with net.name_scope():
+        net.add(nn.Dense(2, in_units=3))
+    net.initialize()
+    net.hybridize()
+    got = []
+    with events.subscribe("*", got.append), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        net(mx.nd.ones((1, 3)))
+        net.hybridize(active=False)
+        net.hybridize()
+        net(mx.nd.ones((1, 3)))
+        net.cast("float64")                       # turns hybridization off, as in MXNet 1.x
+    mine = [(e.topic, e["reason"]) for e in got if e.get("block_id") == id(net)]
+    assert mine == [("cache_built", "first call"), ("hybridize_off", events.NOT_HYBRIDIZED),
+                    ("cache_built", "hybridized again"), ("hybridize_off", events.NOT_HYBRIDIZED)]
+    offs = [e for e in got if e.topic == "hybridize_off" and e["block_id"] == id(net)]
+    assert "hybridize(active=False)" in offs[0]["detail"] and "float64" in offs[1]["detail"]
+    assert all(e["block"] == net.name for e in offs)

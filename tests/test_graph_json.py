@@ -289,3 +289,29 @@ def test_block_graph_carries_the_pass_pipeline_and_the_backward_graph():
     assert heads and "def backward(" in back["source_code"]
     assert any(n["name"].endswith("_head_grad") for n in back["nodes"] if n["op"] == "null")
     _json.dumps(graph_json(net))
+
+
+def test_backward_graph_of_a_lenet_has_every_shape_and_dtype():
+    """The backward view labels its edges with shapes: every node of the backward graph (saved
+    forward values, weights, head gradients, gradient ops) carries its inferred shape and dtype."""
+    from hybridlab.gluon import nn
+    net = nn.HybridSequential(prefix="lenet_")
+    with net.name_scope():
+        net.add(nn.Conv2D(channels=6, kernel_size=5, activation="relu"), nn.MaxPool2D(pool_size=2, strides=2),
+                nn.Conv2D(channels=16, kernel_size=3, activation="relu"), nn.MaxPool2D(pool_size=2, strides=2),
+                nn.Flatten(), nn.Dense(120, activation="relu"), nn.Dense(84, activation="relu"), nn.Dense(10))
+    net.initialize()
+    net.hybridize()
+    x = mx.nd.random.uniform(shape=(4, 1, 28, 28))
+    with mx.autograd.record():
+        y = net(x)
+    y.backward()
+    back = graph_json(net)["backward"]
+    outs = {o["name"]: o for n in back["nodes"] for o in n["outputs"]}
+    missing = [name for name, o in outs.items() if o["shape"] is None or o["dtype"] is None]
+    assert not missing
+    assert outs["lenet_dense2_weight"]["shape"] == [10, 84] and outs["lenet_dense2_weight"]["dtype"] == "float32"
+    assert outs["lenet_dense2_fwd_output_head_grad"]["shape"] == [4, 10]
+    assert outs["lenet_pool0_fwd_output"]["shape"] == [4, 6, 12, 12]
+    edges = [back["nodes"][src]["outputs"][k] for n in back["nodes"] for src, k in n["inputs"]]
+    assert edges and all(e["shape"] is not None for e in edges)

@@ -108,3 +108,81 @@ def test_imperative_block_and_bad_arguments():
         TensorInspector(3)
     with pytest.raises(ValueError, match="every expected None"):
         TensorInspector(mlp(), every=0)
+
+
+def lenet():
+    net = nn.HybridSequential(prefix="lenet_")
+    with net.name_scope():
+        net.add(nn.Conv2D(channels=6, kernel_size=5, activation="relu"), nn.MaxPool2D(pool_size=2, strides=2),
+                nn.Flatten(), nn.Dense(10))
+    net.initialize()
+    return net
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_dashboard_flags_a_nonfinite_call_that_was_not_sampled_and_counts_every_call():
+    """inspect(calls=5), then 6 calls with an Inf input: the first of them is flagged although the
+    sampler did not inspect it, the next call locates the op, and the counts are the true ones."""
+    net = lenet()
+    x = mx.nd.random.uniform(shape=(2, 1, 12, 12))
+    board = mx.lab.inspect(net, x, calls=5)
+    ins = board.inspector
+    ins._sampler.plain, ins._sampler.spent, ins._sampler.earned = 1.0, 1e9, 0.0   # "over budget": no sampling
+    bad = x.copy()
+    bad[0, 0, 3, 3] = np.inf
+    for _ in range(6):
+        net(bad)
+    flag = ins.first_nonfinite
+    assert flag["step"] == 2 and flag["inspected"] is False        # call 2: not inspected, still flagged
+    assert flag["located_step"] == 3 and flag["node"] == "lenet_conv0_fwd" and flag["op"] == "Convolution"
+    assert "call 2 was not inspected" in flag["detail"] and "lenet_conv0_fwd" in flag["detail"]
+    assert ins.inspected == 2 and [s["step"] for s in ins.steps] == [1, 3]
+    assert "2 of 7 calls inspected" in repr(ins) and "first NaN/Inf at 'lenet_conv0_fwd' (call 2)" in repr(ins)
+    ins.flush()
+    assert ins.calls == 7 and ins.get_state()["calls"] == 7
+    board.close()
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_an_unsampled_nonfinite_output_is_flagged_at_its_output_node():
+    net = mlp()
+    net(mx.nd.ones((1, 7)))
+    ins = TensorInspector(net, every=50)          # inspects calls 1, 51, ...
+    net(mx.nd.ones((1, 7)))
+    net(mx.nd.array([[np.nan] * 7]))              # call 2: not inspected
+    flag = dict(ins.first_nonfinite)
+    assert flag["step"] == 2 and flag["node"] == "mlp_dense1_fwd" and flag["tensor"] == "mlp_dense1_fwd_output"
+    assert flag["inspected"] is False and "located_step" not in flag
+    assert ins.calls == 2                          # synced when flagged
+    net(mx.nd.ones((1, 7)))                        # call 3, inspected (armed by the flag): all finite again
+    assert ins.inspected == 2 and ins.first_nonfinite == flag
+    ins.close()
+
+
+def test_calls_are_synced_after_each_notebook_cell(monkeypatch):
+    from IPython.core.events import EventManager, available_events
+
+    class Shell:
+        events = EventManager(None, available_events)
+
+    shell = Shell()
+    monkeypatch.setattr("IPython.get_ipython", lambda: shell)
+    net = mlp()
+    ins = TensorInspector(net, every=100)
+    for _ in range(5):
+        net(mx.nd.ones((1, 7)))
+    shell.events.trigger("post_run_cell", None)
+    assert ins.calls == 5 and ins.get_state()["calls"] == 5
+    ins.detach()                                   # keeps the view, removes hooks and the cell callback
+    assert not shell.events.callbacks["post_run_cell"]
+    net(mx.nd.ones((1, 7)))
+    assert ins.calls == 5 and ins.comm is not None and net._callback is None
+    ins.close()
+
+
+def test_nonfinite_output_check():
+    from hybridlab.lab.inspector import nonfinite_output
+    assert nonfinite_output(mx.nd.ones((2, 2))) is None
+    big = np.full(4, 3e38, dtype=np.float32)       # a float32 sum would overflow: not a NaN/Inf
+    assert nonfinite_output([big, np.array([1, 2])]) is None
+    assert nonfinite_output([mx.nd.ones(2), (mx.nd.array([1.0, np.inf]),)]) == 1

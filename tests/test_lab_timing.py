@@ -87,3 +87,23 @@ def test_inspect_dashboard_combines_the_three():
     assert board.inspector.inspected == 1 and board.timing.results["modes"]
     board.close()
     assert net._callback is None
+
+
+def test_payoff_is_said_in_words():
+    from hybridlab.lab.timing import payoff_text, results_text
+    net = mlp()
+    x = mx.nd.ones((2, 5))
+    net(x)
+    panel = TimingPanel(net, x, calls=2)
+    for m in panel.results["modes"]:
+        assert m["pays_off"] == payoff_text(m)
+        assert "None" not in m["pays_off"]
+        if m["name"] != "imperative":
+            assert m["pays_off"].startswith(("pays off after", "pays off from the first call", "never: "))
+    text = panel.text()
+    assert "None" not in text and "static_alloc+static_shape" in text and text == results_text(panel.results)
+    assert "None" not in repr(panel)
+    slow = {"name": "default", "breakeven_calls": None, "speedup": 0.5}
+    assert payoff_text(slow) == "never: not faster than imperative at this size (0.50x)"
+    assert payoff_text({"name": "default", "breakeven_calls": 1, "speedup": 9.0}) == "pays off from the first call"
+    panel.close()

@@ -12,6 +12,7 @@ from hybridlab.lab import mime as lab_mime
 from hybridlab.lab.widgets import GraphView, MODULE_NAME, MODULE_VERSION
 
 HOSTILE = "<img src=x onerror=alert(1)>"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 def _mlp():
@@ -175,3 +176,132 @@ def test_plot_network_displays_as_the_hybridlab_graph():
     assert [n["name"] for n in graph["nodes"]] == ["data", "fc_weight", "fc_bias", "fc", "act"]
     assert graph["nodes"][-1]["outputs"][0]["shape"] == [2, 4]
     assert "text/plain" in bundle
+
+
+def test_view_follows_its_own_block_not_a_new_one_with_the_same_name():
+    """A "create the model" cell run again makes a new block with the same name: the existing view
+    stays on the block it was made for (events carry the block's identity)."""
+    def make():
+        net = nn.HybridSequential(prefix="model_")
+        with net.name_scope():
+            net.add(nn.Dense(4, in_units=3))
+        net.initialize()
+        net.hybridize()
+        return net
+
+    first = make()
+    first(mx.nd.ones((1, 3)))
+    view = GraphView(first)
+    built = []
+    with events.subscribe("cache_built", built.append):
+        second = make()                                # same name, another block
+        assert second.name == first.name
+        second(mx.nd.ones((7, 3)))
+    assert built[0]["block_id"] == id(second) and built[0]["block"] == first.name
+    assert view.rebuilds == 1 and view.graph["nodes"][0]["outputs"][0]["shape"] == [1, 3]
+    first(mx.nd.ones((2, 3)))                          # its own block: followed
+    assert view.rebuilds == 2 and view.graph["nodes"][0]["outputs"][0]["shape"] == [2, 3]
+    events.publish("hybridize_error", block=first.name, block_id=id(second), error=ValueError("not mine"))
+    assert view.error == ""
+    view2 = GraphView(second)
+    assert view2.graph["nodes"][0]["outputs"][0]["shape"] == [7, 3]
+    view.close()
+    view2.close()
+
+
+def test_rebuild_detail_and_turning_hybridization_off_reach_the_view():
+    net = _mlp()
+    net.hybridize()
+    view = GraphView(net)
+    got = []
+    with events.subscribe("*", got.append):
+        net(mx.nd.ones((1, 3)))
+        net(mx.nd.ones((4, 3)))
+        assert view.detail == "data: (1, 3) float32 -> (4, 3) float32"
+        assert "new input signature: data: (1, 3) float32 -> (4, 3) float32" in view.status_text()
+        net.hybridize(static_alloc=True)
+        net(mx.nd.ones((4, 3)))
+        assert view.reason == "hybridize flags changed" and view.detail == "static_alloc: False -> True"
+        assert "static_alloc: False -> True" in view.status_text()
+        n_graph = len(view.graph["nodes"])
+        net.hybridize(active=False)                    # published and shown; the last graph stays
+        net(mx.nd.ones((4, 3)))
+        assert view.reason == events.NOT_HYBRIDIZED == "not hybridized: runs imperatively"
+        assert not view.hybridized and "hybridize(active=False)" in view.detail
+        assert len(view.graph["nodes"]) == n_graph and view.rebuilds == 3
+        assert "not hybridized: runs imperatively" in view.status_text() and "not hybridized" in repr(view)
+        net.hybridize(static_alloc=True)
+        net(mx.nd.ones((4, 3)))
+        assert view.hybridized and view.rebuilds == 4
+        assert view.reason == "hybridized again" and view.detail == "after hybridize(active=False)"
+    off = [e for e in got if e.topic == "hybridize_off" and e["block_id"] == id(net)]
+    assert len(off) == 1 and off[0]["block"] == net.name and off[0]["reason"] == events.NOT_HYBRIDIZED
+    assert _synced(view)["detail"] == view.detail and _synced(view)["hybridized"] is True
+    view.close()
+    fresh = GraphView(net)                              # a view made after the block went imperative
+    net.hybridize(active=False)
+    assert not fresh.hybridized
+    late = GraphView(net)
+    assert late.reason == events.NOT_HYBRIDIZED and not late.hybridized
+    fresh.close()
+    late.close()
+
+
+def test_widget_outputs_carry_a_static_snapshot():
+    """A saved notebook has no widget models: each output also holds text/html (and the graph
+    JSON for a GraphView, drawn by the extension's safe MIME renderer in untrusted notebooks)."""
+    from hybridlab.lab.inspector import TensorInspector
+    from hybridlab.lab.timing import TimingPanel
+
+    net = nn.HybridSequential(prefix="snap_")
+    with net.name_scope():
+        net.add(nn.Dense(4, activation="relu", in_units=3, prefix=HOSTILE))
+    net.initialize()
+    net.hybridize()
+    view = GraphView(net)
+    ins = TensorInspector(net, every=1)
+    x = mx.nd.ones((2, 3))
+    net(x)
+    net(mx.nd.ones((5, 3)))
+    data = view._repr_mimebundle_()
+    assert WIDGET_VIEW in data and data["text/plain"].startswith("<GraphView")
+    assert data[GRAPH_MIME_TYPE] == view.graph
+    page = data["text/html"]
+    assert "new input signature" in page and "(2, 3) float32 -&gt; (5, 3) float32" in page
+    assert HOSTILE not in page                           # node names only inside the SVG image
+    if lab_mime.has_dot():
+        assert '<img class="hl-static-graph"' in page and "data:image/svg+xml;base64," in page
+    page = ins._repr_mimebundle_()["text/html"]
+    assert "2 of 2 calls inspected" in page and "<table" in page
+    assert HOSTILE not in page and "&lt;img src=x onerror=alert(1)&gt;" in page        # escaped text
+    panel = TimingPanel(net, x, calls=2)
+    page = panel._repr_mimebundle_()["text/html"]
+    assert "static_alloc" in page and "pays off" in page and "None" not in page
+    board = mx.lab.inspect(net, x, calls=2)
+    data = board._repr_mimebundle_()
+    assert WIDGET_VIEW in data and data["text/html"].count("hl-static-graph") >= 1
+    assert "hl-static-inspector" in data["text/html"] and "hl-static-timing" in data["text/html"]
+    for w in (view, ins, panel, board):
+        w.close()
+
+
+@pytest.mark.skipif(not lab_mime.has_dot(), reason="Graphviz's dot binary is not installed: no SVG fallback")
+def test_svg_of_a_lenet_emits_no_graphviz_warnings(capfd):
+    import subprocess
+    net = nn.HybridSequential(prefix="lenet_")
+    with net.name_scope():
+        net.add(nn.Conv2D(6, kernel_size=5, activation="relu"), nn.MaxPool2D(pool_size=2, strides=2),
+                nn.Conv2D(16, kernel_size=3, activation="relu"), nn.MaxPool2D(pool_size=2, strides=2),
+                nn.Flatten(), nn.Dense(120, activation="relu"), nn.Dense(84, activation="relu"), nn.Dense(10))
+    net.initialize()
+    net.hybridize()
+    net(mx.nd.ones((1, 1, 28, 28)))
+    capfd.readouterr()
+    data, _ = graph_mimebundle(net, svg=True)
+    assert "image/svg+xml" in data and "lenet_flatten0" in data["image/svg+xml"]
+    out, err = capfd.readouterr()                     # what the notebook would show in red
+    assert "Warning" not in err and "too small" not in err and not out
+    # the node attributes themselves let dot lay out every label without a warning
+    source = lab_mime._digraph(lab_mime.graph_symbol(net)).source
+    run = subprocess.run(["dot", "-Tsvg"], input=source.encode(), capture_output=True, check=True)
+    assert run.stderr.decode() == ""

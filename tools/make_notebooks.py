@@ -247,16 +247,30 @@ print(inspector.first_nonfinite)"""),
 The timing panel measures on the block itself and puts it back as it was (flags, cached op,
 history, hooks) afterwards. Press *Run again* to measure with a progress bar."""),
     new_code_cell("""timing = mx.lab.TimingPanel(mlp, x, calls=30)
-for m in timing.results["modes"]:
-    print(f"{m['name']:<28}{m['median_ms']:.3f} ms  {m['speedup']:.2f}x  pays off after {m['breakeven_calls']}")
+print(timing.text())     # per mode: median, speed-up, after how many calls hybridizing pays off
 timing"""),
-    new_markdown_cell("""## LeNet: everything in one dashboard"""),
+    new_markdown_cell("""## LeNet: everything in one dashboard
+The dashboard's inspector samples calls for full statistics, but checks the outputs of *every*
+call for NaN/Inf: feed it a few inputs holding an Inf and it flags the first such call and the node
+that produced it, highlighted on the graph."""),
     new_code_cell("""lenet = get_lenet()
-board = mx.lab.inspect(lenet, nd.random.uniform(shape=(4, 1, 28, 28)), calls=10)
+images = nd.random.uniform(shape=(4, 1, 28, 28))
+board = mx.lab.inspect(lenet, images, calls=10)
 board"""),
-    new_code_cell("""print(board.inspector)
-print(board.timing)
-inspector.close(); graph.close()"""),
+    new_code_cell("""broken = images.copy()
+broken[0, 0, 5, 5] = np.inf
+with np.errstate(invalid="ignore"):      # Inf * 0 inside the convolution gives NaN: NumPy would warn
+    for _ in range(6):
+        lenet(broken)
+print(board.inspector)
+print(board.inspector.first_nonfinite.get("detail", board.inspector.first_nonfinite))
+print(board.timing)"""),
+    new_markdown_cell("""The widgets above keep listening to their blocks. When you are done watching,
+`detach()` removes the hooks and subscriptions but leaves every view on screen (`close()` would
+also remove the views from the notebook):"""),
+    new_code_cell("""inspector.detach(); graph.detach(); board.detach()
+mlp(x)                   # no longer inspected: the inspector's count stays
+print(inspector)"""),
 ]
 
 

@@ -9,12 +9,20 @@ Topics (``topics`` maps each name to its description):
 
 ``"cache_built"``
     a HybridBlock built or rebuilt its cached graph. Payload: ``block`` (the block's name, a str, so
-    the event keeps no block alive), ``reason`` (str: "first call", "new input signature", ...),
-    ``graph`` (the graph JSON dict of ``hybridlab.graph_json``), ``signature`` (str), ``detail`` (str:
-    what changed, e.g. the signature diff) and ``history`` (index of the record in the block's
-    ``rebuild_history``).
+    the event keeps no block alive), ``block_id`` (``id()`` of the block: names repeat when a cell
+    creating a model runs again, so a subscriber holding a weak reference compares identities),
+    ``reason`` (str: "first call", "new input signature", ...), ``graph`` (the graph JSON dict of
+    ``hybridlab.graph_json``), ``signature`` (str), ``detail`` (str, human-readable: what changed,
+    e.g. ``data: (1, 4) float32 -> (8, 4) float32`` or ``static_alloc: False -> True``) and
+    ``history`` (index of the record in the block's ``rebuild_history``).
+``"hybridize_off"``
+    a HybridBlock stopped running hybridized (``hybridize(active=False)``, or ``cast``/adding a
+    child, which turn hybridization off as in MXNet 1.x); its calls run imperatively until it is
+    hybridized again. Payload: ``block``, ``block_id``, ``reason`` (``"not hybridized: runs
+    imperatively"``), ``detail`` (str: what turned it off).
 ``"hybridize_error"``
-    building a block's graph failed. Payload: ``block`` (name, str), ``error`` (the exception).
+    building a block's graph failed. Payload: ``block`` (name, str), ``block_id``, ``error`` (the
+    exception).
 
 A subscriber that raises does not break the publisher: the error is logged as a warning on the
 ``hybridlab.events`` logger and the remaining subscribers still run. Subscribing and publishing are
@@ -36,18 +44,23 @@ import logging
 import threading
 import time
 
-__all__ = ["topics", "Event", "Subscription", "subscribe", "publish", "has_subscribers", "add_topic", "ALL"]
+__all__ = ["topics", "NOT_HYBRIDIZED", "Event", "Subscription", "subscribe", "publish", "has_subscribers", "add_topic", "ALL"]
 
 _log = logging.getLogger(__name__)
 
 ALL = "*"   # subscribe to this pseudo-topic to receive every event (a log view, a recorder)
 
 topics = {
-    "cache_built": "a HybridBlock built or rebuilt its cached graph; payload: block (name, str), reason (str), "
-                   "graph (graph JSON dict, see docs/graph-json.md), signature (str), detail (str), "
-                   "history (index into the block's rebuild_history)",
-    "hybridize_error": "building a HybridBlock's graph failed; payload: block (name, str), error (the exception)",
+    "cache_built": "a HybridBlock built or rebuilt its cached graph; payload: block (name, str), block_id "
+                   "(id() of the block), reason (str), graph (graph JSON dict, see docs/graph-json.md), "
+                   "signature (str), detail (str: what changed), history (index into the block's rebuild_history)",
+    "hybridize_off": "a HybridBlock stopped running hybridized (its calls run imperatively); payload: block (name, "
+                     "str), block_id (id() of the block), reason (str), detail (str: what turned it off)",
+    "hybridize_error": "building a HybridBlock's graph failed; payload: block (name, str), block_id (id() of the "
+                       "block), error (the exception)",
 }
+
+NOT_HYBRIDIZED = "not hybridized: runs imperatively"   # the reason of a "hybridize_off" event
 
 _lock = threading.RLock()
 _subscribers = {}   # topic -> list of Subscription, in subscription order

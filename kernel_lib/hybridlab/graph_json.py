@@ -80,8 +80,12 @@ def _backward(obj):
     plan = getattr(op, "_latest_plan", None)
     if plan is None or plan.symbol is None:
         return None
-    graph = graph_json(plan.symbol)
-    graph["source_code"] = getattr(plan.backward, "source", None)
+    # the backward program's inferred shapes/dtypes (saved values, parameters, head gradients and
+    # every gradient op), keyed by node: the backward graph's own nodes carry none
+    prog = plan.backward
+    known = (getattr(prog, "shapes", None) or {}, getattr(prog, "dtypes", None) or {})
+    graph = _graph(plan.symbol, None, None, plan.symbol, known)
+    graph["source_code"] = getattr(prog, "source", None)
     return graph
 
 
@@ -129,9 +133,12 @@ def _source(meta):
     return {"file": str(src.get("file", "")), "line": int(src.get("line", 0) or 0), "code": str(src.get("code", ""))}
 
 
-def _outputs(node):
+def _outputs(node, known=None):
     outs = []
     shapes, dtypes = node.meta.get("shapes") or (), node.meta.get("dtypes") or ()
+    if known is not None:        # inferred by the compiler for this node (the backward graph)
+        shapes = shapes or known[0].get(id(node)) or ()
+        dtypes = dtypes or known[1].get(id(node)) or ()
     for i in range(node.num_visible()):
         shape = shapes[i] if i < len(shapes) else None
         dtype = dtypes[i] if i < len(dtypes) else None
@@ -171,6 +178,12 @@ def graph_json(symbol_or_block, shapes=None, dtypes=None, inputs=None):
         inputs = block_inputs
     if shapes is not None or dtypes is not None:
         _annotate(symbol, shapes, dtypes)
+    return _graph(symbol, inputs, source_code, symbol_or_block)
+
+
+def _graph(symbol, inputs, source_code, symbol_or_block, known=None):
+    """The graph JSON dict of ``symbol``; ``known``: ``({id(node): shapes}, {id(node): dtypes})``
+    filling what the nodes do not carry."""
     nodes = topo_order(symbol._outputs)
     ids = {id(n): k for k, n in enumerate(nodes)}
     kinds = variable_kinds(symbol, inputs=None if inputs is None else set(inputs))
@@ -184,7 +197,7 @@ def graph_json(symbol_or_block, shapes=None, dtypes=None, inputs=None):
             "family": "variable" if node.is_variable else node.op.family,
             "attrs": {str(key): str(value) for key, value in node.attrs.items()},
             "inputs": [[ids[id(src)], int(i)] for src, i in node.inputs],
-            "outputs": _outputs(node),
+            "outputs": _outputs(node, known),
             "scope": [str(s) for s in node.meta.get("scope") or []],
             "source": _source(node.meta),
             "is_param": kind == "param",

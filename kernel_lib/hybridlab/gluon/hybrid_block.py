@@ -49,7 +49,7 @@ from ..compiler.instrument import quiet as _quiet
 from . import monitoring as _monitoring
 from .block import Block
 from .parameter import DATA_VERSION as _PARAM_DATA_VERSION, DeferredInitializationError
-from .rebuild_history import RebuildHistory, flags_diff, note_build
+from .rebuild_history import RebuildHistory, flags_diff, note_build, note_inactive
 from .hybrid_graph import infer_attrs, trace
 from .trace_names import NamingNamespace
 from .utils import flatten, regroup, shape_is_known
@@ -124,6 +124,7 @@ class HybridBlock(Block):
                 warnings.warn("Currently the model has been hybridized. Automatically deactivate the "
                               "hybridization when changing the children blocks.", stacklevel=2)
                 self._active = False
+                note_inactive(self, f"child {value.name} added (hybridize() again to rebuild)")
             self._rebuild_detail = value.name
             self._clear_cached_op("child added")
 
@@ -301,7 +302,7 @@ class HybridBlock(Block):
             self._build_cache_impl(*args)
         except Exception as err:
             from .. import events
-            events.publish("hybridize_error", block=self.name, error=err)
+            events.publish("hybridize_error", block=self.name, block_id=id(self), error=err)
             raise
 
     def _build_cache_impl(self, *args):
@@ -446,6 +447,7 @@ class HybridBlock(Block):
             warnings.warn("Currently the model has been hybridized. Automatically deactivate the hybridization "
                           "when adding new children block.", stacklevel=3)
             self._active = False
+            note_inactive(self, f"child {block.name} added (hybridize() again to rebuild)")
         if hasattr(self, "_cached_graph"):
             self._rebuild_detail = block.name
             self._clear_cached_op("child added")
@@ -463,7 +465,12 @@ class HybridBlock(Block):
         if backward_bulk_size is not None:
             flags.append(("backward_bulk_size", backward_bulk_size))
         reason = "first call"
-        if self._flags and flags != self._flags:
+        was_active = self._active
+        if not active:      # turned off: the flags of the next build are compared with the last active ones
+            if self.rebuild_history and not any(r == "hybridized again" for r, _ in self._rebuild_pending):
+                reason, self._rebuild_detail = "hybridized again", "after hybridize(active=False)"
+            flags = self._flags or flags
+        elif self._flags and flags != self._flags:
             reason, self._rebuild_detail = "hybridize flags changed", flags_diff(self._flags, flags)
         elif self._signatures and not self._rebuild_pending:
             reason, self._rebuild_detail = "hybridize called again", "same flags"
@@ -471,6 +478,8 @@ class HybridBlock(Block):
         self._partition_if_dynamic = partition_if_dynamic
         self._flags = flags
         self._clear_cached_op(reason)
+        if not active and (was_active or self.rebuild_history):
+            note_inactive(self, "hybridize(active=False): the cached graph is dropped, calls run imperatively")
         if active and (self._forward_hooks or self._forward_pre_hooks):
             warnings.warn(f'"{self}" is being hybridized while still having forward hook/pre-hook. If "{self}" is a '
                           f'child of HybridBlock, the hooks will not take effect.', stacklevel=2)
@@ -510,6 +519,7 @@ class HybridBlock(Block):
             warnings.warn("Currently the model has been hybridized. Automatically deactivate the hybridization when "
                           "cast the block to use another data type.", stacklevel=2)
             self._active = False
+            note_inactive(self, f"cast to {getattr(dtype, '__name__', dtype)} (hybridize() again to rebuild)")
         self._rebuild_detail = str(getattr(dtype, "__name__", dtype))
         self._clear_cached_op("cast")
         super().cast(dtype)

@@ -9,7 +9,11 @@ Every time a HybridBlock compiles a program for its graph (``block.rebuild_histo
 * ``"hybridize flags changed"``: ``hybridize()`` with other flags (``detail``: ``static_alloc: False
   -> True``);
 * ``"child added"`` (``detail``: the child's name), ``"cast"`` (``detail``: the dtype),
-  ``"optimize_for"`` (``detail``: the backend), ``"hybridize called again"``, ``"loaded"``.
+  ``"optimize_for"`` (``detail``: the backend), ``"hybridize called again"``, ``"loaded"``;
+* ``"hybridized again"``: the first build after ``hybridize(active=False)``.
+
+Turning hybridization off (``hybridize(active=False)``, or ``cast`` and adding a child, which do so
+as in MXNet 1.x) builds nothing; it is published as a ``"hybridize_off"`` event (``note_inactive``).
 
 Several invalidations before the next build are joined (``"cast + hybridize flags changed"``).
 ``print(block.rebuild_history)`` (or ``.table()``) shows them as a table; each build is also
@@ -36,7 +40,7 @@ Example::
 import time
 from collections import namedtuple
 
-__all__ = ["RebuildRecord", "RebuildHistory", "describe_key", "signature_diff", "flags_diff", "note_build"]
+__all__ = ["RebuildRecord", "RebuildHistory", "describe_key", "signature_diff", "flags_diff", "note_build", "note_inactive"]
 
 RebuildRecord = namedtuple("RebuildRecord", ["time", "reason", "detail", "signature"])
 RebuildRecord.__doc__ = ("One build of a block's cached op: ``time`` (``time.time()``), ``reason`` (str), "
@@ -106,7 +110,7 @@ def note_build(block, key):
     """``block`` (a HybridBlock) built its cached op for the new signature ``key``: append the
     record (reason: first call, the pending invalidations, or the signature diff) and publish
     ``cache_built`` (payload keys ``block``, ``reason``, ``graph``, ``signature`` as before, plus
-    ``detail`` and ``history``, the record's index)."""
+    ``block_id``, ``detail`` and ``history``, the record's index)."""
     names = [v.name for v in block._cached_graph[0]]
     sig = describe_key(names, key)
     if block._rebuild_pending:
@@ -131,5 +135,14 @@ def note_build(block, key):
             ("train" if training else "predict")
         graph = graph_json(block, shapes={n: sh for n, (sh, _) in zip(names, shapes)},
                            dtypes={n: dt for n, (_, dt) in zip(names, shapes)})
-        events.publish("cache_built", block=block.name, reason=reason, graph=graph, signature=short,
-                       detail=detail, history=len(block.rebuild_history) - 1)
+        events.publish("cache_built", block=block.name, block_id=id(block), reason=reason, graph=graph,
+                       signature=short, detail=detail, history=len(block.rebuild_history) - 1)
+
+
+def note_inactive(block, detail):
+    """``block`` stopped running hybridized (its calls now run imperatively): publish
+    ``hybridize_off`` (``block``, ``block_id``, ``reason``: ``events.NOT_HYBRIDIZED``, ``detail``)."""
+    from .. import events
+    if events.has_subscribers("hybridize_off"):
+        events.publish("hybridize_off", block=block.name, block_id=id(block), reason=events.NOT_HYBRIDIZED,
+                       detail=detail)

@@ -10,6 +10,7 @@ events carry it) turns a Symbol or a hybridized block into the graph JSON contra
 - ``TensorInspector(block)``: per-op tensor statistics through an op hook (``hybridlab.lab.inspector``);
 - ``TimingPanel(block, *inputs)``: imperative vs hybridized timings (``hybridlab.lab.timing``);
 - ``inspect(block, *inputs)``: the three in one dashboard (``hybridlab.lab.dashboard``);
+- each widget's output also carries a static snapshot for saved notebooks (``hybridlab.lab.fallback``);
 - ``graph_mimebundle(obj)``, ``register_formatters()``: static graph output (``hybridlab.lab.mime``);
   inside IPython, importing this package registers the display formatters, so a Symbol or a
   hybridized block displays as a graph.

@@ -7,7 +7,13 @@ None when no inputs are given). Its view lays them out as tabs under the graph a
 the graph the node the inspector flagged for a NaN/Inf (``first_nonfinite``).
 
 ``inspect`` hybridizes the block if it is not yet, calls it once on ``inputs`` (so the graph and
-the first statistics are there), and runs the timing panel on the same inputs.
+the first statistics are there), and runs the timing panel on the same inputs. The inspector
+checks every later call's outputs for NaN/Inf, so the first one is flagged even on a call that
+was not sampled for full statistics.
+
+``detach()`` stops the graph following the block and removes the inspector's hooks, keeping the
+dashboard on screen; ``close()`` also closes it. Displayed, its output carries a static snapshot
+of the three (``text/html``, see ``hybridlab.lab.fallback``) for saved notebooks.
 
 Example::
 
@@ -25,6 +31,7 @@ Example::
 import ipywidgets as widgets
 from traitlets import Instance, Unicode
 
+from . import fallback
 from .inspector import TensorInspector
 from .timing import TimingPanel
 from .widgets import MODULE_NAME, MODULE_VERSION, GraphView
@@ -47,12 +54,29 @@ class Dashboard(widgets.DOMWidget):
     inspector = Instance(TensorInspector).tag(sync=True, **widgets.widget_serialization)
     timing = Instance(TimingPanel, allow_none=True).tag(sync=True, **widgets.widget_serialization)
 
+    def detach(self):
+        """Stop following the block (graph) and remove the inspector's hooks; the views stay."""
+        self.graph.detach()
+        self.inspector.detach()
+
     def close(self):
         """Close the three widgets (the inspector removes its hook) and the dashboard."""
         for child in (self.graph, self.inspector, self.timing):
             if child is not None:
                 child.close()
         super().close()
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = super()._repr_mimebundle_(**kwargs)
+        parts = []
+        for child in (self.graph, self.inspector, self.timing):
+            if child is None:
+                continue
+            child_bundle = child._repr_mimebundle_() if callable(getattr(child, "_repr_mimebundle_", None)) else None
+            if child_bundle:
+                data = child_bundle[0] if isinstance(child_bundle, tuple) else child_bundle
+                parts.append(data.get("text/html", "").replace(fallback.NOTE_HTML, ""))
+        return fallback.widget_bundle(bundle, fallback.box("dashboard", f"{self.block}: dashboard", *parts))
 
 
 def inspect(block, *inputs, every=None, calls=30, **timing_options):

@@ -13,14 +13,23 @@ the block runs its normal (fast) path. ``every=1`` inspects every call, ``every=
 Large tensors are summarised on a strided sample of at most ``sample`` elements (the mean is
 exact; NaN/Inf are counted exactly on the whole tensor).
 
+NaN/Inf detection covers every call: a call that is not inspected still has its outputs checked
+(one float64 sum per output, then an exact check when the sum is not finite). When such a call's
+output holds a NaN or Inf, ``first_nonfinite`` flags that call at once (the output's node, with
+``"inspected": False`` and a ``detail`` sentence) and the next call is inspected in full; if it
+shows a NaN/Inf too, the flag moves to the first op that produced one there (``located_step``),
+keeping ``step``, the first call that had one.
+
 ``steps`` (a Python list) holds the last ``history`` inspected calls, oldest first: ``{"step":
 call number (1-based), "nodes": [per op output: name (the tensor), node (the graph node), op,
 shape, dtype, size, sampled, min, max, mean, std, zeros, nan, inf, hist: {lo, hi, counts},
 preview: [[...]] or None]}``. Synced traits: ``block`` (its name), ``steps_json`` (``steps`` as a
-JSON string: one cheap sync per inspected call), ``calls`` (calls seen, synced at each inspected
-call and by ``flush()``), ``inspected`` (calls inspected), ``first_nonfinite`` (``{step, node,
-tensor, op}`` of the first op output that held a NaN or Inf, ``{}`` until one does; the
-dashboard highlights that node on the graph), ``error``.
+JSON string: one cheap sync per inspected call), ``calls`` (calls seen: synced at each inspected
+call, at most twice a second while calls go on, after each notebook cell and by ``flush()``),
+``inspected`` (calls inspected), ``first_nonfinite`` (``{step, node, tensor, op}`` of the first op
+output that held a NaN or Inf, ``{}`` until one does, plus ``inspected``, ``detail`` and
+``located_step`` when the call was not inspected; the dashboard highlights that node on the
+graph), ``error``. ``detach()`` removes the hooks and keeps the view; ``close()`` also closes it.
 
 Example::
 
@@ -41,8 +50,11 @@ Example::
     >>> _ = net(mx.nd.array([[float('nan')] * 5] * 3))
     >>> ins.first_nonfinite["node"], ins.first_nonfinite["step"]
     ('mlp_dense0_fwd', 2)
+    >>> ins
+    <TensorInspector of block 'mlp': 2 of 2 calls inspected, first NaN/Inf at 'mlp_dense0_fwd' (call 2)>
     >>> ins.close()       # removes the op hook
 """
+import html
 import json
 import math
 import time
@@ -53,9 +65,10 @@ import ipywidgets as widgets
 from traitlets import Dict, Int, Unicode
 
 from ..graph_json import graph_json
+from . import fallback
 from .widgets import MODULE_NAME, MODULE_VERSION
 
-__all__ = ["TensorInspector", "tensor_stats"]
+__all__ = ["TensorInspector", "tensor_stats", "nonfinite_output"]
 
 
 def _f(x):
@@ -142,6 +155,38 @@ def tensor_stats(array, bins=16, sample=4096, preview=16):
     return out
 
 
+def _flat_outputs(out):
+    if isinstance(out, (list, tuple)):
+        for o in out:
+            yield from _flat_outputs(o)
+    elif out is not None:
+        yield out
+
+
+def nonfinite_output(out):
+    """The index of the first output (flattened) of a block call holding a NaN or Inf, else None:
+    a float64 sum per floating-point output, checked exactly only when the sum is not finite.
+
+    >>> nonfinite_output([np.ones(3), np.array([1.0, np.inf])]), nonfinite_output(np.ones(2))
+    (1, None)
+    """
+    for i, o in enumerate(_flat_outputs(out)):
+        data = getattr(o, "_data", o)
+        kind = getattr(getattr(data, "dtype", None), "kind", "")
+        if kind not in "fc" or not getattr(data, "size", 0):
+            continue
+        xp = np
+        if not isinstance(data, np.ndarray):
+            if type(data).__module__.split(".")[0] == "cupy":
+                import cupy as xp  # noqa: F811 -- check on the device
+            else:
+                data = np.asarray(data)
+        total = xp.sum(xp.abs(data) if kind == "c" else data, dtype=xp.float64)
+        if not math.isfinite(float(total)) and not bool(xp.isfinite(data).all()):
+            return i
+    return None
+
+
 class _Sampler:
     """Decides which calls are inspected (see the module docstring)."""
 
@@ -219,7 +264,7 @@ class TensorInspector(widgets.DOMWidget):
         def post(blk, args, out):
             me = ref()
             if me is not None:
-                me._after_call()
+                me._after_call(out)
 
         def hook(name, op_name, arr):
             me = ref()
@@ -228,7 +273,31 @@ class TensorInspector(widgets.DOMWidget):
 
         self._hook = hook
         self._handles = [block.register_forward_pre_hook(pre), block.register_forward_hook(post)]
+        self._heads = None        # per graph output: (node, tensor, op), read with the names
+        self._synced_at = 0.0
+        self._cell_hook = self._watch_cells(ref)
         self._arm(True)
+
+    @staticmethod
+    def _watch_cells(ref):
+        """Sync ``calls`` after each notebook cell (IPython's ``post_run_cell``); None outside IPython."""
+        try:
+            from IPython import get_ipython
+            shell = get_ipython()
+        except ImportError:
+            return None
+        if shell is None or not hasattr(shell, "events"):
+            return None
+
+        def after_cell(*_):
+            me = ref()
+            if me is None:
+                shell.events.unregister("post_run_cell", after_cell)
+            elif me.calls != me._calls:
+                me.calls = me._calls
+
+        shell.events.register("post_run_cell", after_cell)
+        return shell, after_cell
 
     # ---- the call cycle ------------------------------------------------------------------------
     def _arm(self, on):
@@ -241,16 +310,42 @@ class TensorInspector(widgets.DOMWidget):
         self._current = [] if self._armed else None
         self._t0 = time.perf_counter()
 
-    def _after_call(self):
+    def _after_call(self, out=None):
         records, self._current = self._current, None
         inspected = records is not None
         self._calls += 1
+        flagged = False
         if inspected:
             self._publish(records)
-        seconds = time.perf_counter() - self._t0
-        nxt = self._sampler.done(self._calls, seconds, inspected)
+        elif not self.first_nonfinite:
+            flagged = self._check_outputs(out)
+        now = time.perf_counter()
+        if not inspected and (flagged or now - self._synced_at > 0.5):
+            self.calls, self._synced_at = self._calls, now
+        seconds = now - self._t0
+        nxt = self._sampler.done(self._calls, seconds, inspected) or flagged
         if nxt != self._armed:
             self._arm(nxt)
+
+    def _check_outputs(self, out):
+        """An uninspected call: flag it when an output holds a NaN/Inf (see the module docstring)."""
+        try:
+            with np.errstate(all="ignore"):
+                i = nonfinite_output(out)
+        except Exception:  # noqa: BLE001 -- the check is a courtesy: the user's call goes on
+            return False
+        if i is None:
+            return False
+        self._node_of("")          # reads the graph's names and heads when the block rebuilt
+        heads = self._heads or []
+        block = self._block_ref()
+        name = block.name if block is not None else self.block
+        node, tensor, op = heads[i] if i < len(heads) else (name, f"{name}_output{i}", "")
+        self.first_nonfinite = {
+            "step": self._calls, "node": node, "tensor": tensor, "op": op, "inspected": False,
+            "detail": f"call {self._calls} was not inspected: its output {tensor} held a NaN/Inf; "
+                      f"the next call is inspected in full to find the op that produced it"}
+        return True
 
     def _node_of(self, tensor):
         node = self._names.get(tensor)
@@ -260,9 +355,12 @@ class TensorInspector(widgets.DOMWidget):
         builds = len(getattr(block, "rebuild_history", None) or [])
         if block is not None and builds != self._names_for and getattr(block, "_cached_graph", None):
             self._names_for = builds
-            for n in graph_json(block)["nodes"]:
+            g = graph_json(block)
+            for n in g["nodes"]:
                 for o in n["outputs"]:
                     self._names[o["name"]] = n["name"]
+            self._heads = [(g["nodes"][k]["name"], g["nodes"][k]["outputs"][j]["name"], g["nodes"][k]["op"])
+                           for k, j in g["heads"]]
         node = self._names.get(tensor)
         if node is None:       # an imperative call, or a name the graph does not list
             node = tensor.rsplit("_", 1)[0] if "_" in tensor else tensor
@@ -271,7 +369,8 @@ class TensorInspector(widgets.DOMWidget):
 
     def _record(self, name, op_name, arr):
         try:
-            stats = tensor_stats(arr, **self._opts)
+            with np.errstate(all="ignore"):     # NaN/Inf are what is being looked for: no warnings
+                stats = tensor_stats(arr, **self._opts)
         except Exception as err:  # noqa: BLE001 -- shown in the widget, the user's call goes on
             self.error = f"statistics of '{name}' failed: {type(err).__name__}: {err}"
             return
@@ -286,15 +385,24 @@ class TensorInspector(widgets.DOMWidget):
             self.calls = self._calls
             self.inspected += 1
             self.steps_json = "[" + ",".join(self._step_json) + "]"
-            if not self.first_nonfinite:
+            flag = self.first_nonfinite
+            if not flag or (flag.get("inspected") is False and "located_step" not in flag):
                 for r in records:
                     if r["nan"] or r["inf"]:
-                        self.first_nonfinite = {"step": self._calls, "node": r["node"], "tensor": r["name"],
-                                                "op": r["op"]}
+                        if not flag:
+                            self.first_nonfinite = {"step": self._calls, "node": r["node"], "tensor": r["name"],
+                                                    "op": r["op"]}
+                        else:      # the first NaN/Inf call was not inspected: this one locates it
+                            self.first_nonfinite = {
+                                **flag, "node": r["node"], "tensor": r["name"], "op": r["op"],
+                                "located_step": self._calls,
+                                "detail": f"call {flag['step']} was not inspected: its output {flag['tensor']} "
+                                          f"held a NaN/Inf; call {self._calls}, inspected, first shows one at "
+                                          f"node {r['node']} ({r['op']})"}
                         break
 
     def flush(self):
-        """Sync ``calls`` (it otherwise follows at each inspected call)."""
+        """Sync ``calls`` now (it otherwise follows at inspected calls, twice a second and after each cell)."""
         self.calls = self._calls
 
     # ---- public --------------------------------------------------------------------------------
@@ -306,17 +414,57 @@ class TensorInspector(widgets.DOMWidget):
         self._sampler = _Sampler(self._sampler.every, self._sampler.budget)
         self._arm(True)
 
-    def close(self):
-        """Remove the op hook and the forward hooks, and close the widget."""
+    def detach(self):
+        """Remove the op hook and the forward hooks: the block runs as before, the view stays on
+        screen with the statistics it has (``calls`` synced a last time)."""
         for h in getattr(self, "_handles", []):
             h.detach()
         self._handles = []
+        hook = getattr(self, "_cell_hook", None)
+        if hook is not None:
+            shell, fn = hook
+            try:
+                shell.events.unregister("post_run_cell", fn)
+            except ValueError:
+                pass
+            self._cell_hook = None
         block = self._block_ref() if hasattr(self, "_block_ref") else None
         if block is not None and getattr(block, "_callback", None) is self._hook:
             block.register_op_hook(None)
+        if hasattr(self, "_calls") and self.comm is not None:
+            self.calls = self._calls
+
+    def close(self):
+        """Remove the op hook and the forward hooks, and close the widget (its view disappears)."""
+        self.detach()
         super().close()
+
+    def status_text(self):
+        """``mlp_: 2 of 7 calls inspected`` (and the first NaN/Inf when one was seen)."""
+        text = f"{self.block}: {self.inspected} of {self._calls} call{'' if self._calls == 1 else 's'} inspected"
+        flag = self.first_nonfinite
+        if flag:
+            text += (f"; first NaN/Inf: node {flag['node']} ({flag['op'] or 'output'}), output {flag['tensor']}, "
+                     f"call {flag['step']}")
+        return text
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = super()._repr_mimebundle_(**kwargs)
+        parts = []
+        if self.first_nonfinite.get("detail"):
+            parts.append(f"<p>{html.escape(self.first_nonfinite['detail'])}</p>")
+        if self.steps:
+            step = self.steps[-1]
+            parts.append(f"<p>call {step['step']} (the last inspected):</p>")
+            parts.append(fallback.table(
+                ["node", "op", "shape", "dtype", "min", "max", "mean", "std", "zeros", "NaN", "Inf"],
+                [[t["node"], t["op"], str(tuple(t["shape"])), t["dtype"], t["min"], t["max"], t["mean"], t["std"],
+                  f"{100 * t['zeros']:.1f}%", t["nan"], t["inf"]] for t in step["nodes"]]))
+        return fallback.widget_bundle(bundle, fallback.box("inspector", self.status_text(), *parts))
 
     def __repr__(self):
         flag = self.first_nonfinite
         bad = f", first NaN/Inf at {flag['node']!r} (call {flag['step']})" if flag else ""
-        return f"<TensorInspector of block {self.block!r}: {self.inspected} of {self._calls} call(s) inspected{bad}>"
+        n = self._calls
+        return f"<TensorInspector of block {self.block!r}: {self.inspected} of {n} call{'' if n == 1 else 's'} " \
+               f"inspected{bad}>"

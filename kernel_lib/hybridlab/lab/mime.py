@@ -68,10 +68,19 @@ def _summary(obj, graph):
             f"{n_param} parameters, {plural(n_op, 'op')})")
 
 
-def _svg(symbol):
+def _digraph(symbol):
+    """``mx.viz.plot_network``'s Digraph of ``symbol`` with nodes that grow to fit their labels
+    (``fixedsize=false``: MXNet's fixed 1.3 x 0.8 boxes make ``dot`` warn "size too small for
+    label" once per long node name)."""
     from ..viz import plot_network
+    return plot_network(symbol, node_attrs={"fixedsize": "false"})
+
+
+def _svg(symbol):
+    """The SVG of ``symbol`` drawn by ``dot`` (None when that fails). ``dot``'s stderr is captured
+    (``quiet``), so no Graphviz warning reaches the notebook."""
     try:
-        return plot_network(symbol).pipe(format="svg").decode("utf-8")
+        return _digraph(symbol).pipe(format="svg", quiet=True).decode("utf-8")
     except Exception:  # noqa: BLE001 -- the SVG is a fallback; the graph MIME type still renders
         return None
 

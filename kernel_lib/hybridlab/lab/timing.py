@@ -6,7 +6,8 @@ imperatively and hybridized with three flag sets (``default``, ``static_alloc``,
 median/mean/p10/p90, the trace cost (building the graph), the build cost (the first call less a
 steady call: compile and first run), the speed-up over imperative (median vs median) and after how
 many calls hybridizing pays off (``breakeven_calls``: the smallest n with n imperative calls slower
-than trace + build + n hybridized calls; None when it never does); and the per-op breakdown of the
+than trace + build + n hybridized calls; None when it never does, i.e. the hybridized call is not
+faster; ``pays_off``: the same in words, see ``payoff_text``); and the per-op breakdown of the
 default hybridized mode from ``mx.profiler`` joined to the graph's nodes (``ops``: node, op,
 family, scope, count, total_ms, avg_ms, share).
 
@@ -39,6 +40,13 @@ Example::
     ['mlp_dense0_fwd', 'mlp_dense0_relu_fwd', 'mlp_dense1_fwd']
     >>> net._active, net.cached_op is None          # the user's block is untouched
     (False, True)
+    >>> print(panel.text())                          # doctest: +ELLIPSIS
+    mlp: 5 timed calls per mode on (4, 5) float32
+    imperative                   ... ms  1.00x
+    default                      ... ms  ...x  ...
+    ...
+
+A saved notebook keeps this table as a static ``text/html`` snapshot (``hybridlab.lab.fallback``).
 """
 import math
 import time
@@ -49,9 +57,10 @@ from traitlets import Bool, Dict, Float, Unicode
 
 from .. import profiler
 from ..graph_json import graph_json
+from . import fallback
 from .widgets import MODULE_NAME, MODULE_VERSION
 
-__all__ = ["TimingPanel", "time_block", "MODES"]
+__all__ = ["TimingPanel", "time_block", "MODES", "payoff_text", "results_text"]
 
 MODES = [("imperative", None), ("default", {}), ("static_alloc", {"static_alloc": True}),
          ("static_alloc+static_shape", {"static_alloc": True, "static_shape": True})]
@@ -97,6 +106,38 @@ class _Preserved:
             b.__dict__.clear()
             b.__dict__.update(attrs)
         return False
+
+
+def payoff_text(mode):
+    """When hybridizing pays off, in words, for one mode of ``time_block``'s results.
+
+    >>> payoff_text({"name": "default", "breakeven_calls": None, "speedup": 0.8})
+    'never: not faster than imperative at this size (0.80x)'
+    >>> payoff_text({"name": "default", "breakeven_calls": 1, "speedup": 3.0})
+    'pays off from the first call'
+    >>> payoff_text({"name": "default", "breakeven_calls": 12, "speedup": 3.0})
+    'pays off after 12 calls'
+    >>> payoff_text({"name": "imperative", "breakeven_calls": None, "speedup": 1.0})
+    ''
+    """
+    if mode.get("name") == "imperative":
+        return ""
+    n = mode.get("breakeven_calls")
+    if n is None:
+        speed = mode.get("speedup")
+        return "never: not faster than imperative at this size" + (f" ({speed:.2f}x)" if speed else "")
+    return "pays off from the first call" if n <= 1 else f"pays off after {n} calls"
+
+
+def results_text(results):
+    """``time_block``'s results as a text table (one line per mode)."""
+    if not results or not results.get("modes"):
+        return "not run"
+    lines = [f"{results['block']}: {results['calls']} timed calls per mode on {results['inputs']}"]
+    for m in results["modes"]:
+        speed = f"{m['speedup']:.2f}x" if m.get("speedup") else "—"
+        lines.append(f"{m['name']:<28} {m['median_ms']:.3f} ms  {speed}  {payoff_text(m)}".rstrip())
+    return "\n".join(lines)
 
 
 def _sync(out):
@@ -191,6 +232,7 @@ def time_block(block, *inputs, calls=30, warmup=2, profile_calls=3, progress=Non
         gain = imp - m["median_ms"]
         fixed = (m["trace_ms"] or 0.0) + (m["build_ms"] or 0.0)
         m["breakeven_calls"] = None if m["name"] == "imperative" or gain <= 0 else max(1, math.ceil(fixed / gain))
+        m["pays_off"] = payoff_text(m)
     report(1.0, "done")
     shapes = ", ".join(f"{tuple(getattr(x, 'shape', ()))} {getattr(x, 'dtype', '')}" for x in inputs)
     return {"block": block.name, "inputs": shapes, "calls": calls, "modes": modes, "ops": ops,
@@ -275,8 +317,29 @@ class TimingPanel(widgets.DOMWidget):
             except Exception:  # noqa: BLE001 -- already in ``error`` for the view
                 pass
 
+    def text(self):
+        """The results as a text table (``results_text``)."""
+        return results_text(self.results)
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = super()._repr_mimebundle_(**kwargs)
+        r = self.results
+        if not r.get("modes"):
+            return fallback.widget_bundle(bundle, fallback.box("timing", f"{self.block}: timing not run"))
+        rows = [[m["name"], m["median_ms"], m["p10_ms"], m["p90_ms"], m["trace_ms"], m["build_ms"],
+                 f"{m['speedup']:.2f}x" if m.get("speedup") else "—", payoff_text(m)] for m in r["modes"]]
+        parts = [fallback.table(["mode", "median ms", "p10 ms", "p90 ms", "trace ms", "build ms", "speed-up",
+                                 "pays off"], rows)]
+        if r.get("ops"):
+            parts.append("<p>Per-op time (default hybridized, profiler):</p>")
+            parts.append(fallback.table(["node", "op", "calls", "avg ms", "share"],
+                                        [[o["node"], o["op"], o["count"], o["avg_ms"], f"{100 * o['share']:.1f}%"]
+                                         for o in r["ops"]]))
+        title = f"{r['block']}: {r['calls']} timed calls per mode on {r['inputs']}"
+        return fallback.widget_bundle(bundle, fallback.box("timing", title, *parts))
+
     def __repr__(self):
         modes = self.results.get("modes", [])
         best = max((m for m in modes[1:]), key=lambda m: m["speedup"] or 0, default=None)
-        tail = f", best {best['name']} {best['speedup']:.2f}x" if best else ", not run"
+        tail = f", best {best['name']} {best['speedup']:.2f}x, {payoff_text(best)}" if best else ", not run"
         return f"<TimingPanel of block {self.block!r}{tail}>"

@@ -4,11 +4,17 @@
 ``GraphView(block_or_symbol)`` draws a Symbol or a hybridized block's cached graph (the graph JSON
 of ``hybridlab.graph_json``, docs/graph-json.md) with Graphviz in the browser. For a block it
 subscribes to the ``"cache_built"`` event (``hybridlab.events``), so when the block builds or
-rebuilds its cached op the view updates and shows why (``reason``, ``detail``).
+rebuilds its cached op the view updates and shows why (``reason``, ``detail``). It follows that
+block object only (events carry ``block_id``): a new block with the same name (a "create the
+model" cell run again) has its own views. ``"hybridize_off"`` events (``hybridize(active=False)``)
+set ``reason`` to ``"not hybridized: runs imperatively"`` and ``hybridized`` to False; the graph
+of the last build stays.
 
 Synced traits: ``graph`` (the graph JSON dict, ``{}`` until the block's first hybridized call),
 ``block`` (the block's name, ``""`` for a Symbol), ``reason`` and ``detail`` (why the cached op was
-last built), ``signature`` (the input signature it was built for), ``rebuilds`` (how many builds
+last built; ``detail`` is the human-readable diff: ``data: (1, 3) float32 -> (5, 3) float32``,
+``static_alloc: False -> True``), ``hybridized`` (whether the block runs hybridized),
+``signature`` (the input signature it was built for), ``rebuilds`` (how many builds
 the block has made), ``error`` (the last hybridization error as text, ``""`` when none),
 ``param_stats`` (per parameter, keyed by its graph variable name: ``shape``, ``dtype``, ``mean``,
 ``std``, ``min``, ``max``, ``zeros`` (share of zeros); computed in the kernel, refreshed on every
@@ -30,22 +36,31 @@ Example::
     >>> view.reason, len(view.graph["nodes"]) > 0
     ('first call', True)
     >>> _ = net(mx.nd.ones((5, 3)))
-    >>> view.reason, view.rebuilds
-    ('new input signature', 2)
+    >>> view.reason, view.detail, view.rebuilds
+    ('new input signature', 'data: (1, 3) float32 -> (5, 3) float32', 2)
+    >>> net.hybridize(active=False)
+    >>> view.reason, view.hybridized
+    ('not hybridized: runs imperatively', False)
     >>> view.close()
+
+Displayed, a view's output also carries a static snapshot (``text/html``, the graph JSON; see
+``hybridlab.lab.fallback``) so a saved notebook shows the graph without a kernel. ``detach()``
+stops following the block and keeps the view on screen; ``close()`` also removes the view.
 """
+import html
 import math
 import weakref
 
 import numpy as np
 import ipywidgets as widgets
-from traitlets import Dict, Int, Unicode
+from traitlets import Bool, Dict, Int, Unicode
 
 from .. import events
 from ..graph_json import graph_json
 from ..symbol.symbol import Symbol
+from . import fallback
 
-__all__ = ["GraphView", "MODULE_NAME", "MODULE_VERSION", "param_stats"]
+__all__ = ["GraphView", "MODULE_NAME", "MODULE_VERSION", "param_stats", "is_event_of"]
 
 MODULE_NAME = "hybridlab"        # the npm package (package.json "name")
 MODULE_VERSION = "^0.1.0"       # a semver range admitting the extension's version (package.json "version")
@@ -82,6 +97,30 @@ def param_stats(block):
             "zeros": float((a == 0).mean()) if a.size else 0.0,
         }
     return out
+
+
+def is_event_of(event, block, name):
+    """Whether ``event`` (``cache_built``, ``hybridize_off``, ``hybridize_error``) is about this
+    very ``block`` object (not another block of the same name) published under ``name`` (the
+    name the view was made for: the timing panel's runs rename the block, so views do not follow
+    them)."""
+    if block is None or event.get("block") != name:
+        return False
+    block_id = event.get("block_id")
+    return block_id is None or block_id == id(block)
+
+
+def _block_graph(block):
+    """The graph JSON of a built block with the shapes of its last build (as its ``cache_built``
+    event carried them)."""
+    key = getattr(block, "_last_key", None)
+    try:
+        names = [v.name for v in block._cached_graph[0]]
+        shapes = {n: sh for n, (sh, _) in zip(names, key[0])}
+        dtypes = {n: dt for n, (_, dt) in zip(names, key[0])}
+    except Exception:  # noqa: BLE001 -- no signature recorded: the shapes the nodes carry
+        return graph_json(block)
+    return graph_json(block, shapes=shapes, dtypes=dtypes)
 
 
 def _subscribe_weakly(topic, widget, method_name):
@@ -125,11 +164,15 @@ class GraphView(widgets.DOMWidget):
     rebuilds = Int(0).tag(sync=True)
     error = Unicode("").tag(sync=True)
     param_stats = Dict().tag(sync=True)
+    hybridized = Bool(True).tag(sync=True)
 
     def __init__(self, block_or_symbol, shapes=None, dtypes=None, inputs=None, **kwargs):
         super().__init__(**kwargs)
         self._subscriptions = []
+        self._symbol = None
+        self._block_ref = lambda: None
         if isinstance(block_or_symbol, Symbol):
+            self._symbol = block_or_symbol
             self.graph = graph_json(block_or_symbol, shapes=shapes, dtypes=dtypes, inputs=inputs)
             return
         if not hasattr(block_or_symbol, "_cached_graph") or not hasattr(block_or_symbol, "name"):
@@ -138,19 +181,24 @@ class GraphView(widgets.DOMWidget):
         self._block_ref = weakref.ref(block_or_symbol)
         history = list(getattr(block_or_symbol, "rebuild_history", None) or [])
         if block_or_symbol._cached_graph:
-            self.graph = graph_json(block_or_symbol)
+            self.graph = _block_graph(block_or_symbol)
             if history:
                 last = history[-1]
                 self.reason, self.detail, self.signature = last.reason, last.detail, last.signature
+        elif history and not getattr(block_or_symbol, "_active", False):
+            self.reason, self.detail = events.NOT_HYBRIDIZED, "hybridize(active=False): calls run imperatively"
+        self.hybridized = bool(getattr(block_or_symbol, "_active", False))
         self.rebuilds = len(history)
         self.param_stats = param_stats(block_or_symbol)
         self._subscriptions.append(_subscribe_weakly("cache_built", self, "_on_cache_built"))
+        self._subscriptions.append(_subscribe_weakly("hybridize_off", self, "_on_hybridize_off"))
         self._subscriptions.append(_subscribe_weakly("hybridize_error", self, "_on_hybridize_error"))
 
     def _on_cache_built(self, event):
-        if event.get("block") != self.block:
+        if not is_event_of(event, self._block_ref(), self.block):
             return
         with self.hold_sync():
+            self.hybridized = True
             self.graph = event["graph"]
             self.reason = str(event.get("reason", ""))
             self.detail = str(event.get("detail", "") or "")
@@ -162,19 +210,59 @@ class GraphView(widgets.DOMWidget):
             if block is not None:
                 self.param_stats = param_stats(block)
 
+    def _on_hybridize_off(self, event):
+        if not is_event_of(event, self._block_ref(), self.block):
+            return
+        with self.hold_sync():       # the last build's graph stays on screen
+            self.hybridized = False
+            self.reason = str(event.get("reason", "") or events.NOT_HYBRIDIZED)
+            self.detail = str(event.get("detail", "") or "")
+
     def _on_hybridize_error(self, event):
-        if event.get("block") != self.block:
+        if not is_event_of(event, self._block_ref(), self.block):
             return
         err = event.get("error")
         self.error = f"{type(err).__name__}: {err}" if isinstance(err, BaseException) else str(err)
 
-    def close(self):
-        """Stop following the block and close the widget."""
+    def status_text(self):
+        """The status line as text: ``mlp0: cached op rebuilt (new input signature: data: (1, 3)
+        float32 -> (5, 3) float32), build #2``."""
+        who = self.block or "graph"
+        if not self.reason:
+            return f"{who}: waiting for the block's first hybridized call" if self.block and not self.graph else who
+        why = f"{self.reason}: {self.detail}" if self.detail and self.reason != "first call" else self.reason
+        if not self.hybridized:
+            return f"{who}: {why} (the graph of build #{self.rebuilds} is shown)" if self.graph else f"{who}: {why}"
+        verb = "rebuilt" if self.rebuilds > 1 else "built"
+        return f"{who}: cached op {verb} ({why}), build #{self.rebuilds}" if self.rebuilds else f"{who}: {why}"
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is None or not self.graph:
+            return fallback.widget_bundle(bundle, fallback.box("graph", self.status_text()))
+        from .mime import GRAPH_MIME_TYPE, graph_symbol
+        block = self._block_ref()
+        symbol = self._symbol if self._symbol is not None else graph_symbol(block) if block is not None else None
+        nodes = self.graph.get("nodes", [])
+        n_op = sum(1 for n in nodes if n.get("op") != "null")
+        summary = html.escape(f"{len(nodes)} nodes, {n_op} ops" + (f"; input signature {self.signature}"
+                                                                     if self.signature else ""))
+        page = fallback.box("graph", self.status_text(), f"<p>{summary}</p>",
+                            fallback.svg_img(symbol, self.block or "graph"))
+        return fallback.widget_bundle(bundle, page, {GRAPH_MIME_TYPE: self.graph})
+
+    def detach(self):
+        """Stop following the block; the view stays on screen with what it shows."""
         for sub in self._subscriptions:
             sub.detach()
         self._subscriptions = []
+
+    def close(self):
+        """Stop following the block and close the widget (its view disappears)."""
+        self.detach()
         super().close()
 
     def __repr__(self):
         what = f"block {self.block!r}" if self.block else "symbol"
-        return f"<GraphView of {what}: {len(self.graph.get('nodes', []))} nodes, {self.rebuilds} build(s)>"
+        off = ", not hybridized" if self.block and not self.hybridized else ""
+        return f"<GraphView of {what}: {len(self.graph.get('nodes', []))} nodes, {self.rebuilds} build(s){off}>"
