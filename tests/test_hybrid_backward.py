@@ -145,15 +145,18 @@ def test_backward_inlines_dense_gradients_bit_for_bit():
             assert g0.dtype == g1.dtype and np.array_equal(g0, g1)
 
 
-def test_training_keeps_convolution_columns_for_the_weight_gradients():
+def test_training_keeps_convolution_columns_and_pooling_maxima_for_the_gradients():
     _, net, x = _twins(lenet, (2, 1, 14, 14))
     _step(net, x)
     op = net.cached_op
     plan = op.backward_plan()
-    convs = [n.name for n in op.symbol._nodes() if not n.is_variable and n.op.name == "Convolution"]
-    assert plan.kept_columns == convs and len(convs) == 2
+    variants = [n.name for n in op.symbol._nodes() if not n.is_variable and (
+        n.op.name == "Convolution" or n.op.name == "Pooling" and n.parsed_attrs()["pool_type"] == "max")]
+    assert plan.kept_workspaces == variants and len(variants) == 3      # the average pooling has no variant
     assert "_Convolution_columns(" in plan.forward.source and "_backward_Convolution_weight_columns(" in \
         plan.backward.source and "_backward_Convolution_weight(" not in plan.backward.source
+    assert "_Pooling_first_max(" in plan.forward.source and "_backward_Pooling_first_max(" in plan.backward.source
+    assert plan.backward.source.count("_backward_Pooling(") == 1 and f"{variants[1]}_first_max" in plan.backward.source
     # the cached op's own graph and its predict program are untouched
     assert all(n.op.name != "_Convolution_columns" for n in op.symbol._nodes() if not n.is_variable)
     net(x)
@@ -163,16 +166,16 @@ def test_training_keeps_convolution_columns_for_the_weight_gradients():
 @pytest.mark.parametrize("frozen, budget, kept", [(True, None, 1), (False, 1, 0)],
                          ids=["frozen-first-layer-keeps-the-second", "one-byte-budget-keeps-none"])
 def test_convolution_columns_need_a_weight_gradient_and_fit_the_budget(monkeypatch, frozen, budget, kept):
-    from hybridlab.compiler.passes import conv_columns
+    from hybridlab.compiler.passes import train_variants
     if budget is not None:
-        monkeypatch.setattr(conv_columns, "COLUMNS_BUDGET", budget)
+        monkeypatch.setattr(train_variants, "WORKSPACE_BUDGET", budget)
     imp, hyb, x = _twins(lenet, (2, 1, 14, 14))
     if frozen:
         hyb[0].weight.grad_req = imp[0].weight.grad_req = "null"
     y0, gx0 = _step(imp, x)
     y1, gx1 = _step(hyb, x)
     names = [n.name for n in hyb.cached_op.symbol._nodes() if not n.is_variable and n.op.name == "Convolution"]
-    assert hyb.cached_op.backward_plan().kept_columns == names[1:1 + kept]
+    assert [n for n in hyb.cached_op.backward_plan().kept_workspaces if n in names] == names[1:1 + kept]
     np.testing.assert_allclose(gx1, gx0, **TOL)
     for (k, g0), g1 in zip(_grads(imp).items(), _grads(hyb).values()):
         np.testing.assert_allclose(g1, g0, **TOL, err_msg=k)

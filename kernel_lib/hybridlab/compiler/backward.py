@@ -51,7 +51,7 @@ from ..symbol.graph import Node, topo_order
 from ..symbol.symbol import Symbol
 from .codegen import Program, _Source, _counter, compile_program, generate
 from .passes._graph import gradient_path
-from .passes.conv_columns import keep_conv_columns
+from .passes.train_variants import keep_workspaces
 from .signature import Signature, infer_graph
 
 __all__ = ["BackwardPlan", "derive_backward", "BackwardUnavailable"]
@@ -231,9 +231,9 @@ class BackwardPlan:
 
     def __init__(self, outputs, inputs, signature, shapes, dtypes, need, title=""):
         self.need = tuple(bool(k) for k in need)
-        # the training graph may keep convolution columns for the weight gradients (within a budget)
-        outputs, self.kept_columns = keep_conv_columns(outputs, inputs, self.need, shapes, dtypes)
-        if self.kept_columns:
+        # ops whose gradients reuse forward workspaces run their training variants (within a budget)
+        outputs, self.kept_workspaces = keep_workspaces(outputs, inputs, self.need, shapes, dtypes)
+        if self.kept_workspaces:
             shapes, dtypes = infer_graph(outputs, inputs, signature)
         self._outputs, self._fwd_shapes, self._fwd_dtypes = list(outputs), shapes, dtypes
         d = derive_backward(outputs, inputs, shapes, dtypes, signature.device, signature.training, self.need)

@@ -6,7 +6,7 @@ the cached op may run ``_Convolution_columns`` instead of ``Convolution``: the s
 columns as a hidden second output, which the backward program passes to
 ``_backward_Convolution_weight_columns`` instead of rebuilding them. That trades memory (the columns
 hold C/num_group * prod(kernel) values per output position) for one im2col per layer and step; the
-pass ``compiler.passes.conv_columns`` makes the trade within a memory budget.
+pass ``compiler.passes.train_variants`` makes the trade within a memory budget.
 
 The columns are ``(num_group, C/num_group * prod(kernel), N * prod(G))``: rows in (channel, kernel
 position) order, columns in (sample, grid position) order. The grid G is the output, or, for a

@@ -23,8 +23,9 @@ An op definition holds
     pooling), so that ``window_max(monotone(x)) == monotone(window_max(x))``, gradients included.
   * ``train_variant``: ``(op name, input name)`` of a variant with the same inputs, attributes and
     visible outputs plus a hidden workspace its gradient for that input reads instead of rebuilding
-    it (Convolution: ``("_Convolution_columns", "weight")``); compiled training steps may run it
-    (``compiler.passes.conv_columns``).
+    it (Convolution: ``("_Convolution_columns", "weight")``), optionally followed by a predicate
+    ``applies(a, in_shapes)`` when the variant covers some cases only (Pooling's); compiled training
+    steps may run it (``compiler.passes.train_variants``).
 
 Example (the shape of every op file)::
 
