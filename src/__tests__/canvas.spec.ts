@@ -202,5 +202,11 @@ describe('statusText', () => {
     expect(statusText('mlp0', 'first call', 1)).toBe('mlp0: cached op built (first call)');
     expect(statusText('mlp0', 'new input signature', 3)).toBe('mlp0: cached op rebuilt (new input signature), build #3');
     expect(statusText('mlp0', '', 0)).toBe('');
+    expect(statusText('mlp0', 'new input signature', 2, 'data: (1, 3) float32 -> (4, 3) float32')).toBe(
+      'mlp0: cached op rebuilt (new input signature: data: (1, 3) float32 -> (4, 3) float32), build #2'
+    );
+    expect(statusText('mlp0', 'not hybridized: runs imperatively', 2, '', false)).toBe(
+      'mlp0: not hybridized: runs imperatively (the graph shows its last hybridized build)'
+    );
   });
 });

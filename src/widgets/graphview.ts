@@ -52,7 +52,7 @@ export class GraphView extends DOMWidgetView {
     this.el.classList.add('hl-graph-widget');
     this._canvas = new GraphCanvas();
     this.el.appendChild(this._canvas.node);
-    this.listenTo(this.model, 'change:graph change:reason change:rebuilds', this._update);
+    this.listenTo(this.model, 'change:graph change:reason change:rebuilds change:detail change:hybridized', this._update);
     this.listenTo(this.model, 'change:error', this._showError);
     this.listenTo(this.model, 'change:param_stats', this._updateStats);
     this.listenTo(this.model, 'comm_live_update', this._commChanged);
@@ -78,7 +78,13 @@ export class GraphView extends DOMWidgetView {
     }
     const g = this.model.get('graph');
     const block = String(this.model.get('block') || '');
-    const info = statusText(block, String(this.model.get('reason') || ''), Number(this.model.get('rebuilds') || 0));
+    const info = statusText(
+      block,
+      String(this.model.get('reason') || ''),
+      Number(this.model.get('rebuilds') || 0),
+      String(this.model.get('detail') || ''),
+      this.model.get('hybridized') !== false
+    );
     if (isGraphJSON(g)) {
       void this._canvas.setGraph(g as IGraphJSON, info);
     } else {
