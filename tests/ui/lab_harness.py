@@ -23,6 +23,17 @@ import urllib.request
 import nbformat
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
+# the cell source of a small hybridized MLP, shared by the stories
+MLP = """import hybridlab as mx
+from hybridlab.gluon import nn
+net = nn.HybridSequential()
+net.add(nn.Dense(16, activation='relu'), nn.Dense(8, activation='relu'), nn.Dense(2))
+net.initialize()
+net.hybridize()
+x = mx.nd.ones((4, 8))
+out = net(x)
+"""
+
 CHROMIUM = os.environ.get("HYBRIDLAB_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]

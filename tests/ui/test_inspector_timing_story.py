@@ -3,21 +3,11 @@ after a call; when a NaN creeps into a layer's weights, the inspector flags the 
 produced it. ``mx.lab.TimingPanel`` times my block imperative vs hybridized and shows the speed-up."""
 import pytest
 
-from lab_harness import REPO
+from lab_harness import MLP, REPO
 
 HAVE = all((REPO / p).exists() for p in ("kernel_lib/hybridlab/lab/inspector.py", "kernel_lib/hybridlab/lab/timing.py",
                                           "src/widgets/inspector.ts", "src/widgets/timing.ts"))
 pytestmark = pytest.mark.skipif(not HAVE, reason="TensorInspector / TimingPanel are not in this tree yet")
-
-MLP = """import hybridlab as mx
-from hybridlab.gluon import nn
-net = nn.HybridSequential()
-net.add(nn.Dense(16, activation='relu'), nn.Dense(8, activation='relu'), nn.Dense(2))
-net.initialize()
-net.hybridize()
-x = mx.nd.ones((4, 8))
-out = net(x)
-"""
 
 
 def test_inspector_shows_statistics_and_flags_the_first_nan(open_notebook):

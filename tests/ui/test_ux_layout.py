@@ -13,15 +13,7 @@ not only DOM classes):
 """
 import json
 
-MLP = """import hybridlab as mx
-from hybridlab.gluon import nn
-net = nn.HybridSequential()
-net.add(nn.Dense(16, activation='relu'), nn.Dense(8, activation='relu'), nn.Dense(2))
-net.initialize()
-net.hybridize()
-x = mx.nd.ones((4, 8))
-out = net(x)
-"""
+from lab_harness import MLP
 
 LENET = """import hybridlab as mx
 from hybridlab import autograd

@@ -340,10 +340,7 @@ def tril(m, k=0):
     >>> mx.np.tril(mx.np.ones((2, 2))).tolist()
     [[1.0, 0.0], [1.0, 1.0]]
     """
-    m = _arr(m)
-    if m.ndim == 1:
-        m = _np.broadcast_to(m, (m.shape[0], m.shape[0]))
-    return call("_npi_tril", m, k=k, lower=True)
+    return _triangle(m, k, lower=True)
 
 
 def triu(m, k=0):
@@ -353,10 +350,15 @@ def triu(m, k=0):
     >>> mx.np.triu(mx.np.ones((2, 2))).tolist()
     [[1.0, 1.0], [0.0, 1.0]]
     """
+    return _triangle(m, k, lower=False)
+
+
+def _triangle(m, k, lower):
+    """``_npi_tril`` of ``m``; a 1-D ``m`` is repeated into a square first, as NumPy does."""
     m = _arr(m)
     if m.ndim == 1:
         m = _np.broadcast_to(m, (m.shape[0], m.shape[0]))
-    return call("_npi_tril", m, k=k, lower=False)
+    return call("_npi_tril", m, k=k, lower=lower)
 
 
 def flipud(m):
