@@ -12,34 +12,21 @@ Example::
     (1, 2, 6, 15)
 """
 from ...base import MXNetError
-from ..nn.basic_layers import BatchNorm, HybridSequential, Identity, Sequential  # noqa: F401
+from ..nn.basic_layers import BatchNorm, Identity  # noqa: F401
+from ..nn.breadth_layers import Concatenate, HybridConcatenate
 from ..hybrid_block import HybridBlock
 
 __all__ = ["Concurrent", "HybridConcurrent", "Identity", "PixelShuffle1D", "PixelShuffle2D", "PixelShuffle3D",
            "SyncBatchNorm"]
 
 
-class Concurrent(Sequential):
-    """Feeds the input to every child and concatenates their outputs along ``axis``."""
-
-    def __init__(self, axis=-1, prefix=None, params=None):
-        super().__init__(prefix=prefix, params=params)
-        self.axis = axis
-
-    def forward(self, x):
-        from ... import ndarray as nd
-        return nd.concat(*[block(x) for block in self._children.values()], dim=self.axis)
+class Concurrent(Concatenate):
+    """Feeds the input to every child and concatenates their outputs along ``axis`` (MXNet 1.x's name
+    for ``gluon.nn.Concatenate``)."""
 
 
-class HybridConcurrent(HybridSequential):
-    """``Concurrent`` for HybridBlocks: hybridizable."""
-
-    def __init__(self, axis=-1, prefix=None, params=None):
-        super().__init__(prefix=prefix, params=params)
-        self.axis = axis
-
-    def hybrid_forward(self, F, x):
-        return F.concat(*[block(x) for block in self._children.values()], dim=self.axis)
+class HybridConcurrent(HybridConcatenate):
+    """``Concurrent`` for HybridBlocks: hybridizable (``gluon.nn.HybridConcatenate``)."""
 
 
 def _factors(factor, n, name):
