@@ -19,7 +19,7 @@ from ..base import MXNetValueError
 from .. import numpy as _np
 from ._call import call
 
-__all__ = ["tensordot", "inner", "outer", "kron", "vdot", "cross", "diff", "ediff1d", "trace", "polyval",
+__all__ = ["einsum", "tensordot", "inner", "outer", "kron", "vdot", "cross", "diff", "ediff1d", "trace", "polyval",
            "average", "quantile", "percentile", "median", "nanmax", "nanmin", "ptp", "float_power", "heaviside",
            "deg2rad", "rad2deg", "nan_to_num", "fabs", "positive", "round_", "modf", "divmod", "logspace",
            "meshgrid", "indices", "tri", "bincount", "interp"]
@@ -31,6 +31,21 @@ def _arr(x):
 
 def _sl(x, axis, begin, end):
     return call("slice_axis", x, axis=axis, begin=begin, end=end)
+
+
+def einsum(subscripts, *operands, out=None, optimize=False):
+    """Einstein summation (NumPy's ``einsum``: explicit or implicit output, ``...``), differentiable
+    (see ops/np_einsum.py).
+
+    >>> import hybridlab as mx
+    >>> x = mx.np.arange(6.0).reshape(2, 3)
+    >>> mx.np.einsum('ij->j', x).tolist(), mx.np.einsum('ij,ij', x, x).tolist()
+    ([3.0, 5.0, 7.0], 55.0)
+    """
+    if not isinstance(subscripts, str):
+        raise MXNetValueError(f"np.einsum: expected the subscripts string first, got {type(subscripts).__name__}")
+    return call("_npi_einsum", *[_arr(o) for o in operands], out=out, subscripts=subscripts,
+                num_args=len(operands), optimize=int(bool(optimize)))
 
 
 def tensordot(a, b, axes=2):
