@@ -182,3 +182,18 @@ def test_fit_on_gpu_reproduces_the_mxnet_checkpoints(tmp_path):
     for key in want:
         np.testing.assert_allclose(got[key].asnumpy(), want[key].asnumpy(), rtol=1e-4, atol=1e-4, err_msg=key)
     assert mod.score(val, "acc") == [("accuracy", 0.55)]
+
+
+def test_save_params_and_load_params_round_trip(tmp_path):
+    mod = mx.mod.Module(small_net())
+    mod.bind([("data", (2, 4))], [("softmax_label", (2,))])
+    mod.init_params(mx.init.Xavier())
+    fname = str(tmp_path / "m.params")
+    mod.save_params(fname)
+    assert sorted(mx.nd.load(fname)) == ["arg:fc_bias", "arg:fc_weight"]
+    other = mx.mod.Module(small_net())
+    other.bind([("data", (2, 4))], [("softmax_label", (2,))])
+    other.init_params(mx.init.Zero())
+    other.load_params(fname)
+    np.testing.assert_array_equal(other.get_params()[0]["fc_weight"].asnumpy(),
+                                  mod.get_params()[0]["fc_weight"].asnumpy())

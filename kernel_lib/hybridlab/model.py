@@ -19,30 +19,40 @@ from collections import namedtuple
 
 from .base import MXNetError
 
-__all__ = ["save_checkpoint", "load_checkpoint", "load_params", "BatchEndParam"]
+__all__ = ["save_checkpoint", "load_checkpoint", "load_params", "save_params_file", "load_params_file",
+           "BatchEndParam"]
 
 BatchEndParam = namedtuple("BatchEndParams", ["epoch", "nbatch", "eval_metric", "locals"])
 
 
 def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_cast=True):
     """Write ``prefix-symbol.json`` (when ``symbol`` is given) and ``prefix-%04d.params`` atomically."""
-    from . import ndarray as nd
     if symbol is not None:
         symbol.save(f"{prefix}-symbol.json", remove_amp_cast=remove_amp_cast)
+    param_name = f"{prefix}-{epoch:04d}.params"
+    save_params_file(param_name, arg_params, aux_params)
+    logging.info('Saved checkpoint to "%s"', param_name)
+
+
+def save_params_file(fname, arg_params, aux_params):
+    """Write ``arg_params`` / ``aux_params`` to ``fname`` as MXNet names them (``arg:``/``aux:``)."""
+    from . import ndarray as nd
     params = {f"arg:{k}": v for k, v in arg_params.items()}
     params.update({f"aux:{k}": v for k, v in (aux_params or {}).items()})
-    param_name = f"{prefix}-{epoch:04d}.params"
-    nd.save(param_name, params)
-    logging.info('Saved checkpoint to "%s"', param_name)
+    nd.save(fname, params)
 
 
 def load_params(prefix, epoch):
     """``(arg_params, aux_params)`` from ``prefix-%04d.params``."""
+    return load_params_file(f"{prefix}-{epoch:04d}.params")
+
+
+def load_params_file(fname):
+    """``(arg_params, aux_params)`` from a ``.params`` file with ``arg:``/``aux:`` names."""
     from . import ndarray as nd
-    fname = f"{prefix}-{epoch:04d}.params"
     saved = nd.load(fname)
     if not isinstance(saved, dict):
-        raise MXNetError(f"load_params: {fname} expected named arrays ('arg:<name>' / 'aux:<name>'), got a list "
+        raise MXNetError(f"load_params_file: {fname} expected named arrays ('arg:<name>' / 'aux:<name>'), got a list "
                          f"of {len(saved)} unnamed arrays")
     arg_params, aux_params = {}, {}
     for key, value in saved.items():
@@ -52,7 +62,7 @@ def load_params(prefix, epoch):
         elif kind == "aux":
             aux_params[name] = value
         else:
-            raise MXNetError(f"load_params: {fname} has the name {key!r}; expected 'arg:<name>' or 'aux:<name>'")
+            raise MXNetError(f"load_params_file: {fname} has the name {key!r}; expected 'arg:<name>' or 'aux:<name>'")
     return arg_params, aux_params
 
 

@@ -30,7 +30,7 @@ from ..base import MXNetError
 from ..device import current_device
 from ..initializer import InitDesc, Uniform
 from ..io.batch import DataDesc, as_descs
-from ..model import load_checkpoint
+from ..model import load_checkpoint, load_params_file, save_params_file
 from .base_module import BaseModule
 
 __all__ = ["Module"]
@@ -182,16 +182,11 @@ class Module(BaseModule):
 
     def save_params(self, fname):
         """Save the parameters (``arg:``/``aux:`` names) to ``fname``."""
-        arg_params, aux_params = self.get_params()
-        nd.save(fname, {**{f"arg:{k}": v for k, v in arg_params.items()},
-                        **{f"aux:{k}": v for k, v in aux_params.items()}})
+        save_params_file(fname, *self.get_params())
 
     def load_params(self, fname):
         """Load parameters saved by ``save_params`` (or MXNet) from ``fname``."""
-        saved = nd.load(fname)
-        arg_params = {k[4:]: v for k, v in saved.items() if k.startswith("arg:")}
-        aux_params = {k[4:]: v for k, v in saved.items() if k.startswith("aux:")}
-        self.set_params(arg_params, aux_params)
+        self.set_params(*load_params_file(fname))
 
     # ---- optimizer -------------------------------------------------------------------------------
     def init_optimizer(self, kvstore="local", optimizer="sgd", optimizer_params=(("learning_rate", 0.01),),

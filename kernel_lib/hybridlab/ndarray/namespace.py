@@ -37,7 +37,7 @@ def make_function(op, ns=None, np_style=False):
     scalar_fn = getattr(_onp, ns.name, None) if np_style and op.family in _SCALAR_FAMILIES else None
 
     def fn(*args, out=None, name=None, **kwargs):
-        if scalar_fn is not None and out is None and args and all(_is_number(x) for x in args):
+        if scalar_fn is not None and args and _is_number(args[0]) and out is None and all(map(_is_number, args)):
             # numbers in, a NumPy scalar out (as MXNet's mx.np: np.sqrt(4.) is a float, not a float64 array)
             return scalar_fn(*args, **kwargs)
         if rename:

@@ -411,6 +411,15 @@ def append(arr, values, axis=None):
     return _np.concatenate([arr, values], axis=axis)
 
 
+def _along(arr, obj, axis):
+    """``(array, host index, axis, axis length)`` for delete/insert (``axis=None``: the flattened array)."""
+    arr = _arr(arr)
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    axis = operator.index(axis) % arr.ndim
+    return arr, obj.asnumpy() if isinstance(obj, _np.ndarray) else obj, axis, arr.shape[axis]
+
+
 def delete(arr, obj, axis=None):
     """``arr`` without the entries ``obj`` (an int, slice or index list) along ``axis`` (flattened when None).
 
@@ -418,13 +427,7 @@ def delete(arr, obj, axis=None):
     >>> mx.np.delete(mx.np.array([[1, 2], [3, 4]]), 0, axis=1).tolist()
     [[2.0], [4.0]]
     """
-    arr = _arr(arr)
-    if axis is None:
-        arr, axis = ravel(arr), 0
-    axis = operator.index(axis) % arr.ndim
-    n = arr.shape[axis]
-    if isinstance(obj, _np.ndarray):
-        obj = obj.asnumpy()
+    arr, obj, axis, n = _along(arr, obj, axis)
     keep = _onp.delete(_onp.arange(n), obj)
     return _np.take(arr, _np.array(keep, dtype=_onp.int64, device=arr.device), axis=axis)
 
@@ -436,13 +439,7 @@ def insert(arr, obj, values, axis=None):
     >>> mx.np.insert(mx.np.array([1, 2, 3]), 1, 9).tolist()
     [1.0, 9.0, 2.0, 3.0]
     """
-    arr = _arr(arr)
-    if axis is None:
-        arr, axis = ravel(arr), 0
-    axis = operator.index(axis) % arr.ndim
-    n = arr.shape[axis]
-    if isinstance(obj, _np.ndarray):
-        obj = obj.asnumpy()
+    arr, obj, axis, n = _along(arr, obj, axis)
     values = _arr(values).astype(arr.dtype, copy=False) if not isinstance(values, _np.ndarray) else values
     if _onp.ndim(obj) == 0 and not isinstance(obj, slice):
         vals = values if values.ndim else _np.reshape(values, (1,))
