@@ -4,6 +4,17 @@
 Python function (``codegen``), after checking the inputs with the graph's shape/type inference
 (``signature``). ``op.source()`` / ``print(op)`` show the generated code.
 
+**Generated code is a security boundary.** The compiler ``exec``s the programs it writes, and graphs
+come from untrusted model files. The one rule: no string from a model, a user or a file reaches
+generated source except through ``compiler.source_text`` -- identifiers are generated (derived from
+node names for readability, but only ``[A-Za-z0-9_]``, never a keyword or builtin, unique),
+comment text is one line with every line break and control character removed and its length
+bounded, and literals are validated numbers (``float('nan')``, ``float('inf')`` spelled safely;
+anything else is an ``MXNetError``). This holds for every generator: the forward and backward
+programs and their instrumented variants (``codegen``, ``backward``), static_alloc buffer names
+(``memory``), the cached op entry (``codegen.make_entry``) and the fused elementwise CPU program and
+GPU kernel (``ops/fused``). Generators never edit their output as text afterwards.
+
 Example::
 
     >>> import hybridlab as mx

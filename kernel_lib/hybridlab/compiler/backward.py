@@ -41,15 +41,12 @@ Example::
         return m_backward__mul_scalar0
     <BLANKLINE>
 """
-import linecache
-import weakref
-
 from .. import autograd, deferred
 from .. import name as _name
 from ..base import MXNetError
 from ..symbol.graph import Node, topo_order
 from ..symbol.symbol import Symbol
-from .codegen import Program, _Source, _counter, compile_program, generate
+from .codegen import compile_program
 from .passes._graph import gradient_path
 from .passes.train_variants import keep_workspaces
 from .signature import Signature, infer_graph
@@ -276,29 +273,12 @@ class BackwardPlan:
             dtypes_in.append(self._fwd_dtypes[id(node)][i])
         sig = Signature(names, shapes_in, dtypes_in, signature.device, signature.training)
         shapes, dtypes = infer_graph(d.outputs, d.variables, sig)
-        source, env, line_nodes = generate(d.outputs, d.variables, sig, shapes, dtypes, fn_name="backward",
-                                           title=title, instrument=instrument)
-        source = source.replace("# hybridlab cached op program:", "# hybridlab cached op backward program:", 1)
-        lines = source.rstrip("\n").split("\n")
-        header = next(ln for ln in lines if ln.startswith("def backward("))
-        params = [p.strip() for p in header[len("def backward("):-2].split(",") if p.strip()]
-        pos = {id(v): p for v, p in zip(d.variables, params)}
-        extra = []
-        for k, (node, fn, vs) in enumerate(d.updates):
-            env[f"update{k}"], env[f"update_attrs{k}"] = fn, node.parsed_attrs()
-            extra.append(f"    # {node.name}: {node.op.name} training-mode side effect of its gradient "
-                         f"(moving statistics updated in place)")
-            extra.append(f"    update{k}(update_attrs{k}, {', '.join(pos[id(v)] for v in vs)})")
-        lines[-1:-1] = extra
-        source = "\n".join(lines) + "\n"
-        filename = f"<hybridlab-cached-op-backward>.{next(_counter)}"
-        env["__name__"], env["__loader__"] = filename, _Source(source)
-        exec(compile(source, filename, "exec"), env)   # noqa: S102 - generated from sanitised names
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        prog = Program(env["backward"], source, filename, sig, line_nodes, shapes, dtypes, len(d.outputs))
-        prog.nodes = [n for n in topo_order(d.outputs) if not n.is_variable]
-        weakref.finalize(prog, linecache.cache.pop, filename, None)
-        return prog
+        # the side effects are statements of the generated program; codegen names them and makes
+        # the node name in their comment inert (see compiler.source_text)
+        effects = [(f"{node.name}: {node.op.name} training-mode side effect of its gradient (moving "
+                    f"statistics updated in place)", fn, node.parsed_attrs(), vs) for node, fn, vs in d.updates]
+        return compile_program(d.outputs, d.variables, sig, shapes, dtypes, title=title, instrument=instrument,
+                               kind="backward", effects=effects)
 
     def split(self, result):
         """(outputs, saved) of what ``forward.fn`` returned."""

@@ -16,8 +16,12 @@ whose output count is an attribute (they may return a 1-tuple). The source is re
 ``linecache`` under a fake file name, so tracebacks and
 ``inspect.getsource`` show the generated lines (the torch.fx ``_exec_with_source`` idea).
 
-Variable names come from node names (made into identifiers); names from model files are never
-executed: they are sanitised, and comments are stripped of line breaks.
+Generated code is a security boundary (graphs come from untrusted model files): every identifier,
+comment and literal goes through ``compiler.source_text`` -- identifiers are derived from node names
+but only ever ``[A-Za-z0-9_]`` and unique, comments are one line with no line breaks or control
+characters, numbers are validated literals (``float('nan')`` for NaN). Text is never spliced into
+the source afterwards: ``kind`` picks the header and function name, ``effects`` adds the statements
+of side effects (BatchNorm's moving statistics in a backward program).
 
 Example::
 
@@ -51,11 +55,8 @@ Example::
         return act
     <BLANKLINE>
 """
-import builtins
 import itertools
-import keyword
 import linecache
-import math
 import os
 import re
 import weakref
@@ -63,37 +64,18 @@ import weakref
 import numpy as np
 from numpy import asarray
 
+from ..base import MXNetError
 from ..ops.context import op_context
 from ..ops.relu_cpu import row_length, zero_row
 from ..symbol.graph import topo_order
+from .source_text import Namer, check_identifier, comment, literal
 
 __all__ = ["Program", "compile_program", "generate", "make_entry"]
 
 _counter = itertools.count()
-_IDENT = re.compile(r"[^0-9A-Za-z_]")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\x85]")
-
-
-class _Namer:
-    """Unique, valid Python identifiers derived from arbitrary (untrusted) names."""
-
-    def __init__(self, reserved=()):
-        self.used = set(reserved) | set(dir(builtins)) | set(keyword.kwlist) | {"_"}
-
-    def __call__(self, text):
-        base = _IDENT.sub("_", str(text)) or "v"
-        if base[0].isdigit():
-            base = "v" + base
-        name, i = base, 1
-        while name in self.used:
-            name, i = f"{base}_{i}", i + 1
-        self.used.add(name)
-        return name
-
-
-def _comment(text, limit=160):
-    text = _CONTROL.sub(" ", str(text))
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+# kind -> (function name, header words, linecache file name prefix)
+_KINDS = {"forward": ("forward", "program", "<hybridlab-cached-op>"),
+          "backward": ("backward", "backward program", "<hybridlab-cached-op-backward>")}
 
 
 def _fmt_shape(shape, dtype):
@@ -124,8 +106,8 @@ class _Source:
         return self._source
 
 
-def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forward", title="",
-             instrument=False, memory=None):
+def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward", title="",
+             instrument=False, memory=None, effects=()):
     """Python source of the program for ``outputs`` ((node, index) entries) with variable nodes
     ``inputs`` as parameters, plus the globals it needs and ``{line number: node}``.
 
@@ -139,12 +121,20 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
     variant (the default) has none of this: a block without hooks pays nothing.
 
     ``memory`` (``(MemoryPlan, ArenaPool)``, for ``static_alloc``): nodes the plan puts in a buffer
-    call their ``out=`` kernel with the buffer's view, bound once as a global (``compiler.memory``)."""
+    call their ``out=`` kernel with the buffer's view, bound once as a global (``compiler.memory``).
+
+    ``kind`` is ``"forward"`` (``def forward(...)``) or ``"backward"`` (``def backward(...)``, the
+    header says "backward program"). ``effects``: side-effect statements run after every node,
+    before the return, as ``(note, fn, attrs, input nodes)``: the program calls ``fn(attrs, *values
+    of those inputs)`` under a comment made of ``note`` (a backward's BatchNorm statistics update)."""
+    if kind not in _KINDS:
+        raise MXNetError(f"codegen: expected kind 'forward' or 'backward', got {kind!r}")
+    fn_name, heading, _ = _KINDS[kind]
     shapes, dtypes = shapes or {}, dtypes or {}
     nodes = [n for n in topo_order(outputs) if not n.is_variable]
     plan = memory[0] if memory is not None else None
-    namer = _Namer({"ctx", "asarray", "single", "mon", fn_name} | set(_INLINE_UFUNCS)
-                   | set(plan.global_names() if plan else ()))
+    namer = Namer({"ctx", "asarray", "single", "mon", fn_name} | set(_INLINE_UFUNCS)
+                  | set(plan.global_names() if plan else ()))
     env = {"ctx": op_context(signature.device, signature.training), "asarray": asarray, "single": _single,
            **_INLINE_UFUNCS}
     kernels, attr_names, ctx_names = {}, {}, {}
@@ -159,7 +149,7 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
         if id(a) not in attr_names:
             attr_names[id(a)] = k = namer(f"attrs{len(attr_names)}")
             env[k] = a
-            header.append(f"#   {k} = {_comment(repr(a))}")
+            header.append(f"#   {k} = {comment(repr(a))}")
         dev = a.get(op.device_attr) if op.device_attr else None
         if dev is not None and dev != signature.device and dev not in ctx_names:
             ctx_names[dev] = k = namer(f"ctx_{dev.device_type}{dev.device_id}")
@@ -178,7 +168,7 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
     keep = {(id(n), i) for n, i in outputs} | {(id(n), 0) for n in inputs}
     wrap0d = not signature.device.is_gpu
 
-    body, line_nodes, rows = [], {}, {}
+    body, line_nodes, rows, out_kernels, called = [], {}, {}, {}, set()
 
     def zero_rows(dtype, n):
         if (dtype, n) not in rows:
@@ -214,15 +204,18 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
         if inline is not None:    # a NumPy expression instead of a kernel call (no call overhead)
             call = inline
         elif planned is not None:   # static_alloc: write into the planned buffer
-            kname = f"{kernels[node.op.name]}_out"
+            if node.op.name not in out_kernels:
+                out_kernels[node.op.name] = namer(f"{kernels[node.op.name]}_out")
+            kname = out_kernels[node.op.name]
             env[kname] = planned[0]
-            call = f"{kname}({', '.join([ctx, attr_names[id(a)], planned[1]] + args)})"
+            call = f"{kname}({', '.join([ctx, attr_names[id(a)], check_identifier(planned[1])] + args)})"
         else:
+            called.add(node.op.name)
             call = f"{kernels[node.op.name]}({', '.join([ctx, attr_names[id(a)]] + args)})"
         outs = ", ".join(_fmt_shape(s, d) for s, d in zip(node_shapes, node_dtypes))
-        body.append(f"    # {_comment(node.name)} = {node.op.name} -> {outs}{_comment(_source_note(node))}")
+        body.append("    # " + comment(f"{node.name} = {node.op.name} -> {outs}{_source_note(node)}", 320))
         if instrument:
-            body.append(f"    mon.enter({step}, ({''.join(x + ', ' for x in args)}))")
+            body.append(f"    mon.enter({literal(step)}, ({''.join(x + ', ' for x in args)}))")
             line_nodes[len(body)] = node
         rewrap = [i for i in range(n_out) if used[i] and wrap0d and node_shapes[i] in ((), None)]
         if n_out == 1:
@@ -239,7 +232,8 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
                 body.append(f"    {targets[i]} = asarray({targets[i]})")
                 line_nodes[len(body)] = node
         if instrument:
-            body.append(f"    mon.exit({step}, ({''.join(targets[i] + ', ' for i in range(n_out) if shown[i])}))")
+            seen = "".join(targets[i] + ", " for i in range(n_out) if shown[i])
+            body.append(f"    mon.exit({literal(step)}, ({seen}))")
             line_nodes[len(body)] = node
         dead = [names[(id(src), i)] for src, i in dict.fromkeys(node.inputs)
                 if last_use.get((id(src), i)) == step and (id(src), i) not in keep]
@@ -248,26 +242,32 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, fn_name="forw
             dead.append("_")
         if dead:
             body.append(f"    del {', '.join(dict.fromkeys(dead))}")
+    for k, (note, fn, fn_attrs, reads) in enumerate(effects):
+        fname, aname = namer(f"update{k}"), namer(f"update_attrs{k}")
+        env[fname], env[aname] = fn, fn_attrs
+        body.append("    # " + comment(note, 320))
+        body.append(f"    {fname}({', '.join([aname] + [names[(id(v), 0)] for v in reads])})")
     results = [names[(id(n), i)] for n, i in outputs]
     body.append(f"    return {', '.join(results)}")
 
     if plan is not None:
         memory[1].bind(plan, signature.device.xp, target=env)
     text = "\n".join(line for line in body if not line.lstrip().startswith("#"))
-    kernels = {op: n for op, n in kernels.items() if f"{n}(" in text}   # inlined ops need no kernel
+    kernels = {op: n for op, n in kernels.items() if op in called}   # inlined ops need no kernel
     bound = ", ".join(n if n == op else f"{n} = {op}" for op, n in kernels.items())
     kernel_note = f"the kernels {bound} (each op's compute)" if kernels else "no kernels (every op inlined)"
-    inlined = [f for f in _INLINE_UFUNCS if f"{f}(" in text] + ([".sum"] if ".sum(axis=0" in text else [])
+    inlined = [f for f in _INLINE_UFUNCS if re.search(rf"\b{f}\(", text)]
+    inlined += [".sum"] if ".sum(axis=0" in text else []
     if inlined:
         kernel_note += f"; inlined as NumPy calls: {'/'.join(inlined)}"
     ctxs = [f"ctx = OpContext({signature.device}, is_train={signature.training})"]
     ctxs += [f"{n} = OpContext({d}, is_train={signature.training})" for d, n in ctx_names.items()]
-    top = [f"# hybridlab cached op program: {_comment(title)}",
-           f"# signature: {_comment(signature.describe(), 10000)}",
-           f"# bound once: {_comment(kernel_note, 10000)}; {'; '.join(ctxs)}"]
+    top = [f"# hybridlab cached op {heading}: {comment(title)}",
+           f"# signature: {comment(signature.describe(), 10000)}",
+           "# bound once: " + comment(f"{kernel_note}; {'; '.join(ctxs)}", 10000)]
     top += header
     if plan is not None:
-        top.append(f"# static_alloc: {_comment(str(plan).splitlines()[1].strip(), 10000)}")
+        top.append(f"# static_alloc: {comment(str(plan).splitlines()[1].strip(), 10000)}")
     if instrument:
         top.append("# instrumented variant: mon.enter/mon.exit around every node (op hooks, profiler)")
     top.append(f"def {fn_name}({', '.join(params + (['mon'] if instrument else []))}):")
@@ -293,9 +293,9 @@ def _inline(node, a, args, shapes, dtypes, planned, zero_rows):
     kinds = [(dtypes.get(id(s)) or [None] * (i + 1))[i] for s, i in node.inputs]
     if not kinds or any(k is None or np.dtype(k) != np.dtype(kinds[0]) or np.dtype(k).kind != "f" for k in kinds):
         return None
-    out = f", out={planned[1]}" if planned is not None else ""
+    out = f", out={check_identifier(planned[1])}" if planned is not None else ""
     if op == "FullyConnected" and srcs[0] is not None and (len(srcs[0]) == 2 or a["flatten"] and len(srcs[0]) > 2):
-        data = args[0] if len(srcs[0]) == 2 else f"{args[0]}.reshape({srcs[0][0]}, -1)"
+        data = args[0] if len(srcs[0]) == 2 else f"{args[0]}.reshape({literal(srcs[0][0])}, -1)"
         product = f"matmul({data}, {args[1]}.T{out})"
         if a["no_bias"]:
             return product
@@ -308,18 +308,18 @@ def _inline(node, a, args, shapes, dtypes, planned, zero_rows):
         row = zero_rows(np.dtype(kinds[0]), n)   # rows of zeros, not the scalar 0: NumPy's fast loop
         if n == shape[-1]:
             return f"maximum({args[0]}, {row}{out})"
-        out = f", out={planned[1]}.reshape(-1, {n})" if planned is not None else ""
-        return f"maximum({args[0]}.reshape(-1, {n}), {row}{out}).reshape({tuple(shape)})"
+        out = f", out={check_identifier(planned[1])}.reshape(-1, {literal(n)})" if planned is not None else ""
+        return f"maximum({args[0]}.reshape(-1, {literal(n)}), {row}{out}).reshape({literal(tuple(shape))})"
     if op == "dot" and all(s is not None and len(s) == 2 for s in srcs):
         lhs = f"{args[0]}.T" if a["transpose_a"] else args[0]
         rhs = f"{args[1]}.T" if a["transpose_b"] else args[1]
         return f"matmul({lhs}, {rhs}{out})"
     if op == "elemwise_mul":
         return f"multiply({args[0]}, {args[1]}{out})"
-    if op == "_greater_scalar" and math.isfinite(a["scalar"]):   # 1.0 / 0.0 in the input's dtype
+    if op == "_greater_scalar":   # 1.0 / 0.0 in the input's dtype (NaN compares false, as in the kernel)
         if planned is not None:
-            return f"greater({args[0]}, {a['scalar']!r}{out})"
-        return f"greater({args[0]}, {a['scalar']!r}).astype({args[0]}.dtype)"
+            return f"greater({args[0]}, {literal(a['scalar'])}{out})"
+        return f"greater({args[0]}, {literal(a['scalar'])}).astype({args[0]}.dtype)"
     if (op == "sum" and a["axis"] == (0,) and not a["keepdims"] and not a["exclude"]
             and srcs[0] is not None and len(srcs[0]) == 2):
         return f"{args[0]}.sum(axis=0{out})"
@@ -371,24 +371,39 @@ class Program:
 
 
 def compile_program(outputs, inputs, signature, shapes=None, dtypes=None, title="", instrument=False,
-                    memory=None):
+                    memory=None, kind="forward", effects=()):
     """Generate, compile and register the program of ``outputs`` for ``signature`` (see ``generate``;
     ``instrument=True``: the instrumented variant, see ``Program.instrumented``; ``memory``: the
     static_alloc plan and buffer pool; instrumented variants never reuse buffers, so hooks may keep
-    the arrays they are given)."""
-    source, env, line_nodes = generate(outputs, inputs, signature, shapes, dtypes, title=title,
-                                       instrument=instrument, memory=memory)
-    filename = f"<hybridlab-cached-op>.{next(_counter)}"   # not "<...>": linecache.lazycache accepts it
+    the arrays they are given; ``kind`` and ``effects``: a backward program, see ``generate``)."""
+    source, env, line_nodes = generate(outputs, inputs, signature, shapes, dtypes, kind=kind, title=title,
+                                       instrument=instrument, memory=memory, effects=effects)
+    fn_name, _, prefix = _KINDS[kind]
+    filename = f"{prefix}.{next(_counter)}"   # not "<...>": linecache.lazycache accepts it
     env["__name__"] = filename
     env["__loader__"] = _Source(source)   # linecache.lazycache re-reads from here if the cache is cleared
     code = compile(source, filename, "exec")
-    exec(code, env)   # noqa: S102 - our own generated source; model names are sanitised identifiers
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    prog = Program(env["forward"], source, filename, signature, line_nodes, shapes, dtypes, len(outputs))
+    # our own generated source: every name, comment and number in it went through compiler.source_text
+    exec(code, env)   # noqa: S102
+    _register_source(filename, source)
+    prog = Program(env[fn_name], source, filename, signature, line_nodes, shapes, dtypes, len(outputs))
     prog.nodes = [n for n in topo_order(outputs) if not n.is_variable]
-    prog._gen = (outputs, inputs, {"signature": signature, "shapes": shapes, "dtypes": dtypes, "title": title})
-    weakref.finalize(prog, linecache.cache.pop, filename, None)
+    prog._gen = (outputs, inputs, {"signature": signature, "shapes": shapes, "dtypes": dtypes, "title": title,
+                                   "kind": kind, "effects": tuple(effects)})
+    weakref.finalize(prog, _collected.append, filename)
     return prog
+
+
+# file names of programs that were garbage collected: dropped from linecache at the next compile, not
+# in the finalizer, which may run in the middle of linecache.checkcache's loop over the cache
+_collected = []
+
+
+def _register_source(filename, source):
+    """Put ``source`` in ``linecache`` under ``filename`` (tracebacks, ``inspect.getsource``)."""
+    while _collected:
+        linecache.cache.pop(_collected.pop(), None)
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
 
 
 _entry_code = {}
@@ -399,7 +414,9 @@ def make_entry(n_inputs, state, lookup, miss):
     read each input's data, look the signature key up with ``lookup`` (a dict's ``get``; the key is
     ``(training, device, shape0, dtype0, shape1, ...)``) and call the program found, or
     ``miss(*inputs)`` when there is none or the inputs' devices are not one and the same object.
-    Generated so a call costs no loops or argument packing."""
+    Generated so a call costs no loops or argument packing (from the input count only: no names)."""
+    if type(n_inputs) is not int or n_inputs < 1:
+        raise MXNetError(f"make_entry: expected an input count (int >= 1), got {n_inputs!r}")
     cached = _entry_code.get(n_inputs)
     if cached is None:
         xs = [f"x{i}" for i in range(n_inputs)]
@@ -418,9 +435,9 @@ def make_entry(n_inputs, state, lookup, miss):
         source = "\n".join(lines) + "\n"
         filename = f"<hybridlab-cached-op-entry>.{n_inputs}"
         cached = _entry_code[n_inputs] = (compile(source, filename, "exec"), source)
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        _register_source(filename, source)
     code, source = cached
     env = {"state": state, "lookup": lookup, "miss": miss, "__name__": "hybridlab.compiler.entry",
            "__loader__": _Source(source)}
-    exec(code, env)   # noqa: S102 - generated above from the input count only
+    exec(code, env)   # noqa: S102 - generated above from the validated input count only
     return env["entry"]

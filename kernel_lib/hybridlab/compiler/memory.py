@@ -66,6 +66,7 @@ import numpy as np
 from ..base import MXNetError
 from ..symbol.graph import topo_order
 from .out_kernels import inplace_ok, out_kernel
+from .source_text import check_identifier
 
 __all__ = ["MemoryPlan", "Value", "ArenaPool", "plan", "plan_graph", "execute"]
 
@@ -121,7 +122,9 @@ class MemoryPlan:
         v = self._by_key.get((id(node), index))
         if v is None or v.storage != "buffer":
             return None
-        return f"buf{v.buffer}_n{v.step}" + (f"_{index}" if index else "")   # buffer, then the node's step
+        # built from integers only (buffer, the node's step), never from the node's name: it is emitted
+        name = f"buf{int(v.buffer)}_n{int(v.step)}" + (f"_{int(index)}" if index else "")
+        return check_identifier(name)
 
     def out_call(self, node):
         """``(out kernel, view name)`` when ``node`` writes its single output into a buffer, else

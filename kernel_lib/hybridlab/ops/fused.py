@@ -12,6 +12,12 @@ result. An intermediate may be read by several steps. How a call runs:
 * on a GPU the chain becomes one ``cupy.ElementwiseKernel`` (untested here: no CUDA device);
 * otherwise (mixed or integer dtypes) each step runs its op's own ``compute``.
 
+Both generated sources (the CPU function, the kernel's C expression) are built only from the
+``LOWERING`` table, generated names (``x0``, ``b1``) and scalars written by ``compiler.source_text``
+(NaN and the infinities spelled safely): nothing of the attribute text reaches them.
+``compiler.source_text`` is a layer above ``ops``, so it registers its literal writers here when it
+loads (``use_source_text``); until then no source is generated and chains run step by step.
+
 Only ops in ``LOWERING`` (a name -> (ufunc call, C expression) table: the kernel library) are
 fused. The gradient re-expands the chain with registered ops and runs each step's own gradient.
 
@@ -39,7 +45,15 @@ from ..base import MXNetError
 from .attrs import Attr
 from .registry import OpDef, get_op, register
 
-__all__ = ["LOWERING", "lowerable", "ConstantValue", "add_constant", "get_constant"]
+__all__ = ["LOWERING", "lowerable", "gpu_source", "use_source_text", "ConstantValue", "add_constant",
+           "get_constant"]
+
+_literals = []    # [(literal, c_literal)] from compiler.source_text, once it has loaded
+
+
+def use_source_text(literal, c_literal):
+    """Register the literal writers generated sources use (``compiler.source_text`` calls this)."""
+    _literals[:] = [(literal, c_literal)]
 
 
 # ---- the lowering table: op name -> (NumPy ufunc, argument pattern, C expression) -----------------
@@ -151,8 +165,9 @@ _cpu_programs = {}
 def _cpu_program(steps, n_in):
     """One generated straight-line function: NumPy ufuncs with ``out=`` buffers (``False`` when a
     step cannot be lowered). It returns ``None`` when the inputs are not all of one float dtype."""
-    if n_in == 0 or any(s.lowering is None for s in steps):
+    if n_in == 0 or any(s.lowering is None for s in steps) or not _literals:
         return False
+    literal = _literals[0][0]
     xs = [f"x{k}" for k in range(n_in)]
     lines = [f"def fused({', '.join(xs)}):", "    dt = x0.dtype"]
     if n_in > 1:
@@ -166,7 +181,7 @@ def _cpu_program(steps, n_in):
     for s in steps:
         ufunc, pattern, _ = s.lowering
         args = [names[r] for r in s.refs]
-        scalar = repr(float(s.a["scalar"])) if "s" in pattern else None
+        scalar = literal(s.a["scalar"]) if "s" in pattern else None
         call = {"x": args[:1], "xy": args[:2], "xs": [args[0], scalar], "sx": [scalar, args[0]],
                 "x0": [args[0], "0"]}[pattern]
         if s.reuse is not None:
@@ -180,8 +195,9 @@ def _cpu_program(steps, n_in):
     lines.append(f"    return {names[-1]}")
     env = {u: getattr(_np, u) for u, _, _ in LOWERING.values()}
     env.update(empty=_np.empty, broadcast_shapes=_np.broadcast_shapes)
+    # generated from the validated plan: table ufuncs, generated names, source_text literals
     exec(compile("\n".join(lines) + "\n", "<hybridlab-fused-elemwise>", "exec"), env)  # noqa: S102
-    return env["fused"]   # generated from the validated plan: op names map to table ufuncs, scalars are floats
+    return env["fused"]
 
 
 _kernels = {}
@@ -191,18 +207,15 @@ def _gpu_kernel(a, steps, n_in, xp, xs):
     """One CuPy ElementwiseKernel for the whole chain (None if it cannot be built or the inputs are
     not all of one float dtype). Untested here: no CUDA device."""
     dt = xs[0].dtype
-    if dt.kind != "f" or any(x.dtype != dt for x in xs) or any(s.lowering is None for s in steps):
+    if (dt.kind != "f" or any(x.dtype != dt for x in xs) or any(s.lowering is None for s in steps)
+            or not _literals):
         return None
     key = (a["num_args"], a["program"])
     kernel = _kernels.get(key)
     if kernel is None:
-        exprs = [f"i{k}" for k in range(n_in)]
-        for s in steps:
-            scalar = f"((T){float(s.a['scalar'])!r})" if "scalar" in s.a else ""
-            exprs.append("(" + s.lowering[2].format(*[exprs[r] for r in s.refs], s=scalar) + ")")
+        params, body = gpu_source(steps, n_in)
         try:
-            kernel = xp.ElementwiseKernel(", ".join(f"T i{k}" for k in range(n_in)), "T out",
-                                          f"out = {exprs[-1]};", "hybridlab_fused")
+            kernel = xp.ElementwiseKernel(params, "T out", body, "hybridlab_fused")
         except Exception:  # noqa: BLE001 -- fall back to the step-by-step path
             kernel = False
         _kernels[key] = kernel
@@ -213,6 +226,27 @@ def _gpu_kernel(a, steps, n_in, xp, xs):
     except Exception:  # noqa: BLE001 -- compile errors surface at the first call
         _kernels[key] = False
         return None
+
+
+def gpu_source(steps, n_in):
+    """(input parameter list, body) of the ``cupy.ElementwiseKernel`` for ``steps``: C expressions
+    from the lowering table over generated names ``i0``, ``i1``..., scalars from
+    ``source_text.c_literal`` cast to ``T``.
+
+    Example::
+
+        >>> import json
+        >>> from hybridlab.ops.fused import gpu_source, plan
+        >>> prog = json.dumps([["exp", {}, [0]], ["_mul_scalar", {"scalar": "nan"}, [1]]])
+        >>> gpu_source(plan({"num_args": 1, "program": prog}), 1)
+        ('T i0', 'out = (((exp(i0)) * ((T)__longlong_as_double(0x7ff8000000000000LL))));')
+    """
+    c_literal = _literals[0][1]
+    exprs = [f"i{k}" for k in range(n_in)]
+    for s in steps:
+        scalar = f"((T){c_literal(s.a['scalar'])})" if "s" in s.lowering[1] else ""
+        exprs.append("(" + s.lowering[2].format(*[exprs[r] for r in s.refs], s=scalar) + ")")
+    return ", ".join(f"T i{k}" for k in range(n_in)), f"out = {exprs[-1]};"
 
 
 def _fused_infer(field):

@@ -1,0 +1,372 @@
+"""Generated code is a security boundary: hostile node names and attributes (line breaks of every
+kind, quotes, comment and docstring delimiters, backslashes, ``__import__`` payloads) go through
+every generator -- forward, instrumented (op hooks, profiler), static_alloc, backward with
+BatchNorm's training side effect, the fused elementwise program, the cached op entry -- and the
+programs compute exactly what an unmodified graph computes, never running the payload. Non-finite
+scalars are written as safe literals. The two reported reproducers run end to end (SymbolBlock.imports
+and Module training on the real MXNet bn_dropout export)."""
+import gc
+import io
+import json
+import keyword
+import linecache
+import os
+import re
+import sys
+import tokenize
+import types
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import hybridlab as mx
+from hybridlab import profiler
+from hybridlab.base import MXNetError
+from hybridlab.compiler import CachedOp
+from hybridlab.compiler.codegen import make_entry
+from hybridlab.compiler.source_text import Namer, c_literal, check_identifier, comment, literal
+from hybridlab.ops import fused
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "mxnet")
+BREAKS = ["\n", "\r", "\r\n", "\u2028", "\u2029", "\x0b", "\x0c", "\x85", "\x1c", "\x1d", "\x1e", "\x00"]
+CANARY = "__import__('hl_codegen_canary').fire()"
+SHELL = "__import__('os').system('touch pwned')"
+
+
+def hostile(base):
+    """``base`` followed by every line break, each followed by an indented payload, then quotes,
+    comment/docstring delimiters and backslashes."""
+    text = base
+    for br in BREAKS:
+        text += f"{br}    {CANARY}{br}{SHELL}{br}#"
+    return text + "'''\"\"\"\\'\"#\\n" + CANARY + "\\"
+
+
+@pytest.fixture
+def canary(tmp_path, monkeypatch):
+    """A module whose ``fire()`` records a call, and a working directory where ``touch pwned``
+    would show; both are checked after the test."""
+    fired = []
+    module = types.ModuleType("hl_codegen_canary")
+    module.fire = lambda *a: fired.append(a)
+    monkeypatch.setitem(sys.modules, "hl_codegen_canary", module)
+    monkeypatch.chdir(tmp_path)
+    yield fired
+    assert not fired, "a payload in a node name ran"
+    assert not (tmp_path / "pwned").exists(), "a payload in a node name ran a shell command"
+
+
+def assert_inert(source):
+    """Every line is a comment, the def line or an indented statement; payloads appear only in
+    comments; the text has no line break but '\\n' and compiles."""
+    assert source.splitlines() == source.split("\n")[:-1]
+    for line in source.split("\n")[:-1]:
+        assert line.startswith(("#", "def ", "    ")), line
+        if CANARY in line or SHELL in line:
+            assert line.lstrip().startswith("#"), line
+    compile(source, "<check>", "exec")
+    kinds = {t.type for t in tokenize.generate_tokens(io.StringIO(source).readline)}
+    assert tokenize.STRING not in kinds       # no string literal: names never become strings
+
+
+# ---- source_text: the one module text reaches generated source through --------------------------
+def test_comment_removes_every_line_break_and_control_character():
+    everything = "".join(chr(c) for c in range(0x110000))
+    text = comment(everything, limit=10 ** 7)
+    assert len(("a" + text + "b").splitlines()) == 1
+    source = f"x = 1  # {text}\ny = 2\n"
+    tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    assert [t.type for t in tokens if t.type == tokenize.COMMENT] == [tokenize.COMMENT]
+    env = {}
+    exec(compile(source, "<comment>", "exec"), env)
+    assert (env["x"], env["y"]) == (1, 2)
+    for br in BREAKS + ["\u202e", "\ud800"]:        # incl. a bidi override and a lone surrogate
+        assert br not in comment(f"a{br}b")
+    assert comment("# -*- coding: latin-1 -*-") == "# -*- coding : latin-1 -*-"   # no encoding cookie
+    assert len(comment("x" * 1000)) == 160 and comment("x" * 1000).endswith("...")
+
+
+def test_literal_writes_validated_numbers_and_refuses_everything_else():
+    cases = [0, -3, True, False, 0.1, -0.0, 1e-300, 5e-324, 1e308, float("nan"), float("inf"), -float("inf"),
+             np.float32(0.1), np.float16(2.5), np.int64(7), np.bool_(True), (2, -1), (np.int32(4),)]
+    for value in cases:
+        env = {}
+        exec(compile(f"v = {literal(value)}\n", "<literal>", "exec"), env)
+        got = env["v"]
+        if isinstance(value, float) and np.isnan(value):
+            assert np.isnan(got)
+        else:
+            assert got == (tuple(value) if isinstance(value, tuple) else value) and type(got) is not str
+    assert literal(float("nan")) == "float('nan')" and literal(-float("inf")) == "float('-inf')"
+
+    class Sneaky(float):
+        def __repr__(self):
+            return "__import__('os')"
+    class SneakyInt(int):
+        def __repr__(self):
+            return "__import__('os')"
+    assert literal(Sneaky(1.5)) == "1.5" and literal(SneakyInt(3)) == "3"
+    for bad in ["1.0", "__import__('os')", None, 1j, Fraction(1, 3), object(), [1, 2], {"a": 1}, b"1"]:
+        with pytest.raises(MXNetError, match="expected a number"):
+            literal(bad)
+    assert c_literal(float("nan")).startswith("__longlong_as_double(") and c_literal(0.5) == "0.5"
+    with pytest.raises(MXNetError, match="expected a real number"):
+        c_literal("nan")
+
+
+def test_namer_makes_plain_unique_identifiers():
+    namer = Namer({"ctx"})
+    names = [namer(t) for t in [hostile("a"), hostile("a"), "ctx", "sum", "lambda", "1x", "", "é", "x" * 500,
+                                "__builtins__", "__debug__", "True"]]
+    assert len(set(names)) == len(names)
+    for n in names:
+        assert re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n) and not keyword.iskeyword(n) and len(n) <= 90
+        assert n not in {"ctx", "sum", "__builtins__", "__debug__", "True"}
+    assert check_identifier("buf0_n1") == "buf0_n1"
+    for bad in ["a b", "def", "x\n", "1a", 3]:
+        with pytest.raises(MXNetError, match="expected an identifier"):
+            check_identifier(bad)
+    with pytest.raises(MXNetError, match="input count"):
+        make_entry("1); __import__('os')", None, None, None)
+
+
+# ---- every generator on a graph with hostile names --------------------------------------------------
+def build(name):
+    """FullyConnected + relu (inlined on the CPU), _greater_scalar, a scalar chain (fused), exp,
+    BatchNorm (training side effect), a multi-output split and a reduction; ``name`` maps a
+    plain name to the one used."""
+    x = mx.sym.var(name("data"))
+    fc = mx.sym.FullyConnected(x, num_hidden=6, name=name("fc"))
+    r = mx.sym.relu(fc, name=name("relu"))
+    g = mx.sym._greater_scalar(fc, scalar=0.25, name=name("gt"))
+    e = mx.sym.exp(mx.sym._mul_scalar(r, scalar=0.1, name=name("ms")), name=name("exp"))
+    bn = mx.sym.BatchNorm(mx.sym.elemwise_add(e, g, name=name("add")), name=name("bn"))
+    parts = mx.sym.split(bn, num_outputs=2, axis=1, name=name("split"))
+    prod = mx.sym.elemwise_mul(parts[0], parts[1], name=name("mul"))
+    return mx.sym.sum(prod, axis=1, name=name("out")), x
+
+
+def make_net(name, **flags):
+    sym, x = build(name)
+    net = mx.gluon.SymbolBlock(sym, [x])
+    net.initialize(mx.init.Constant(0.5))
+    net.hybridize(**flags)
+    net(mx.nd.ones((3, 4)))                  # shapes known: now set every parameter
+    rng = np.random.RandomState(0)
+    for p in net.collect_params().values():
+        value = rng.uniform(0.5, 1.5, size=p.shape).astype(np.float32)
+        p.set_data(mx.nd.array(value))
+    return net
+
+
+def run_everything(net):
+    """Predict, predict with an op hook (instrumented program), train forward/backward twice (the
+    second under the profiler: instrumented backward); returns every value a user reads."""
+    x = mx.nd.array(np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4))
+    results = [net(x).asnumpy()]
+    seen = []
+    net.register_op_hook(lambda name, op, arr: seen.append((op, arr.asnumpy().copy())))
+    results.append(net(x).asnumpy())
+    net.register_op_hook(None)
+    results += [v for _, v in seen]
+    params = list(net.collect_params().values())
+    for p in params:
+        p.grad_req = "write"
+    for profiled in (False, True):
+        if profiled:
+            profiler.set_config(profile_symbolic=True, profile_imperative=False)
+            profiler.set_state("run")
+        try:
+            with mx.autograd.record():
+                y = net(x)
+            y.backward()
+        finally:
+            profiler.set_state("stop")
+            profiler.dumps(reset=True)
+        results.append(y.asnumpy())
+        results += [p.grad().asnumpy() for p in params if p.grad_req != "null"]
+        results += [p.data().asnumpy() for p in params]     # the moving statistics were updated
+    return results, [op for op, _ in seen]
+
+
+@pytest.mark.parametrize("flags", [{}, {"static_alloc": True, "static_shape": True}])
+def test_every_generator_computes_the_same_with_hostile_names(canary, flags):
+    clean_results, clean_ops = run_everything(make_net(lambda n: n, **flags))
+    net = make_net(hostile, **flags)
+    results, ops = run_everything(net)
+    assert ops == clean_ops and len(results) == len(clean_results)
+    for got, want in zip(results, clean_results):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+    op = net.cached_op
+    predict = next(sig for sig in op.signatures if not sig.training)
+    forward = op.source(predict)
+    sources = [forward, op.source(kind="train_forward"), op.source(kind="backward"),
+               op.program(predict).instrumented().source, op.backward_plan().instrumented_backward().source]
+    for source in sources:
+        assert_inert(source)
+    assert "update0(update_attrs0," in op.source(kind="backward")      # BatchNorm's update line is there
+    if flags:
+        assert "out=buf" in forward and op.memory_plans
+    # the inlined comparison (a literal) and the fused chain (its own generated program) were exercised
+    assert "greater(" in forward and "_fused_elemwise(" in forward
+
+
+def test_hostile_source_location_title_and_attributes_stay_comments(canary):
+    x = mx.sym.var("x")
+    y = mx.sym.exp(mx.sym._plus_scalar(x, scalar=1.0, name=hostile("p")), name=hostile("e"))
+    for node in [y._outputs[0][0], y._outputs[0][0].inputs[0][0]]:
+        node.meta["source"] = {"file": hostile("/tmp/f.py"), "line": 3, "code": hostile("code")}
+        node.attrs["__hidden__"] = hostile("attr")       # hidden MXNet keys are kept on the node
+    op = CachedOp(y)
+    np.testing.assert_allclose(op(mx.nd.array([0.0, 1.0])).asnumpy(), np.exp([1.0, 2.0]), rtol=1e-6)
+    assert_inert(op.source())
+
+
+# ---- fused elementwise programs and non-finite scalars ---------------------------------------------
+def fused_program(scalars):
+    steps = [["relu", {"__evil__": hostile("s0")}, [0]], ["_plus_scalar", {"scalar": str(scalars[0])}, [1]],
+             ["exp", {}, [2]], ["_mul_scalar", {"scalar": str(scalars[1])}, [3]],
+             ["broadcast_add", {}, [4, 0]], ["tanh", {}, [5]]]
+    return json.dumps(steps)
+
+
+@pytest.mark.parametrize("scalars", [(float("nan"), float("inf")), (float("-inf"), 2.0), (0.5, -float("inf"))])
+def test_fused_program_with_non_finite_scalars_and_hostile_attributes(canary, scalars):
+    prog = fused_program(scalars)
+    x = np.array([-1.0, 0.0, 2.0], dtype=np.float32)
+    with np.errstate(all="ignore"):
+        want = np.tanh(np.exp(np.maximum(x, 0) + np.float32(scalars[0])) * np.float32(scalars[1]) + x)
+    sym = mx.sym._fused_elemwise(mx.sym.var("x"), num_args=1, program=prog, name=hostile("f"))
+    exe = sym.bind(mx.cpu(), {"x": mx.nd.array(x)})
+    exe.forward()
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy(), want)
+    assert callable(fused._cpu_programs[(1, prog)])         # the generated program ran, not the fallback
+    params, body = fused.gpu_source(fused.plan({"num_args": 1, "program": prog}), 1)
+    assert params == "T i0" and "__evil__" not in body and "hl_codegen" not in body
+    assert not re.search(r"\b(nan|inf)\b", body)
+
+
+def test_reported_fused_chain_with_nan_and_inf_runs():
+    x = mx.sym.var("x")
+    y = mx.sym.tanh(mx.sym._mul_scalar(mx.sym.exp(mx.sym._plus_scalar(mx.sym.relu(x), scalar=float("nan"))),
+                                       scalar=float("inf")))
+    exe = y.bind(mx.cpu(), {"x": mx.nd.ones((2,))})
+    exe.forward()
+    assert np.isnan(exe.outputs[0].asnumpy()).all()
+
+
+@pytest.mark.parametrize("scalar", [float("nan"), float("inf"), -float("inf"), 0.5])
+def test_greater_scalar_inlined_with_non_finite_scalars(scalar):
+    data = mx.sym.var("data")
+    fc = mx.sym.FullyConnected(data, num_hidden=3, no_bias=True, name="fc")
+    op = CachedOp(mx.sym._greater_scalar(fc, scalar=scalar, name="gt"))
+    x = np.array([[1.0, -2.0], [0.5, 3.0]], dtype=np.float32)
+    w = np.array([[1.0, 0.0], [0.0, 1.0], [1e38, 1e38]], dtype=np.float32)
+    with np.errstate(all="ignore"):          # the last row overflows to inf on purpose
+        want = ((x @ w.T) > scalar).astype(np.float32)
+        got = op(mx.nd.array(x), mx.nd.array(w)).asnumpy()
+    np.testing.assert_array_equal(got, want)
+    assert "greater(" in op.source()
+
+
+def test_fused_gpu_kernel_with_non_finite_scalars():
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed: the GPU kernel source is checked above")
+    if not mx.num_gpus():
+        pytest.skip("no CUDA device (CuPy with a GPU is needed)")
+    prog = fused_program((float("nan"), float("inf")))
+    x = cupy.asarray(np.array([-1.0, 2.0], dtype=np.float32))
+    out = mx.nd._fused_elemwise(mx.nd.array(x.get(), ctx=mx.gpu(0)), num_args=1, program=prog)
+    assert np.isnan(out.asnumpy()).all() and fused._kernels[(1, prog)] is not False
+
+
+# ---- the reported reproducers, end to end -------------------------------------------------------------
+def evil_bn_dropout(tmp_path):
+    with open(os.path.join(DATA, "bn_dropout-symbol.json")) as f:
+        graph = json.load(f)
+    for node in graph["nodes"]:
+        if node["op"] == "BatchNorm":
+            node["name"] = "bn\n    __import__('os').system('touch pwned')\n    #" + node["name"]
+    path = tmp_path / "evil-symbol.json"
+    path.write_text(json.dumps(graph))
+    return str(path)
+
+
+def train_symbol_block(symbol_file):
+    mx.random.seed(7)                        # Dropout masks: the same in the clean and the evil run
+    net = mx.gluon.SymbolBlock.imports(symbol_file, ["data"], os.path.join(DATA, "bn_dropout-0000.params"))
+    net.hybridize()
+    x = mx.nd.array(np.load(os.path.join(DATA, "bn_dropout-input.npy")))
+    with mx.autograd.record():
+        y = net(x)
+    y.backward()
+    params = net.collect_params()
+    return ([y.asnumpy()] + [p.grad().asnumpy() for p in params.values() if p.grad_req != "null"]
+            + [p.data().asnumpy() for p in params.values()], "update0(" in net.cached_op.source(kind="backward"))
+
+
+def test_reported_batchnorm_name_through_symbolblock_imports_and_backward(canary, tmp_path):
+    want, _ = train_symbol_block(os.path.join(DATA, "bn_dropout-symbol.json"))
+    got, has_update = train_symbol_block(evil_bn_dropout(tmp_path))
+    assert has_update and len(got) == len(want)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def train_module(symbol_file):
+    mx.random.seed(7)
+    out = mx.sym.load(symbol_file)
+    sym = mx.sym.LinearRegressionOutput(out, mx.sym.var("label"), name="lro")
+    loaded = mx.nd.load(os.path.join(DATA, "bn_dropout-0000.params"))
+    args = {k[4:]: v for k, v in loaded.items() if k.startswith("arg:")}
+    auxs = {k[4:]: v for k, v in loaded.items() if k.startswith("aux:")}
+    x = np.load(os.path.join(DATA, "bn_dropout-input.npy"))
+    label = np.linspace(0, 1, 20, dtype=np.float32).reshape(4, 5)
+    mod = mx.mod.Module(sym, data_names=["data"], label_names=["label"])
+    mod.bind(data_shapes=[("data", x.shape)], label_shapes=[("label", label.shape)])
+    mod.init_params(arg_params=args, aux_params=auxs)
+    mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.01})
+    for _ in range(2):
+        mod.forward_backward(mx.io.DataBatch([mx.nd.array(x)], [mx.nd.array(label)]))
+        mod.update()
+    train = mx.io.NDArrayIter(np.concatenate([x, x]), np.concatenate([label, label]), batch_size=4)
+    mod.fit(train, num_epoch=1, optimizer="sgd", optimizer_params={"learning_rate": 0.01})
+    arg_params, aux_params = mod.get_params()
+    return [mod.get_outputs()[0].asnumpy()] + [v.asnumpy() for _, v in sorted(arg_params.items())] + \
+        [v.asnumpy() for _, v in sorted(aux_params.items())]
+
+
+@pytest.mark.filterwarnings("ignore:Parameters already initialized")     # fit after init_params, as in MXNet
+def test_reported_batchnorm_name_through_module_training(canary, tmp_path):
+    want = train_module(os.path.join(DATA, "bn_dropout-symbol.json"))
+    got = train_module(evil_bn_dropout(tmp_path))
+    assert len(got) == len(want)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_names_with_line_breaks_round_trip_through_export_and_imports(canary, tmp_path):
+    net = make_net(hostile)
+    x = mx.nd.array(np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4))
+    want = net(x).asnumpy()
+    net.export(str(tmp_path / "hostile"), 0)
+    back = mx.gluon.SymbolBlock.imports(str(tmp_path / "hostile-symbol.json"), [hostile("data")],
+                                        str(tmp_path / "hostile-0000.params"))
+    back.hybridize()
+    np.testing.assert_allclose(back(x).asnumpy(), want, rtol=1e-6)
+    loaded = mx.sym.load(str(tmp_path / "hostile-symbol.json"))     # MXNet's writer keeps most controls raw
+    assert {hostile("data"), hostile("fc") + "_weight"} <= set(loaded.list_arguments())    # byte for byte
+    assert hostile("bn") + "_output" in loaded.get_internals().list_outputs()
+    assert hostile("fc") + "_weight" in back.collect_params()
+
+
+def test_collected_programs_leave_linecache_at_the_next_compile():
+    # a finalizer popping linecache entries could run inside linecache.checkcache's loop (KeyError)
+    op = CachedOp(mx.sym.exp(mx.sym.var("x")))
+    op(mx.nd.ones((2,)))
+    filename = op.program().filename
+    del op
+    gc.collect()
+    linecache.checkcache()
+    CachedOp(mx.sym.exp(mx.sym.var("y")))(mx.nd.ones((3,)))
+    assert filename not in linecache.cache
