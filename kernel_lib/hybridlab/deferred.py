@@ -235,7 +235,10 @@ def record(op, inputs, kwargs, np_style):
         out_shapes = op.infer_shape(a, shapes)
     except InferError as err:
         raise shape_error(op, a, err) from None
-    out_dtypes = op.infer_type(a, dtypes)
+    try:
+        out_dtypes = op.infer_type(a, dtypes)
+    except InferError as err:
+        raise shape_error(op, a, err, "dtype") from None
     # parameter shapes the op inferred (deferred initialisation) flow back into placeholders
     for x, s in zip(arrays, shapes):
         if isinstance(x, NDArray) and isinstance(x._data, TracedValue) and s is not None and s != x._data.shape:

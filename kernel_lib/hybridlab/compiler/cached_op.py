@@ -62,7 +62,9 @@ the gradients needed: here only the weight's)::
 from .. import autograd, profiler
 from ..base import MXNetError
 from ..device import current_device
+from ..ndarray.dispatch import OutOfMemory, shape_error
 from ..ndarray.ndarray import NDArray
+from ..ops.infer import InferError
 from ..symbol.graph import topo_order
 from .backward import BackwardPlan, BackwardUnavailable
 from .codegen import compile_program, make_entry
@@ -184,8 +186,7 @@ class CachedOp:
             for x in args:
                 if x.__class__ is not NDArray and not isinstance(x, NDArray):
                     raise self._type_error(args) from None
-            _add_node_note(err, self._by_file)
-            raise
+            raise _program_error(err, self._by_file) from err.__cause__
         x0 = args[0]
         if self._single:
             return NDArray._wrap(res, x0._device, x0._np)
@@ -297,8 +298,7 @@ class CachedOp:
                 with quiet():      # its ops are reported by the monitor, not as imperative calls
                     res = prog.fn(*datas, monitor)
         except Exception as err:
-            _add_node_note(err, {plan.forward.filename: plan.forward})
-            raise
+            raise _program_error(err, {plan.forward.filename: plan.forward}) from err.__cause__
         outs, saved = plan.split(res)
         node = autograd.TapeNode(self._tape_op, (plan, saved, datas, label), list(args), tuple(outs), x0._device)
         wrapped = []
@@ -334,8 +334,7 @@ class CachedOp:
                 with quiet():
                     grads = plan.run(saved, datas, [g._data for g in ograds], monitor)
         except Exception as err:
-            _add_node_note(err, {plan.backward.filename: plan.backward})
-            raise
+            raise _program_error(err, {plan.backward.filename: plan.backward}) from err.__cause__
         return [None if g is None else NDArray._wrap(g, x0._device, x0._np) for g in grads]
 
     def _grad_recorded(self, plan, inputs, ograds):
@@ -566,8 +565,11 @@ def _default_device(kwargs):
     return device
 
 
-def _add_node_note(err, by_file):
-    """Name the graph node (and the user line that created it) whose generated line raised."""
+def _program_error(err, by_file):
+    """The error to raise for ``err`` from a generated program: a check only an op's compute makes
+    (``InferError``) or an allocation that cannot be met (shapes from a model file) becomes an
+    ``MXNetError`` naming the op; any error gets a note naming the graph node whose line raised
+    (and the user line that created it)."""
     tb, prog, line = err.__traceback__, None, None
     while tb is not None:
         found = by_file.get(tb.tb_frame.f_code.co_filename)
@@ -575,6 +577,11 @@ def _add_node_note(err, by_file):
             prog, line = found, tb.tb_lineno
         tb = tb.tb_next
     node = prog.node_at(line) if prog is not None else None
-    if node is not None and hasattr(err, "add_note"):
+    if node is not None:
+        if isinstance(err, InferError):
+            err = shape_error(node.op, node.parsed_attrs(), err)
+        elif isinstance(err, MemoryError) and not isinstance(err, MXNetError):
+            err = OutOfMemory(f"{node.op.name}: cannot allocate its result ({err})")
         err.add_note(f"While running node '{node.name}' ({node.op.name}) of the cached op program "
                      f"{prog.filename}, line {line} (print the CachedOp to see its source){where(node)}")
+    return err

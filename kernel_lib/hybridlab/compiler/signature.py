@@ -128,8 +128,8 @@ def _infer_error(node, a, err, got_values, what="shape"):
     if idx is not None and idx < len(node.inputs):
         src, k = node.inputs[idx]
         feeder = f" (input '{src.name}')" if src.is_variable else f" (output {k} of node '{src.name}')"
-    msg = (f"CachedOp: node '{node.name}' ({node.op.name}): argument '{arg}'{feeder} expected {what} "
-           f"{err.expected}, got {err.got}")
+    msg = (f"CachedOp: node '{node.name}' ({node.op.name}): argument '{arg}'{feeder} expected "
+           f"{err.expected_text(what)}, got {err.got}")
     if err.why:
         msg += f" ({err.why})"
     known = ", ".join(f"{n}={s}" for n, s in zip(names, got_values))

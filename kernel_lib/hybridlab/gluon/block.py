@@ -33,15 +33,10 @@ from ..profiler import _state as _pstate
 from .. import name as _name
 from ..base import MXNetError
 from .parameter import Parameter
-from .parameter_dict import ParameterDict
+from .parameter_dict import ParamLoadError, ParameterDict, load_checked
 from .utils import HookHandle, brief_print_list, indent
 
 __all__ = ["Block", "ParamLoadError"]
-
-
-class ParamLoadError(MXNetError, AssertionError):
-    """A parameter file does not match the block (MXNet raises AssertionError; both catch this)."""
-
 
 
 class _BlockScope:
@@ -237,8 +232,10 @@ class Block:
         files and full-name files)."""
         from ..ndarray import load as _load
         loaded = _load(filename)
-        if not loaded:
-            return
+        if not loaded:          # an empty file restores nothing: fine only for a block without parameters
+            if not self.collect_params():
+                return
+            loaded = {}
         if not isinstance(loaded, dict):
             raise MXNetError(f"{filename!r} holds a list of arrays without names: expected a dict of parameters")
         self.load_dict({"params": loaded, "filename": filename}, device if device is not None else ctx,
@@ -248,8 +245,7 @@ class Block:
                   dtype_source="current"):
         """Load parameters from a dict of arrays (keys: structural names, full names, or ``arg:``/``aux:``
         names as in exported files)."""
-        import numpy as np
-        from ..ndarray.ndarray import array
+        from ..base import MXNetValueError
         filename = None
         if isinstance(param_dict.get("filename"), str) and "params" in param_dict:
             filename, param_dict = param_dict["filename"], param_dict["params"]
@@ -269,18 +265,18 @@ class Block:
             for name, p in params.items():
                 if not any(k in loaded for k in keys_of[id(p)]):
                     raise ParamLoadError(f"Parameter '{name}' is missing in '{error_str}', which contains parameters: "
-                                         f"{brief_print_list(loaded.keys())}. Set allow_missing=True to ignore "
-                                         f"missing parameters.")
+                                         f"{brief_print_list(loaded.keys()) or '(none)'}. Set allow_missing=True to "
+                                         f"ignore missing parameters.")
+        pairs = []
         for name, value in loaded.items():
             if name not in params:
                 if not ignore_extra:
-                    raise ValueError(f"Parameter '{name}' loaded from '{error_str}' is not present in Dict, which "
-                                     f"contains parameters {brief_print_list(params.keys())}. Set ignore_extra=True "
-                                     f"to ignore. ")
+                    raise MXNetValueError(f"Parameter '{name}' loaded from '{error_str}' is not present in Dict, "
+                                          f"which contains parameters {brief_print_list(params.keys())}. Set "
+                                          f"ignore_extra=True to ignore. ")
                 continue
-            if isinstance(value, np.ndarray):
-                value = array(value, dtype=value.dtype)
-            dict.__getitem__(params, name)._load_init(value, device, cast_dtype=cast_dtype, dtype_source=dtype_source)
+            pairs.append((dict.__getitem__(params, name), name, value))
+        load_checked(pairs, error_str, device, cast_dtype, dtype_source)
 
     def register_child(self, block, name=None):
         """Register ``block`` as a child (attributes that are Blocks are registered automatically)."""

@@ -40,6 +40,7 @@ import threading
 import warnings
 
 from .. import autograd, ndarray, symbol
+from ..base import MXNetValueError
 from .. import deferred as _dc
 from ..ndarray.ndarray import NDArray
 from ..symbol import provenance
@@ -257,8 +258,8 @@ class HybridBlock(Block):
     def _deferred_infer_shape(self, *args):
         try:
             self.infer_shape(*args)
-        except Exception as e:
-            raise ValueError(f"Deferred initialization failed because shape cannot be inferred. {e}") from e
+        except Exception as e:   # MXNet's ValueError, and an MXNetError: a model's bad input is not a crash
+            raise MXNetValueError(f"Deferred initialization failed because shape cannot be inferred. {e}") from e
 
     def infer_shape(self, *args):
         """Infer the shapes of this block's parameters from the inputs ``args`` (MXNet 1.x style: by
@@ -370,7 +371,7 @@ class HybridBlock(Block):
                 longer = fmt if len(fmt) > len(self._in_format) else self._in_format
                 valid = fmt[:n] == self._in_format[:n] and all(f == -1 for f in longer[n:])
             if not valid:
-                raise ValueError(f"The argument structure of HybridBlock does not match the cached version. "
+                raise MXNetValueError(f"The argument structure of HybridBlock does not match the cached version. "
                                  f"Stored format = {self._in_format}, input format = {fmt} (block '{self.name}')")
         real = [a for a in flat if a is not None]
         device = real[0]._device

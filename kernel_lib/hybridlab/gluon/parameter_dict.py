@@ -22,11 +22,63 @@ Example::
 import warnings
 
 from .. import initializer
-from ..base import MXNetError
+from ..base import MXNetError, MXNetTypeError
 from .parameter import Constant, Parameter
 from .utils import brief_print_list, indent
 
-__all__ = ["ParameterDict"]
+__all__ = ["ParameterDict", "ParamLoadError", "load_checked"]
+
+
+class ParamLoadError(MXNetError, AssertionError):
+    """A parameter file does not match the block (MXNet raises AssertionError; both catch this)."""
+
+
+def load_checked(pairs, source, device=None, cast_dtype=False, dtype_source="current"):
+    """Load ``(parameter, key, value)`` triples read from ``source`` (a file name or "param_dict"):
+    every value is checked against its parameter first (an array, a compatible shape, the same
+    dtype unless ``cast_dtype``), so a file that does not fit changes no parameter; then each
+    parameter is (re)initialised from its value. A mismatch is a ``ParamLoadError`` naming the
+    source, the key and the expected vs saved shape or dtype.
+
+    >>> import hybridlab as mx
+    >>> from hybridlab.gluon.parameter_dict import load_checked
+    >>> w = mx.gluon.Parameter('w', shape=(2, 3))
+    >>> try:
+    ...     load_checked([(w, 'w', mx.nd.ones((3, 2)))], 'm.params')
+    ... except AssertionError as err:
+    ...     print(err)
+    Failed loading Parameter 'w' from saved params: shape incompatible expected (2, 3) vs saved (3, 2)
+    (m.params, key 'w')
+    """
+    import numpy as np
+    from ..ndarray.ndarray import NDArray, array
+    if cast_dtype and dtype_source not in ("current", "saved"):
+        raise AssertionError(f"dtype_source must be 'current' or 'saved', got {dtype_source!r}")
+    checked = []
+    for param, key, value in pairs:
+        at = f"({source}, key {key!r})"
+        if isinstance(value, np.ndarray):
+            value = array(value, dtype=value.dtype)
+        if not isinstance(value, NDArray):
+            raise MXNetTypeError(f"Failed loading Parameter '{param.name}': expected an array, got "
+                                 f"{type(value).__name__} {at}")
+        shape = param.shape
+        if shape and (len(shape) != len(value.shape)
+                      or any(s not in (0, -1, d) for s, d in zip(shape, value.shape))):
+            raise ParamLoadError(f"Failed loading Parameter '{param.name}' from saved params: shape incompatible "
+                                 f"expected {shape} vs saved {value.shape} {at}")
+        if param.dtype != value.dtype and not cast_dtype:
+            raise ParamLoadError(f"Failed loading Parameter '{param.name}' from saved params: dtype incompatible "
+                                 f"expected {param.dtype} vs saved {value.dtype}. Set cast_dtype=True to cast "
+                                 f"the dtype of saved params. {at}")
+        checked.append((param, value, at))
+    for param, value, at in checked:
+        try:
+            param._load_init(value, device, cast_dtype=cast_dtype, dtype_source=dtype_source)
+        except MXNetError:
+            raise
+        except AssertionError as err:       # Parameter's own checks: MXNet's type, with the source
+            raise ParamLoadError(f"{err} {at}") from None
 
 
 class ParameterDict(dict):
@@ -166,7 +218,8 @@ class ParameterDict(dict):
              cast_dtype=False, dtype_source="current", ctx=None):
         """Load from a ``.params`` file (``arg:``/``aux:`` prefixes are stripped, ``restore_prefix`` added)."""
         from ..ndarray import load as _load
-        loaded = _load(filename)
+        from ..base import MXNetValueError
+        loaded = _load(filename) or {}
         if not isinstance(loaded, dict):
             raise MXNetError(f"{filename!r} holds a list of arrays without names: expected a dict of parameters")
         loaded = {restore_prefix + (k[4:] if k.startswith(("arg:", "aux:")) else k): v for k, v in loaded.items()}
@@ -174,19 +227,20 @@ class ParameterDict(dict):
         if not allow_missing:
             for name in by_name:
                 if name not in loaded:
-                    raise AssertionError(f"Parameter '{name[len(restore_prefix):]}' is missing in file '{filename}', "
-                                         f"which contains parameters: {brief_print_list(loaded.keys())}. Please "
-                                         f"make sure source and target networks have the same prefix.")
+                    raise ParamLoadError(f"Parameter '{name[len(restore_prefix):]}' is missing in file '{filename}', "
+                                         f"which contains parameters: {brief_print_list(loaded.keys()) or '(none)'}. "
+                                         f"Please make sure source and target networks have the same prefix.")
+        pairs = []
         for name, value in loaded.items():
             if name not in by_name:
                 if not ignore_extra:
-                    raise ValueError(f"Parameter '{name[len(restore_prefix):]}' loaded from file '{filename}' is "
-                                     f"not present in ParameterDict, choices are: "
-                                     f"{brief_print_list(by_name.keys())}. Set ignore_extra to True to ignore. "
-                                     f"Please make sure source and target networks have the same prefix.")
+                    raise MXNetValueError(f"Parameter '{name[len(restore_prefix):]}' loaded from file '{filename}' "
+                                          f"is not present in ParameterDict, choices are: "
+                                          f"{brief_print_list(by_name.keys())}. Set ignore_extra to True to ignore. "
+                                          f"Please make sure source and target networks have the same prefix.")
                 continue
-            by_name[name]._load_init(value, device if device is not None else ctx, cast_dtype=cast_dtype,
-                                     dtype_source=dtype_source)
+            pairs.append((by_name[name], name, value))
+        load_checked(pairs, f"file {filename}", device if device is not None else ctx, cast_dtype, dtype_source)
 
     def __setitem__(self, key, value):
         if not isinstance(value, Parameter):

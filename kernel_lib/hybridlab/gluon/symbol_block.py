@@ -61,7 +61,9 @@ class SymbolBlock(HybridBlock):
     def imports(symbol_file, input_names, param_file=None, device=None, allow_missing=False,
                 ignore_extra=False, ctx=None):
         """Load a model saved by ``HybridBlock.export`` (here or in MXNet): the symbol file, the names
-        of its data inputs and optionally the ``.params`` file (``arg:``/``aux:`` keys)."""
+        of its data inputs and optionally the ``.params`` file (``arg:``/``aux:`` keys). Files that
+        do not load or do not fit each other give an ``MXNetError`` naming the file."""
+        from ..base import MXNetError, MXNetValueError
         sym = symbol.load(symbol_file)
         if isinstance(input_names, str):
             input_names = [input_names]
@@ -69,11 +71,16 @@ class SymbolBlock(HybridBlock):
             inputs = [symbol.var(i, dtype="float32") for i in input_names]
         else:
             inputs = [symbol.var(i) for i in input_names]
-        missing = [i for i in input_names if i not in sym.list_inputs()]
+        variables = sym.list_inputs()
+        missing = [i for i in input_names if i not in variables]
         if missing:
-            raise ValueError(f"SymbolBlock.imports: input names {missing} are not variables of {symbol_file!r}, "
-                             f"whose variables are {sym.list_inputs()}")
-        ret = SymbolBlock(sym, inputs)
+            shown = variables if len(variables) <= 20 else variables[:20] + ["..."]
+            raise MXNetValueError(f"SymbolBlock.imports: input names {missing} are not variables of "
+                                  f"{symbol_file!r}, whose variables are {shown}")
+        try:
+            ret = SymbolBlock(sym, inputs)
+        except MXNetError as err:
+            raise MXNetError(f"SymbolBlock.imports: {symbol_file!r}: {err}") from None
         if param_file is not None:
             ret.load_parameters(param_file, device if device is not None else ctx, allow_missing, ignore_extra,
                                 True, "saved")

@@ -22,12 +22,14 @@ Example::
     [0.5, 0.5]
 """
 import logging
+import os
 import warnings
 
 from .. import ndarray as nd
 from .. import optimizer as _opt
 from ..base import MXNetError
 from ..device import current_device
+from ..fileio import read_file
 from ..initializer import InitDesc, Uniform
 from ..io.batch import DataDesc, as_descs
 from ..model import load_checkpoint, load_params_file, save_params_file
@@ -74,9 +76,15 @@ class Module(BaseModule):
 
     @staticmethod
     def load(prefix, epoch, load_optimizer_states=False, **kwargs):
-        """A Module from ``prefix-symbol.json`` and ``prefix-%04d.params`` (bind it before use)."""
+        """A Module from ``prefix-symbol.json`` and ``prefix-%04d.params`` (bind it before use).
+        A file that does not fit (a bad graph, parameters the graph does not have) is an
+        ``MXNetError`` naming the file."""
         sym, args, auxs = load_checkpoint(prefix, epoch)
-        mod = Module(symbol=sym, **kwargs)
+        try:
+            mod = Module(symbol=sym, **kwargs)
+        except MXNetError as err:
+            raise MXNetError(f"Module.load: {prefix}-symbol.json: {err}") from None
+        _check_loaded_params(mod, args, auxs, f"{prefix}-{epoch:04d}.params")
         mod._arg_params, mod._aux_params = args, auxs
         mod.params_initialized = True
         if load_optimizer_states:
@@ -186,7 +194,12 @@ class Module(BaseModule):
 
     def load_params(self, fname):
         """Load parameters saved by ``save_params`` (or MXNet) from ``fname``."""
-        self.set_params(*load_params_file(fname))
+        arg_params, aux_params = load_params_file(fname)
+        _check_loaded_params(self, arg_params, aux_params, fname)
+        try:
+            self.set_params(arg_params, aux_params)
+        except MXNetError as err:
+            raise MXNetError(f"load_params: {fname}: {err}") from None
 
     # ---- optimizer -------------------------------------------------------------------------------
     def init_optimizer(self, kvstore="local", optimizer="sgd", optimizer_params=(("learning_rate", 0.01),),
@@ -219,8 +232,7 @@ class Module(BaseModule):
 
     def load_optimizer_states(self, fname):
         """Load the updater's states from ``fname``."""
-        with open(fname, "rb") as f:
-            self._updater.set_states(f.read())
+        self._updater.set_states(read_file(fname, "optimizer states file"), source=os.fspath(fname))
 
     # ---- per batch -------------------------------------------------------------------------------
     def forward(self, data_batch, is_train=None):
@@ -288,3 +300,26 @@ class Module(BaseModule):
     def __repr__(self):
         state = "bound" if self.binded else "not bound"
         return f"<Module {self._symbol.name or self._output_names} data={self._data_names} {state}>"
+
+
+def _check_loaded_params(mod, arg_params, aux_params, fname):
+    """The parameters of a file name only arguments / auxiliary states of the module's graph, as
+    the right kind (``arg:`` / ``aux:``), and their shapes fit what the graph infers from them."""
+    params, aux = set(mod._param_names), set(mod._aux_names)
+    for kind, given, names in (("arg", arg_params, params), ("aux", aux_params, aux)):
+        for name in given:
+            if name not in names:
+                inputs = mod._data_names + mod._label_names + mod._state_names
+                what = ("an auxiliary state" if name in aux else "an argument" if name in params
+                        else "a data/label/state input" if name in inputs
+                        else "neither an argument nor an auxiliary state")
+                raise MXNetError(f"{fname}: parameter '{kind}:{name}' is {what} of the module's graph; expected "
+                                 f"'arg:' names among {sorted(params)[:8]} and 'aux:' names among {sorted(aux)[:8]}")
+    shapes = {n: tuple(v.shape) for n, v in list(arg_params.items()) + list(aux_params.items())}
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            mod._symbol.infer_shape_partial(**shapes)
+        except MXNetError as err:
+            raise MXNetError(f"{fname}: the parameters do not fit the graph: {err}") from None

@@ -11,7 +11,12 @@ from ..ops.infer import InferError
 from ..ops.registry import get_op
 from .ndarray import NDArray, _as_array
 
-__all__ = ["invoke", "invoke_name", "shape_error"]
+__all__ = ["invoke", "invoke_name", "shape_error", "OutOfMemory"]
+
+
+class OutOfMemory(MXNetError, MemoryError):
+    """An op's result does not fit in memory (``except MemoryError`` catches it too)."""
+
 
 _autograd_state = autograd._state
 _dc_state = deferred.state
@@ -60,7 +65,13 @@ def invoke(op, inputs, attrs, out=None, np_style=None):
     except InferError as err:
         raise shape_error(op, a, err) from None
     ctx = _contexts.get((device, _autograd_state.training)) or op_context(device, _autograd_state.training)
-    res = op.compute(ctx, a, *datas)
+    try:
+        res = op.compute(ctx, a, *datas)
+    except InferError as err:        # a check only the compute makes (softmax's axis): name the op
+        raise shape_error(op, a, err) from None
+    except MemoryError as err:       # shapes from a model file may ask for more than there is
+        raise OutOfMemory(f"{op.name}: cannot allocate its result for inputs of shapes "
+                          f"{[d.shape for d in datas]} and attributes {_brief(a)} ({err})") from None
     if type(res) is tuple:
         nvis = op.n_visible(a)
         outs = [_wrap(r, device, np_style) for r in res[:nvis]]
@@ -91,11 +102,25 @@ def _write_out(op, outs, out):
     return out
 
 
-def shape_error(op, a, err):
-    """``MXNetError`` naming the op, the argument and the expected vs the got shape."""
+def _brief(a):
+    text = ", ".join(f"{k}={v!r}" for k, v in a.items())
+    return "{" + (text if len(text) <= 200 else text[:200] + "...") + "}"
+
+
+def shape_error(op, a, err, what="shape"):
+    """``MXNetError`` naming the op, the argument and the expected vs the got ``what`` for the
+    ``InferError`` ``err`` (``what``: "shape", or "dtype" for type inference).
+
+    >>> import hybridlab as mx
+    >>> try:
+    ...     mx.nd.softmax(mx.nd.ones((2, 3)), axis=99)
+    ... except mx.MXNetError as err:
+    ...     print(err)
+    softmax: argument 'data' expected an input with more than 99 dimensions (axis=99), got ndim 2
+    """
     names = op.input_names(a)
-    arg = names[err.arg] if isinstance(err.arg, int) and err.arg < len(names) else err.arg
-    msg = f"{op.name}: argument '{arg}' expected shape {err.expected}, got {err.got}"
+    arg = names[err.arg] if isinstance(err.arg, int) and 0 <= err.arg < len(names) else err.arg
+    msg = f"{op.name}: argument '{arg}' expected {err.expected_text(what)}, got {err.got}"
     if err.why:
         msg += f" ({err.why})"
     return MXNetError(msg)

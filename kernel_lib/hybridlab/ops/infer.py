@@ -2,19 +2,45 @@
 
 Shapes are tuples; an unknown shape is ``None`` and an unknown dimension is ``0`` (MXNet's legacy
 convention, used by deferred parameter initialisation). Inference functions raise ``InferError``
-naming the offending input; the dispatcher turns it into an ``MXNetError`` with the op's name.
+naming the offending input (an ``MXNetError``); the dispatcher rewrites it with the op's name.
 """
+
+from ..base import MXNetError
 
 __all__ = ["InferError", "merge_shape", "same_shape", "broadcast_shape", "known", "unary_shape",
            "normalize_axis", "prod"]
 
 
-class InferError(Exception):
-    """Input ``arg`` (index or name) has shape ``got`` where ``expected`` was required."""
+class InferError(MXNetError):
+    """Input ``arg`` (an index or a name) is ``got`` where ``expected`` was required; ``why`` says
+    why. Inference code raises it without knowing the op: the places that know the op (imperative
+    dispatch, tracing, graph inference, the cached op build) rewrite it naming the op and the input
+    (``ndarray.dispatch.shape_error``); its own text is readable too. It is an ``MXNetError``, so an
+    error that escapes anyway is still caught by ``except mx.MXNetError``.
+
+    >>> from hybridlab.ops.infer import InferError
+    >>> err = InferError(0, "an input with more than 99 dimensions (axis=99)", "ndim 2")
+    >>> print(err)
+    input 0: expected an input with more than 99 dimensions (axis=99), got ndim 2
+    >>> print(InferError(1, (2, 3), (3, 2), "all inputs must have the same shape"))
+    input 1: expected shape (2, 3), got (3, 2) (all inputs must have the same shape)
+    """
 
     def __init__(self, arg, expected, got, why=""):
-        super().__init__(arg, expected, got, why)
+        super().__init__(arg, expected, got, why)     # the fields as args: the error pickles
         self.arg, self.expected, self.got, self.why = arg, expected, got, why
+
+    def expected_text(self, what="shape"):
+        """What was expected, as a phrase: ``shape (2, 3)``, ``shape with 8 elements``, or the
+        description itself (``an input with more than 2 dimensions``)."""
+        e = self.expected
+        if isinstance(e, (tuple, list)) or (isinstance(e, str) and e.startswith(("with ", "of ", "("))):
+            return f"{what} {e}"
+        return str(e)
+
+    def __str__(self):
+        arg = f"input {self.arg}" if isinstance(self.arg, int) else f"input {self.arg!r}"
+        return f"{arg}: expected {self.expected_text()}, got {self.got}" + (f" ({self.why})" if self.why else "")
 
 
 def known(shape):

@@ -18,6 +18,7 @@ Example::
     >>> net.infer_shape_partial(data=(0, 5))     # batch size unknown
     ([(0, 5), (8, 5), (8,)], [(0, 8)], [])
 """
+import heapq
 import warnings
 
 import numpy as np
@@ -73,15 +74,19 @@ class _Kind:
         self.name, self.merge, self.is_known, self.var_attr, self.run = name, merge, is_known, var_attr, run
 
 
+def _clip(text, n=80):
+    return repr(text) if len(text) <= n else repr(text[:n]) + f"... ({len(text)} characters)"
+
+
 def _var_shape(node):
     text = node.attrs.get("__shape__")
     if text is None:
         return None
     try:
         shape = _SHAPE_ATTR.parse(text)
-    except MXNetError:
+    except (MXNetError, ValueError, TypeError, OverflowError, RecursionError):
         raise MXNetError(f"variable {node.name!r}: attribute __shape__ expected a shape such as '(256, 0)', "
-                         f"got {text!r}") from None
+                         f"got {_clip(text)}") from None
     return shape or None          # legacy: ndim 0 means unknown
 
 
@@ -91,9 +96,10 @@ def _var_dtype(node):
         return None
     try:
         return dtype_from_flag(int(text))
-    except ValueError:
+    except (MXNetError, ValueError) as err:
+        reason = f" ({err})" if isinstance(err, MXNetError) else ""
         raise MXNetError(f"variable {node.name!r}: attribute __dtype__ expected a type flag such as '0', "
-                         f"got {text!r}") from None
+                         f"got {_clip(text)}{reason}") from None
 
 
 SHAPE = _Kind("shape", _merge_shape, known, _var_shape, lambda op, a, vals: op.infer_shape(a, vals))
@@ -114,7 +120,7 @@ def _input_desc(node, k):
 
 
 def _fmt(kind, v):
-    return v.name if kind is DTYPE and v is not None else str(v)
+    return v.name if kind is DTYPE and isinstance(v, np.dtype) else str(v)
 
 
 def _error(kind, node, k, provided, inferred, why=""):
@@ -127,57 +133,84 @@ def _error(kind, node, k, provided, inferred, why=""):
 
 def propagate(nodes, values, kind):
     """Fill ``values`` ({(id(node), output index): value}) for every entry of ``nodes`` (topological
-    order) that ``kind``'s inference can reach; the variables' entries must be there already."""
-    for _ in range(len(nodes) + 2):
-        changed = False
-        for node in nodes:
-            if node.op is None:
+    order) that ``kind``'s inference can reach; the variables' entries must be there already.
+
+    A worklist in topological order: every op runs once, and again only when one of its input
+    entries changed (an op may fill a parameter input, or a sibling's output it shares), so a deep
+    or wide graph costs time linear in its size. Entries only ever become more known, so it ends."""
+    consumers = {}
+    for k, node in enumerate(nodes):
+        for src, idx in node.inputs:
+            consumers.setdefault((id(src), idx), []).append(k)
+    pending = [k for k, node in enumerate(nodes) if node.op is not None]
+    queued = set(pending)          # already in topological order: a valid heap
+
+    def changed(key):
+        for c in consumers.get(key, ()):
+            if c not in queued:
+                queued.add(c)
+                heapq.heappush(pending, c)
+
+    while pending:
+        k = heapq.heappop(pending)
+        queued.discard(k)
+        node = nodes[k]
+        a = node.parsed_attrs()
+        keys = [(id(src), idx) for src, idx in node.inputs]
+        given = [values.get(key) for key in keys]
+        vals = list(given)
+        complete = all(kind.is_known(v) for v in given)
+        # ops treat a None input as unknown, but a 0 dimension may trip a check (broadcasting)
+        partial_dims = kind is SHAPE and any(v is not None and 0 in v for v in given)
+        try:
+            outs = kind.run(node.op, a, vals)
+        except InferError as err:
+            i = err.arg if isinstance(err.arg, int) and 0 <= err.arg < len(given) else None
+            certain = kind is not SHAPE or (i is not None and known(given[i]) and isinstance(err.expected, tuple)
+                                            and 0 not in err.expected)    # both sides known: a real conflict
+            if partial_dims and not certain:
                 continue
-            a = node.parsed_attrs()
-            keys = [(id(src), idx) for src, idx in node.inputs]
-            given = [values.get(key) for key in keys]
-            vals = list(given)
-            complete = all(kind.is_known(v) for v in given)
-            # ops treat a None input as unknown, but a 0 dimension may trip a check (broadcasting)
-            partial_dims = kind is SHAPE and any(v is not None and 0 in v for v in given)
+            raise _error(kind, node, i, err.got, err.expected, err.why) from None
+        except MXNetError as err:
+            if partial_dims:
+                continue
+            raise MXNetError(f"Error in operator {node.name}: {err}{_where(node)}") from None
+        except _UNKNOWN_INPUT_ERRORS as err:
+            if not complete:
+                continue
+            # every input known and the op's inference still fails: the node is malformed (a
+            # model file's attributes), which is the caller's error to read, not a crash
+            raise MXNetError(f"Error in operator {node.name}: {node.op_name} cannot infer its output "
+                             f"{kind.name} from inputs {[_fmt(kind, v) for v in given]} "
+                             f"({type(err).__name__}: {err}){_where(node)}") from None
+        for i, key in enumerate(keys):
             try:
-                outs = kind.run(node.op, a, vals)
-            except InferError as err:
-                k = err.arg if isinstance(err.arg, int) and err.arg < len(given) else None
-                certain = (k is not None and known(given[k]) and isinstance(err.expected, tuple)
-                           and 0 not in err.expected)    # both sides fully known: a real conflict
-                if partial_dims and not certain:
-                    continue
-                raise _error(kind, node, k, err.got, err.expected, err.why) from None
-            except MXNetError as err:
-                if partial_dims:
-                    continue
-                raise MXNetError(f"Error in operator {node.name}: {err}{_where(node)}") from None
-            except _UNKNOWN_INPUT_ERRORS:
-                if complete:
-                    raise
-                continue
-            for k, key in enumerate(keys):
-                try:
-                    merged = kind.merge(values.get(key), vals[k])
-                except _Conflict:
-                    raise _error(kind, node, k, given[k], vals[k]) from None
-                if not _same(merged, values.get(key)):
-                    values[key] = merged
-                    changed = True
-            for i, out in enumerate(list(outs or ())[:node.num_outputs()]):
-                key = (id(node), i)
-                try:
-                    merged = kind.merge(values.get(key), out)
-                except _Conflict:
-                    raise _error(kind, node, None, values.get(key), out,
-                                 f"output {i} is used elsewhere as {_fmt(kind, values.get(key))}") from None
-                if not _same(merged, values.get(key)):
-                    values[key] = merged
-                    changed = True
-        if not changed:
-            break
+                merged = kind.merge(values.get(key), vals[i])
+            except _Conflict:
+                raise _error(kind, node, i, given[i], vals[i]) from None
+            except _UNKNOWN_INPUT_ERRORS as err:
+                raise _bad_value(kind, node, f"input {i}", vals[i], err) from None
+            if not _same(merged, values.get(key)):
+                values[key] = merged
+                changed(key)
+        for i, out in enumerate(list(outs or ())[:node.num_outputs()]):
+            key = (id(node), i)
+            try:
+                merged = kind.merge(values.get(key), out)
+            except _Conflict:
+                raise _error(kind, node, None, values.get(key), out,
+                             f"output {i} is used elsewhere as {_fmt(kind, values.get(key))}") from None
+            except _UNKNOWN_INPUT_ERRORS as err:
+                raise _bad_value(kind, node, f"output {i}", out, err) from None
+            if not _same(merged, values.get(key)):
+                values[key] = merged
+                changed(key)
     return values
+
+
+def _bad_value(kind, node, what, value, err):
+    return MXNetError(f"Error in operator {node.name}: {node.op_name} inferred {what} {kind.name} {value!r}, "
+                      f"which is not a {kind.name} ({type(err).__name__}: {err}){_where(node)}")
 
 
 def _run(symbol, args, kwargs, kind, convert):
