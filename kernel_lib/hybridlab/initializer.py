@@ -8,6 +8,9 @@ weight rule; otherwise the name decides, as in MXNet: ``*weight`` -> the initial
 initialisation reproducible. ``dumps()`` gives MXNet's JSON form, stored in symbol files as a
 variable's ``__init__``; ``create`` turns a name, a dumps string or an instance back into one.
 
+Model files are untrusted: a dumps string may create a file-reading initializer (``Load``) only
+inside ``with mx.init.allow_file_initializers():``; ``mx.init.Load(path)`` in code is always allowed.
+
 Example::
 
     >>> import hybridlab as mx
@@ -22,6 +25,8 @@ Example::
     >>> b.asnumpy().tolist()
     [0.0, 0.0, 0.0]
 """
+import contextlib
+import contextvars
 import json
 import re
 
@@ -30,9 +35,31 @@ import numpy as np
 from .base import MXNetError
 
 __all__ = ["InitDesc", "Initializer", "register", "alias", "create", "Zero", "One", "Constant",
-           "Uniform", "Normal", "Orthogonal", "Xavier", "MSRAPrelu", "Bilinear", "LSTMBias", "Mixed", "Load"]
+           "Uniform", "Normal", "Orthogonal", "Xavier", "MSRAPrelu", "Bilinear", "LSTMBias", "Mixed", "Load",
+           "allow_file_initializers"]
 
 _REGISTRY = {}
+_FILES_ALLOWED = contextvars.ContextVar("hybridlab_file_initializers", default=False)
+
+
+@contextlib.contextmanager
+def allow_file_initializers(allow=True):
+    """Within this block, dumps strings (``__init__`` attributes of model files) may create
+    initializers that read files (``["load", {"param": "w.params"}]``). Use it only for model files
+    you trust: such an attribute opens whatever path the file names.
+
+    >>> import hybridlab as mx
+    >>> try:
+    ...     mx.init.create('["load", {"param": "/etc/passwd"}]')
+    ... except mx.MXNetError as err:
+    ...     print(str(err)[:61])
+    initializer '["load", {"param": "/etc/passwd"}]' reads a file
+    """
+    token = _FILES_ALLOWED.set(bool(allow))
+    try:
+        yield
+    finally:
+        _FILES_ALLOWED.reset(token)
 
 
 def register(klass):
@@ -69,20 +96,42 @@ def create(init, **kwargs):
         raise TypeError(f"Cannot create an initializer from {init!r}: expected an Initializer, a "
                         f"registered name or a dumps() string")
     text = init.strip()
-    if text.startswith("["):
+    if not text.startswith("["):
+        klass = _lookup(text)
         try:
-            name, args = json.loads(text)
-        except (ValueError, TypeError) as err:
-            raise MXNetError(f"Cannot parse initializer {init!r}: expected '[name, {{kwargs}}]' "
-                             f"as written by Initializer.dumps() ({err})") from None
-        return _lookup(name)(**args)
-    return _lookup(text)(**kwargs)
+            return klass(**kwargs)
+        except TypeError as err:   # a bare name from a file ('load', 'constant') lacks its arguments
+            raise _InitializerArgs(f"Cannot create initializer {text[:80]!r}: {str(err)[:200]}") from None
+    shown = text if len(text) <= 80 else text[:80] + "..."
+    try:
+        name, args = json.loads(text)
+    except (ValueError, TypeError, RecursionError) as err:
+        raise MXNetError(f"Cannot parse initializer {shown!r}: expected '[name, {{kwargs}}]' "
+                         f"as written by Initializer.dumps() ({str(err)[:120]})") from None
+    if not isinstance(name, str) or not isinstance(args, dict):
+        raise MXNetError(f"Cannot parse initializer {shown!r}: expected '[name, {{kwargs}}]' with a string "
+                         f"name and an object of arguments, got [{type(name).__name__}, {type(args).__name__}]")
+    klass = _lookup(name)
+    if getattr(klass, "_reads_files", False) and not _FILES_ALLOWED.get():
+        raise MXNetError(f"initializer {shown!r} reads a file, and it comes from a dumps string (a model "
+                         f"file's __init__ attribute), which may name any path: refused. If you trust the "
+                         f"model file, run the initialisation inside 'with mx.init.allow_file_initializers():'; "
+                         f"or create mx.init.{klass.__name__}(path) in your code")
+    try:
+        return klass(**args)
+    except (TypeError, ValueError) as err:
+        raise MXNetError(f"Cannot create initializer {shown!r}: {str(err)[:200]}") from None
+
+
+# MXNet raises ValueError / TypeError here: these are those and MXNetError at once
+_InitValueError = type("_InitValueError", (MXNetError, ValueError), {})
+_InitializerArgs = type("_InitializerArgs", (MXNetError, TypeError), {})
 
 
 def _lookup(name):
     klass = _REGISTRY.get(str(name).lower())
     if klass is None:
-        raise ValueError(f"Cannot find initializer {name!r}: expected one of {sorted(_REGISTRY)}")
+        raise _InitValueError(f"Cannot find initializer {str(name)[:80]!r}: expected one of {sorted(_REGISTRY)}")
     return klass
 
 
@@ -375,28 +424,57 @@ class LSTMBias(Initializer):
 
 @register
 class Load(Initializer):
-    """Initialise from a dict of arrays (or a ``.params`` file), falling back to ``default_init``."""
+    """Initialise from a dict name -> NDArray or a ``.params`` file (``arg:``/``aux:`` prefixes
+    dropped), falling back to ``default_init``. From a dumps string only when opted in
+    (``allow_file_initializers``): the string could name any file.
+
+    >>> import hybridlab as mx
+    >>> init = mx.init.Load({"arg:fc_weight": mx.nd.ones((1, 2))}, default_init=mx.init.Zero())
+    >>> w = mx.nd.zeros((1, 2)); init("fc_weight", w); w.asnumpy().tolist()
+    [[1.0, 1.0]]
+    """
+
+    _reads_files = True
 
     def __init__(self, param, default_init=None, verbose=False):
         from .ndarray import load as _load
+        from .ndarray.ndarray import NDArray
+        source = "the given dict"
         if isinstance(param, str):
+            source = repr(param)
             param = _load(param)
+        if not isinstance(param, dict):
+            raise MXNetError(f"Load: expected a dict name -> NDArray or a .params file of named arrays, got "
+                             f"{'a file of unnamed arrays' if isinstance(param, list) else type(param).__name__} "
+                             f"({source})")
+        for k, v in param.items():
+            if not isinstance(k, str) or not (v is None or isinstance(v, NDArray)):
+                raise MXNetError(f"Load: expected names mapped to NDArrays in {source}, got {type(k).__name__} "
+                                 f"{str(k)[:80]!r} -> {type(v).__name__}")
         self.param = {(k[4:] if k.startswith(("arg:", "aux:")) else k): v for k, v in param.items()}
-        self.default_init = default_init
+        self.source = source
+        self.default_init = create(default_init) if default_init is not None else None
         self.verbose = verbose
         super().__init__()
 
     def __call__(self, name, arr):
         if name in self.param:
-            if tuple(arr.shape) != tuple(self.param[name].shape):
+            value = self.param[name]
+            if value is None:
+                raise MXNetError(f"Parameter {name} cannot be initialized from loading: {self.source} holds an "
+                                 f"empty (none) array for it, expected one of shape {arr.shape}")
+            if tuple(arr.shape) != tuple(value.shape):
                 raise MXNetError(f"Parameter {name} cannot be initialized from loading: shape mismatch, "
-                                 f"expected {arr.shape}, got {self.param[name].shape}")
-            _fill(arr, self.param[name])
+                                 f"expected {arr.shape}, got {value.shape}")
+            _fill(arr, value)
         elif self.default_init is None:
-            raise ValueError(f"Cannot Initialize {name}: not found in loaded param and no default "
-                             f"Initializer is provided.")
+            raise _InitValueError(f"Cannot Initialize {name}: not found in loaded param and no default "
+                                  f"Initializer is provided.")
         else:
             self.default_init(name, arr)
+
+    def _init_weight(self, name, arr):   # as a variable's own __init__ (opted in): look the name up
+        self(str(name), arr)
 
 
 class Mixed(Initializer):

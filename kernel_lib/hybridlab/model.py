@@ -48,21 +48,23 @@ def load_params(prefix, epoch):
 
 
 def load_params_file(fname):
-    """``(arg_params, aux_params)`` from a ``.params`` file with ``arg:``/``aux:`` names."""
+    """``(arg_params, aux_params)`` from a ``.params`` file with ``arg:``/``aux:`` names. The file is
+    untrusted: anything else in it (unnamed or empty arrays, other names) is an MXNetError naming it."""
     from . import ndarray as nd
     saved = nd.load(fname)
     if not isinstance(saved, dict):
-        raise MXNetError(f"load_params_file: {fname} expected named arrays ('arg:<name>' / 'aux:<name>'), got a list "
-                         f"of {len(saved)} unnamed arrays")
+        raise MXNetError(f"load_params_file: {str(fname)!r} expected named arrays ('arg:<name>' / 'aux:<name>'), "
+                         f"got a list of {len(saved)} unnamed arrays")
     arg_params, aux_params = {}, {}
     for key, value in saved.items():
         kind, _, name = key.partition(":")
-        if kind == "arg":
-            arg_params[name] = value
-        elif kind == "aux":
-            aux_params[name] = value
-        else:
-            raise MXNetError(f"load_params_file: {fname} has the name {key!r}; expected 'arg:<name>' or 'aux:<name>'")
+        if kind not in ("arg", "aux") or not name:
+            raise MXNetError(f"load_params_file: {str(fname)!r} has the name {key[:80]!r}; expected "
+                             "'arg:<name>' or 'aux:<name>'")
+        if value is None:
+            raise MXNetError(f"load_params_file: {str(fname)!r}: {key[:80]!r} is an empty (none) array; "
+                             "expected the parameter's values")
+        (arg_params if kind == "arg" else aux_params)[name] = value
     return arg_params, aux_params
 
 

@@ -19,8 +19,11 @@ Example::
     >>> net.weight.data().asnumpy().tolist()
     [[0.8999999761581421, 0.800000011920929]]
 """
+import os
+
 from .. import autograd, optimizer as opt
 from ..base import MXNetError
+from ..fileio import read_file
 from .parameter import Parameter
 
 __all__ = ["Trainer"]
@@ -68,6 +71,7 @@ class Trainer:
             self._optimizer = opt.create(optimizer, param_dict=param_dict, **optimizer_params)
         self._updaters = {}   # device -> Updater (one set of states per device)
         self._loaded_states = None
+        self._loaded_source = None
 
     def __repr__(self):
         return (f"Trainer({len(self._params)} parameters, optimizer={self._optimizer!r}, "
@@ -135,7 +139,7 @@ class Trainer:
         if updater is None:
             updater = self._updaters[device] = opt.get_updater(self._optimizer)
             if self._loaded_states is not None:   # load_states ran before this device's first update
-                updater.set_states(self._loaded_states, load_optimizer=False)
+                updater.set_states(self._loaded_states, load_optimizer=False, source=self._loaded_source)
         return updater
 
     def _update(self, ignore_stale_grad=False):
@@ -171,18 +175,21 @@ class Trainer:
         if updater is None:
             updater = opt.get_updater(self._optimizer)
             if self._loaded_states is not None:
-                updater.set_states(self._loaded_states, load_optimizer=False)
+                updater.set_states(self._loaded_states, load_optimizer=False, source=self._loaded_source)
         data = updater.get_states(dump_optimizer=True)
         write_atomic(fname, [data], "optimizer states file")
 
     def load_states(self, fname):
         """Read states written by ``save_states``: the optimizer's settings and counters are restored,
-        and every device's states (moved to that device on the next update)."""
-        with open(fname, "rb") as f:
-            data = f.read()
+        and every device's states (moved to that device on the next update). The file is untrusted:
+        only the optimizer's own hyperparameters are restored, type-checked, and each state is checked
+        against its weight on first use; any problem is an MXNetError naming the file."""
+        data = read_file(fname, "optimizer states file")
+        path = os.fspath(fname)
         updater = opt.get_updater(self._optimizer)
-        updater.set_states(data)
+        updater.set_states(data, source=path)
         self._optimizer = updater.optimizer
         self._optimizer.param_dict = dict(enumerate(self._params))
         self._loaded_states = data
+        self._loaded_source = path
         self._updaters = {}

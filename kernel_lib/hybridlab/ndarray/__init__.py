@@ -1,6 +1,6 @@
 """``mx.nd``: the NDArray and one function per registered operator (MXNet 1.x names and aliases:
 ``FullyConnected``, ``broadcast_add``, ``_mul_scalar``, ...), plus creation helpers, ``waitall``,
-``save``/``load`` and ``mx.nd.random``.
+``save``/``load``/``load_frombuffer`` and ``mx.nd.random``.
 
 Example::
 
@@ -20,7 +20,7 @@ _OP_NAMES = _populate(globals(), "nd")
 from .creation import *  # noqa: F401,F403,E402
 from .ufunc import *  # noqa: F401,F403,E402
 from .legacy import *  # noqa: F401,F403,E402
-from .params_file import save, load  # noqa: E402,F401
+from .params_file import save, load, load_frombuffer  # noqa: E402,F401
 from . import random_api as random  # noqa: E402
 
 contrib = _types.SimpleNamespace(**{n[len("_contrib_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_contrib_")})

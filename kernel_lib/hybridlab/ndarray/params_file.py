@@ -17,6 +17,9 @@ Layout (little-endian; FORMATS.md section 2)::
 * Writes are atomic (a temporary file in the same directory, then ``os.replace``); a truncated or
   corrupted file raises ``MXNetError`` naming the file, the record and what was expected vs got,
   and nothing is returned.
+* Files are untrusted: nothing is allocated for data the file does not hold. Shapes have at most
+  ``MAX_NDIM`` dims and byte sizes within int64; a sparse record's dense form is bounded by
+  ``SPARSE_DENSE_FACTOR`` x its bytes (at least ``SPARSE_DENSE_FLOOR``); names must be distinct.
 
 Example::
 
@@ -31,7 +34,7 @@ import struct
 
 import numpy as np
 
-from ..fileio import write_atomic
+from ..fileio import read_file, write_atomic
 from ..base import MXNetError, dtype_flag, dtype_from_flag
 from ..device import Device, cpu, num_gpus
 from .ndarray import NDArray
@@ -42,25 +45,35 @@ LIST_MAGIC = 0x112
 V1_MAGIC, V2_MAGIC, V3_MAGIC = 0xF993FAC8, 0xF993FAC9, 0xF993FACA
 _STYPES = {0: ("default", 0), 1: ("row_sparse", 1), 2: ("csr", 2)}   # stype -> (name, number of aux arrays)
 _DEV_NAMES = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
-_MAX_LEGACY_NDIM = 32
+#: Most dimensions a record's shape may have (NumPy 1.x holds 32; real MXNet files use a handful).
+MAX_NDIM = 32
+_MAX_BYTES = (1 << 63) - 1      # sizes must fit in int64 (MXNet's dim_t, NumPy's npy_intp)
+#: Sparse records are densified on load, so a few bytes could ask for gigabytes of zeros. The dense
+#: array of a sparse record may take at most ``max(SPARSE_DENSE_FLOOR, SPARSE_DENSE_FACTOR * the
+#: record's bytes in the file)`` bytes; a larger one is refused before anything is allocated.
+#: To load a trusted, very sparse file, raise these module attributes
+#: (``hybridlab.ndarray.params_file.SPARSE_DENSE_FLOOR = 1 << 30``).
+SPARSE_DENSE_FACTOR = 32
+SPARSE_DENSE_FLOOR = 4 << 20
 
 
 class _SaveTypeError(MXNetError, TypeError):
     """Bad ``data`` argument to save (a TypeError in MXNet, an MXNetError here: both catch it)."""
 
 
-class _FileNotFound(MXNetError, FileNotFoundError):
-    """The file to load does not exist."""
+class _LoadTypeError(MXNetError, TypeError):
+    """Bad argument to load / load_frombuffer (not a path, not bytes)."""
 
 
 # ---------------------------------------------------------------------------------------------------
 # reading
 # ---------------------------------------------------------------------------------------------------
 class _Reader:
-    """A cursor over the file bytes; every read checks the bytes are there first."""
+    """A cursor over the file bytes; every read checks the bytes are there first, so nothing is
+    allocated for data the file does not hold."""
 
     def __init__(self, buf, fname):
-        self.buf = memoryview(buf)
+        self.buf = buf
         self.pos = 0
         self.fname = fname
         self.where = "file header"
@@ -68,10 +81,14 @@ class _Reader:
     def error(self, msg):
         return MXNetError(f"cannot load NDArray file {self.fname!r}: {self.where}: {msg}")
 
+    def left(self):
+        return len(self.buf) - self.pos
+
     def need(self, n, what):
-        left = len(self.buf) - self.pos
-        if n > left:
-            raise self.error(f"truncated {what}: expected {n} bytes at offset {self.pos}, got {left} "
+        if n < 0:
+            raise self.error(f"{what}: expected a size >= 0, got {n}")
+        if n > self.left():
+            raise self.error(f"truncated {what}: expected {n} bytes at offset {self.pos}, got {self.left()} "
                              f"(the file ends at byte {len(self.buf)})")
 
     def unpack(self, fmt, what):
@@ -81,31 +98,34 @@ class _Reader:
         self.pos += size
         return out if len(out) > 1 else out[0]
 
-    def array(self, dtype, count, what):
-        nbytes = dtype.itemsize * count
-        self.need(nbytes, what)
+    def array(self, dtype, shape, what):
+        """The next ``shape`` array of ``dtype`` (a native-order copy, not a view of the file)."""
+        count = _size(shape)
+        self.need(dtype.itemsize * count, what)
+        if count == 0:
+            return np.zeros(shape, dtype)
         out = np.frombuffer(self.buf, dtype=dtype.newbyteorder("<"), count=count, offset=self.pos)
-        self.pos += nbytes
-        return out.astype(dtype)  # a native-order copy that does not hold on to the file bytes
+        self.pos += dtype.itemsize * count
+        return out.astype(dtype).reshape(shape)
 
     def shape(self, magic, what):
-        """A shape: int32 ndim + int64 dims (V1-V3), or the legacy ndim (the magic) + uint32 dims."""
+        """A shape: int32 ndim + int64 dims (V1-V3), or the legacy ndim (the magic) + uint32 dims;
+        ``None`` for an unknown shape (ndim -1)."""
         if magic in (V1_MAGIC, V2_MAGIC, V3_MAGIC):
             ndim = self.unpack("<i", f"{what} ndim")
-            if ndim < -1:
-                raise self.error(f"{what}: expected ndim >= -1, got {ndim}")
             if ndim == -1:
-                return None  # unknown shape
-            self.need(8 * ndim, f"{what} ({ndim} dims)")
-            dims = self.unpack(f"<{ndim}q", f"{what} dims") if ndim else ()
+                return None
+            fmt, size = "q", 8
         else:
-            ndim = magic
-            self.need(4 * ndim, f"legacy {what} ({ndim} dims)")
-            dims = self.unpack(f"<{ndim}I", f"{what} dims") if ndim else ()
-        dims = (dims,) if isinstance(dims, int) else tuple(dims)
+            ndim, fmt, size = magic, "I", 4
+        if not 0 <= ndim <= MAX_NDIM:
+            raise self.error(f"{what}: expected ndim in [0, {MAX_NDIM}] (or -1: unknown), got {ndim}")
+        self.need(size * ndim, f"{what} ({ndim} dims)")
+        dims = struct.unpack_from(f"<{ndim}{fmt}", self.buf, self.pos)
+        self.pos += size * ndim
         if any(d < -1 for d in dims):
             raise self.error(f"{what}: expected dimensions >= -1, got {dims}")
-        return dims
+        return tuple(dims)
 
     def type_flag(self, what):
         flag = self.unpack("<i", what)
@@ -113,6 +133,14 @@ class _Reader:
             return dtype_from_flag(flag)
         except MXNetError as err:
             raise self.error(f"{what}: {err}") from None
+
+    def check_size(self, shape, itemsize, what):
+        """Refuse a shape whose byte size (zero dims aside) overflows int64, before NumPy sees it."""
+        n = itemsize
+        for d in shape:
+            n *= max(d, 1)
+            if n > _MAX_BYTES:
+                raise self.error(f"{what}: shape {shape} of {itemsize}-byte elements overflows int64 bytes")
 
 
 def _placement(dev_type, dev_id, rd):
@@ -126,13 +154,19 @@ def _placement(dev_type, dev_id, rd):
     return Device(_DEV_NAMES[dev_type], dev_id)
 
 
+def _dense(rd, shape, dtype, what):
+    rd.check_size(shape, dtype.itemsize, what)
+    return rd.array(dtype, shape, what)
+
+
 def _read_record(rd):
     """One NDArray record -> (numpy array or None, Device or None, magic)."""
+    start = rd.pos
     magic = rd.unpack("<I", "record magic")
     if magic not in (V2_MAGIC, V3_MAGIC):
-        if magic != V1_MAGIC and magic > _MAX_LEGACY_NDIM:
+        if magic != V1_MAGIC and magic > MAX_NDIM:
             raise rd.error(f"expected an NDArray record magic (0x{V2_MAGIC:X} V2, 0x{V3_MAGIC:X} V3, "
-                           f"0x{V1_MAGIC:X} V1, or a legacy ndim <= {_MAX_LEGACY_NDIM}), got 0x{magic:X}")
+                           f"0x{V1_MAGIC:X} V1, or a legacy ndim <= {MAX_NDIM}), got 0x{magic:X}")
         return _read_legacy(rd, magic)
     stype = rd.unpack("<i", "storage type")
     if stype not in _STYPES:
@@ -146,21 +180,11 @@ def _read_record(rd):
     device = _placement(dev_type, dev_id, rd)
     dtype = rd.type_flag("type flag")
     if not n_aux:
-        data = rd.array(dtype, _size(shape), f"data of shape {shape} {dtype.name}")
-        return data.reshape(shape), device, magic
-    if sshape is None or -1 in sshape:
-        raise rd.error(f"{stype_name} storage shape: expected a known shape, got {sshape}")
-    aux = []
-    for i in range(n_aux):
-        aux_dtype = rd.type_flag(f"aux {i} type flag")
-        aux.append((aux_dtype, rd.shape(magic, f"aux {i} shape")))
-    values = rd.array(dtype, _size(sshape), f"{stype_name} values of shape {sshape}").reshape(sshape)
-    aux_data = []
-    for i, (aux_dtype, aux_shape) in enumerate(aux):
-        if aux_shape is None or aux_dtype.kind not in "iu":
-            raise rd.error(f"aux {i}: expected an integer index array of known shape, got "
-                           f"{aux_dtype.name} {aux_shape}")
-        aux_data.append(rd.array(aux_dtype, _size(aux_shape), f"aux {i} data").reshape(aux_shape))
+        return _dense(rd, shape, dtype, f"data of shape {shape} {dtype.name}"), device, magic
+    aux = [(rd.type_flag(f"aux {i} type flag"), rd.shape(magic, f"aux {i} shape")) for i in range(n_aux)]
+    _check_sparse(rd, stype_name, shape, sshape, dtype, aux, start)
+    values = rd.array(dtype, sshape, f"{stype_name} values of shape {sshape}")
+    aux_data = [_index_array(rd, a_dtype, a_shape, f"{stype_name} aux {i}") for i, (a_dtype, a_shape) in enumerate(aux)]
     return _densify(stype_name, shape, values, aux_data, rd), device, magic
 
 
@@ -169,11 +193,12 @@ def _read_legacy(rd, magic):
     shape = rd.shape(magic, "shape")
     if not shape:
         return None, None, magic
+    if -1 in shape:
+        raise rd.error(f"legacy record shape: expected known dimensions, got {shape}")
     dev_type, dev_id = rd.unpack("<ii", "device tag")
     device = _placement(dev_type, dev_id, rd)
     dtype = rd.type_flag("type flag")
-    data = rd.array(dtype, _size(shape), f"data of shape {shape} {dtype.name}")
-    return data.reshape(shape), device, magic
+    return _dense(rd, shape, dtype, f"data of shape {shape} {dtype.name}"), device, magic
 
 
 def _size(shape):
@@ -183,38 +208,95 @@ def _size(shape):
     return n
 
 
+def _check_sparse(rd, stype, shape, sshape, dtype, aux, start):
+    """Validate a sparse record's declared shapes against each other and against the file, and bound
+    the dense array it expands to, all before reading or allocating anything."""
+    if sshape is None or -1 in sshape:
+        raise rd.error(f"{stype} storage shape: expected a known shape, got {sshape}")
+    for i, (a_dtype, a_shape) in enumerate(aux):
+        if a_shape is None or -1 in a_shape or a_dtype.kind not in "iu":
+            raise rd.error(f"{stype} aux {i}: expected an integer index array of known shape, got "
+                           f"{a_dtype.name} {a_shape}")
+    if stype == "row_sparse":
+        (_, idx_shape), = aux
+        if len(shape) < 1 or len(sshape) != len(shape) or sshape[1:] != shape[1:] or idx_shape != sshape[:1]:
+            raise rd.error(f"row_sparse: expected a shape of >= 1 dims, values of shape (nnr,) + {shape[1:]} "
+                           f"and nnr row indices, got shape {shape}, values {sshape}, indices {idx_shape}")
+    else:
+        (_, ptr_shape), (_, idx_shape) = aux
+        if len(shape) != 2 or ptr_shape != (shape[0] + 1,) or len(sshape) != 1 or idx_shape != sshape:
+            raise rd.error(f"csr: expected a 2-D shape, indptr of rows + 1 entries and one column index "
+                           f"per value, got shape {shape}, indptr {ptr_shape}, indices {idx_shape}, "
+                           f"values {sshape}")
+    rd.check_size(shape, dtype.itemsize, f"{stype} shape")
+    data_bytes = _size(sshape) * dtype.itemsize + sum(_size(s) * d.itemsize for d, s in aux)
+    rd.need(data_bytes, f"{stype} values and indices ({data_bytes} bytes)")
+    record_bytes = rd.pos - start + data_bytes
+    dense_bytes = _size(shape) * dtype.itemsize
+    limit = max(SPARSE_DENSE_FLOOR, SPARSE_DENSE_FACTOR * record_bytes)
+    if dense_bytes > limit:
+        raise rd.error(f"{stype} record of {record_bytes} bytes expands to a dense {shape} {dtype.name} array "
+                       f"of {dense_bytes} bytes; expected at most {limit} bytes (max(SPARSE_DENSE_FLOOR = "
+                       f"{SPARSE_DENSE_FLOOR}, SPARSE_DENSE_FACTOR = {SPARSE_DENSE_FACTOR} x the record's bytes)). "
+                       "For a trusted file raise hybridlab.ndarray.params_file.SPARSE_DENSE_FLOOR")
+
+
+def _index_array(rd, dtype, shape, what):
+    """An index array as int64 (uint64 indices above the int64 range are refused, not wrapped)."""
+    idx = rd.array(dtype, shape, f"{what} data")
+    if dtype == np.uint64 and idx.size and idx.max() > np.uint64(_MAX_BYTES):
+        raise rd.error(f"{what}: expected indices below 2**63, got {int(idx.max())}")
+    return idx.astype(np.int64)
+
+
 def _densify(stype, shape, values, aux, rd):
-    dense = np.zeros(shape, dtype=values.dtype)
     if stype == "row_sparse":
         (idx,) = aux
-        if values.shape[1:] != tuple(shape[1:]) or idx.shape != values.shape[:1]:
-            raise rd.error(f"row_sparse: expected values of shape (nnr,{shape[1:]}) with nnr indices, got "
-                           f"values {values.shape} and indices {idx.shape}")
         if idx.size and (idx.min() < 0 or idx.max() >= shape[0]):
             raise rd.error(f"row_sparse: expected row indices in [0, {shape[0]}), got {idx.min()}..{idx.max()}")
+        dense = np.zeros(shape, dtype=values.dtype)
         dense[idx] = values
         return dense
     indptr, idx = aux
-    if len(shape) != 2 or indptr.shape != (shape[0] + 1,) or idx.shape != values.shape or values.ndim != 1:
-        raise rd.error(f"csr: expected a 2-D shape, indptr of {shape[0] + 1 if shape else '?'} entries and one "
-                       f"index per value, got shape {shape}, indptr {indptr.shape}, indices {idx.shape}, "
-                       f"values {values.shape}")
-    if indptr[0] != 0 or indptr[-1] != values.size or (np.diff(indptr) < 0).any():
+    counts = np.diff(indptr)
+    if indptr[0] != 0 or indptr[-1] != values.size or (counts < 0).any():
         raise rd.error(f"csr: expected indptr rising from 0 to {values.size}, got {indptr.tolist()[:8]}...")
     if idx.size and (idx.min() < 0 or idx.max() >= shape[1]):
         raise rd.error(f"csr: expected column indices in [0, {shape[1]}), got {idx.min()}..{idx.max()}")
-    rows = np.repeat(np.arange(shape[0]), np.diff(indptr))
-    dense[rows, idx] = values
+    dense = np.zeros(shape, dtype=values.dtype)
+    dense[np.repeat(np.arange(shape[0]), counts), idx] = values
     return dense
 
 
+def _as_bytes(buf, fname):
+    """A flat byte view of ``buf`` (bytes, bytearray, memoryview or another buffer)."""
+    if isinstance(buf, str):
+        raise _LoadTypeError(f"cannot load NDArray buffer {fname!r}: expected bytes (the file's contents "
+                             "read in binary mode), got str")
+    try:
+        view = memoryview(buf)
+        return view.cast("B") if view.format != "B" or view.ndim != 1 else view
+    except (TypeError, ValueError) as err:
+        raise _LoadTypeError(f"cannot load NDArray buffer {fname!r}: expected bytes, got "
+                             f"{type(buf).__name__} ({err})") from None
+
+
 def loads(buf, fname="<bytes>", np_style=None):
-    """Parse the bytes of an NDArray list file: a list, or a dict when the file has names."""
-    rd = _Reader(buf, fname)
+    """Parse the bytes of an NDArray list file: a list, or a dict when the file has names.
+
+    >>> import hybridlab as mx
+    >>> from hybridlab.ndarray.params_file import dumps, loads
+    >>> loads(dumps({"w": mx.nd.ones((2,))}))["w"].shape
+    (2,)
+    """
+    rd = _Reader(_as_bytes(buf, fname), fname)
     magic, _reserved, count = rd.unpack("<QQQ", "file header")
     if magic != LIST_MAGIC:
         raise rd.error(f"expected the NDArray list magic 0x{LIST_MAGIC:X}, got 0x{magic:X} "
                        "(not an MXNet NDArray file, or a corrupted one)")
+    if count > rd.left() // 4:   # every record takes at least its 4-byte magic
+        raise rd.error(f"expected at most {rd.left() // 4} records in the {rd.left()} bytes left, got a count "
+                       f"of {count}")
     arrays = []
     for i in range(count):
         rd.where = f"record {i} of {count}"
@@ -241,18 +323,21 @@ def loads(buf, fname="<bytes>", np_style=None):
             raise rd.error(f"expected a UTF-8 name, got {raw[:40]!r} ({err.reason})") from None
     if n_keys == 0:
         return arrays
-    return dict(zip(keys, arrays))
+    out = dict(zip(keys, arrays))
+    if len(out) != len(keys):
+        seen = set()
+        dup = next(k for k in keys if k in seen or seen.add(k))
+        rd.where = "names"
+        raise rd.error(f"expected distinct names, got {dup[:80]!r} more than once (which array is meant?)")
+    return out
 
 
 def _read_file(fname):
-    path = os.fspath(fname)
-    try:
-        with open(path, "rb") as f:
-            return f.read(), path
-    except FileNotFoundError:
-        raise _FileNotFound(2, f"cannot load NDArray file {path!r}: no such file") from None
-    except OSError as err:
-        raise MXNetError(f"cannot load NDArray file {path!r}: {err.strerror or err}") from None
+    if not isinstance(fname, (str, bytes, os.PathLike)):
+        raise _LoadTypeError(f"cannot load an NDArray file from {type(fname).__name__}: expected a path "
+                             "(str or os.PathLike)")
+    path = os.fsdecode(os.fspath(fname))
+    return read_file(path, "NDArray file"), path
 
 
 def load(fname):
@@ -263,7 +348,14 @@ def load(fname):
 
 
 def load_frombuffer(buf):
-    """``load`` from the bytes of a file (MXNet's ``mx.nd.load_frombuffer``)."""
+    """``load`` from the bytes of a file (MXNet's ``mx.nd.load_frombuffer(buf)``): a list of
+    NDArrays, or a dict name -> NDArray when the bytes store names.
+
+    >>> import hybridlab as mx
+    >>> from hybridlab.ndarray.params_file import dumps
+    >>> mx.nd.load_frombuffer(dumps([mx.nd.zeros((2, 2))]))[0].shape
+    (2, 2)
+    """
     return loads(buf, "<buffer>")
 
 

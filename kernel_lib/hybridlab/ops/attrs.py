@@ -3,7 +3,8 @@
 MXNet stores every operator keyword as Python ``str(value)`` ("(3, 3)", "True", "None", "1e-05");
 its parameter parser also accepts "true"/"1", "[3, 3]" and a bare "3" for a shape. ``Attr`` turns
 either a Python value or such a string into the Python value ops compute with, and ``format`` gives
-the string MXNet would store.
+the string MXNet would store. Attribute strings come from model files, so every parser is a
+single linear pass (no backtracking regex) over at most ``MAX_ATTR_CHARS`` characters.
 
 Example::
 
@@ -13,17 +14,29 @@ Example::
     >>> Attr("shape").format((3, 3))
     '(3, 3)'
 """
-import re
-
 import numpy as np
 
 from ..base import MXNetError, normalize_dtype
 
-__all__ = ["Attr", "REQUIRED", "format_value"]
+__all__ = ["Attr", "REQUIRED", "format_value", "MAX_ATTR_CHARS"]
 
 REQUIRED = type("Required", (), {"__repr__": lambda self: "REQUIRED"})()
-_INT_RE = re.compile(r"-?\d+")
 _TRUE = {"true": True, "1": True, "false": False, "0": False}
+#: Longest attribute string parsed as a number, shape, bool, dtype or device. Attribute strings come
+#: from model files; the longest real ones (a 32-d shape of int64 dims) are under 1000 characters.
+#: Free-text attributes (str, enum) are not bounded here.
+MAX_ATTR_CHARS = 4096
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_DIGITS = frozenset("0123456789")
+
+
+def _int64(text):
+    """The integer ``text`` spells if it is in int64 range, else ValueError (MXNet's dims and
+    integer parameters are at most int64)."""
+    value = int(text)
+    if not _INT64_MIN <= value <= _INT64_MAX:
+        raise ValueError(f"{text[:40]} is outside the int64 range")
+    return value
 
 
 def _parse_int(v):
@@ -34,7 +47,7 @@ def _parse_int(v):
     if isinstance(v, (float, np.floating)) and float(v).is_integer():
         return int(v)
     if isinstance(v, str):
-        return int(v.strip())
+        return _int64(v.strip())
     raise ValueError(v)
 
 
@@ -54,12 +67,44 @@ def _parse_bool(v):
     raise ValueError(v)
 
 
+def _scan_shape(text):
+    """Dims of a shape string, one left-to-right pass (no regex backtracking, linear time).
+
+    Accepted (as before): an optional ``(`` or ``[``, integers separated by commas and/or
+    whitespace, a trailing comma, an optional ``)`` or ``]``: "(3, 3)", "[3,3]", "3", "(3,)", "()".
+    Dims are ASCII integers in int64 range.
+    """
+    n, i = len(text), 0
+    if i < n and text[i] in "([":
+        i += 1
+    while i < n and text[i].isspace():
+        i += 1
+    dims = []
+    while i < n and (text[i] == "-" or text[i] in _DIGITS):
+        start = i
+        i += 1 if text[i] == "-" else 0
+        first = i
+        while i < n and text[i] in _DIGITS:
+            i += 1
+        if i == first:
+            raise ValueError(f"'-' without digits at position {start}")
+        dims.append(_int64(text[start:i]))
+        while i < n and text[i].isspace():
+            i += 1
+        if i < n and text[i] == ",":
+            i += 1
+            while i < n and text[i].isspace():
+                i += 1
+    if i < n and text[i] in ")]":
+        i += 1
+    if i != n:
+        raise ValueError(f"unexpected {text[i]!r} at position {i}")
+    return tuple(dims)
+
+
 def _parse_shape(v):
     if isinstance(v, str):
-        text = v.strip()
-        if not re.fullmatch(r"[\(\[]?\s*(-?\d+\s*(,\s*)?)*[\)\]]?", text):
-            raise ValueError(v)
-        return tuple(int(x) for x in _INT_RE.findall(text))
+        return _scan_shape(v.strip())
     if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
         return (int(v),)
     if isinstance(v, (tuple, list)):
@@ -81,6 +126,16 @@ def _parse_str(v):
 
 
 def _parse_dtype(v):
+    if isinstance(v, str):
+        # a plain scalar type name: NumPy would also build structured or sub-array dtypes from
+        # strings such as "f4,i4" or "(2,)f4", which no MXNet attribute means
+        text = v.strip()
+        if not text.replace("_", "").isalnum() or not text.isascii():
+            raise ValueError(v)
+        dt = normalize_dtype(text)
+        if dt.kind not in "biufc":
+            raise ValueError(v)
+        return dt
     return normalize_dtype(v)
 
 
@@ -98,6 +153,12 @@ _TYPE_DOC = {
     "int": "int", "float": "float", "bool": "boolean", "shape": "Shape(tuple)", "floats": "tuple of float",
     "str": "string", "enum": "{...}", "dtype": "dtype", "device": "Device",
 }
+
+
+def _shorten(value, limit=80):
+    """``repr(value)`` cut to ``limit`` characters (hostile attribute strings can be huge)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 def format_value(value):
@@ -140,14 +201,18 @@ class Attr:
         if value is None or (self.optional and isinstance(value, str) and value.strip() == "None"):
             if self.optional or value is None and self.default is None:
                 return None
+        if isinstance(value, str) and len(value) > MAX_ATTR_CHARS and self.kind not in ("str", "enum"):
+            raise MXNetError(f"{op_name}: attribute '{attr_name}' expected {self.describe()} of at most "
+                             f"{MAX_ATTR_CHARS} characters, got a {len(value)}-character string "
+                             f"{_shorten(value)}")
         try:
             parsed = self._parse(value)
-        except (ValueError, TypeError, MXNetError):
+        except (ValueError, TypeError, OverflowError, MXNetError):
             raise MXNetError(f"{op_name}: attribute '{attr_name}' expected {self.describe()}, "
-                             f"got {value!r}") from None
+                             f"got {_shorten(value)}") from None
         if self.choices is not None and parsed not in self.choices:
             raise MXNetError(f"{op_name}: attribute '{attr_name}' expected one of {list(self.choices)}, "
-                             f"got {value!r}")
+                             f"got {_shorten(value)}")
         return parsed
 
     def format(self, value):

@@ -28,6 +28,7 @@ import numpy as np
 from ..base import MXNetError
 from ..ndarray.creation import zeros
 from ..ndarray.ndarray import NDArray
+from .states_file import check_hyper, check_state, flatten_state, parse_states, unflatten_state
 
 __all__ = ["Optimizer", "register", "create", "Updater", "get_updater"]
 
@@ -231,12 +232,25 @@ class Optimizer:
                 out[k] = [[key, val] for key, val in v.items()]
         return out
 
-    def _set_config(self, cfg):
-        for k, v in cfg.items():
-            if k in ("lr_mult", "wd_mult", "idx2name", "_index_update_count"):
-                setattr(self, k, {key: val for key, val in v})
-            else:
-                setattr(self, k, v)
+    def _set_config(self, cfg, source="<optimizer states>"):
+        """Restore hyperparameters and counters from a states file's config (untrusted): only the
+        keys ``_config`` writes for this optimizer, each checked against its type (see
+        ``states_file.check_hyper``); anything else raises MXNetError naming ``source`` and the key."""
+        if not isinstance(cfg, dict):
+            raise MXNetError(f"optimizer states {source!r}: config: expected a JSON object, got {type(cfg).__name__}")
+        try:
+            fresh = type(self)()._config()     # the defaults say which keys may be None
+        except Exception:                      # noqa: BLE001 - a user optimizer with required arguments
+            fresh = {}
+        known = self._config()
+        checked = {}
+        for key, value in cfg.items():
+            if key not in known:
+                raise MXNetError(f"optimizer states {source!r}: config key {str(key)[:80]!r} is not a "
+                                 f"hyperparameter of {type(self).__name__}; expected one of {sorted(known)}")
+            checked[key] = check_hyper(key, value, known[key], fresh.get(key, known[key]), source)
+        for key, value in checked.items():
+            setattr(self, key, value)
 
 
 def _raw(state):
@@ -287,6 +301,10 @@ class Updater:
                 self.states[i] = self.optimizer.create_state_multi_precision(i, w)
                 self.states_synced[i] = True
             elif not self.states_synced[i]:
+                # a loaded state must have the structure, shapes and dtypes this weight's state has
+                expected = self.optimizer.create_state_multi_precision(i, w)
+                check_state(self.states[i], expected, f"optimizer states {getattr(self, '_source', '')!r}: "
+                             f"state of index {i!r} (weight {w.shape} {w.dtype})")
                 self.states[i] = _to_device(self.states[i], w.device)
                 self.states_synced[i] = True
         self.optimizer.update_multi_precision(list(index), list(weight), list(grad), [self.states[i] for i in index])
@@ -298,59 +316,44 @@ class Updater:
         from ..ndarray.params_file import dumps
         arrays, layout = {}, {}
         for i, state in self.states.items():
-            layout[str(i)] = [type(i).__name__, _flatten_state(state, str(i), arrays)]
+            layout[str(i)] = [type(i).__name__, flatten_state(state, str(i), arrays)]
         meta = {"format": "hybridlab-optimizer-states/1", "states": layout,
                 "optimizer": type(self.optimizer).__name__.lower() if dump_optimizer else None,
                 "config": self.optimizer._config() if dump_optimizer else None}
         arrays["__hybridlab_optimizer__"] = NDArray(np.frombuffer(json.dumps(meta).encode("utf-8"), np.uint8))
         return dumps(arrays)
 
-    def set_states(self, states, load_optimizer=True):
+    def set_states(self, states, load_optimizer=True, *, source="<optimizer states>"):
         """Restore what ``get_states`` returned (states move to the weights' devices on next use);
-        with ``load_optimizer`` also the optimizer's settings and counters when they were dumped."""
-        from ..ndarray.params_file import loads
-        data = loads(states, "<optimizer states>")
-        if not isinstance(data, dict) or "__hybridlab_optimizer__" not in data:
-            raise MXNetError("optimizer states: expected a file written by Trainer.save_states / "
-                             "Updater.get_states (an NDArray dict with '__hybridlab_optimizer__'), got "
-                             f"{'a list' if isinstance(data, list) else sorted(data)[:5]}")
-        meta = json.loads(data["__hybridlab_optimizer__"].asnumpy().tobytes().decode("utf-8"))
-        if meta.get("format") != "hybridlab-optimizer-states/1":
-            raise MXNetError(f"optimizer states: expected format 'hybridlab-optimizer-states/1', "
-                             f"got {meta.get('format')!r}")
-        self.states, self.states_synced = {}, {}
+        with ``load_optimizer`` also the optimizer's settings and counters when they were dumped.
+        The bytes are untrusted: only JSON and arrays are read, hyperparameters are type-checked
+        (``Optimizer._set_config``) and each state is checked against its weight on first use;
+        errors are MXNetError naming ``source``."""
+        meta, data = parse_states(states, source)
+        restored = {}
         for key, (kind, tree) in meta["states"].items():
-            i = int(key) if kind == "int" else key
-            self.states[i] = _unflatten_state(tree, data)
-            self.states_synced[i] = False
-        if load_optimizer and meta.get("optimizer"):
-            if type(self.optimizer).__name__.lower() != meta["optimizer"]:
-                self.optimizer = create(meta["optimizer"])
-            self.optimizer._set_config(meta["config"])
-            self.optimizer._index_update_count = {(int(k) if isinstance(k, str) and k.isdigit() else k): v
-                                                  for k, v in self.optimizer._index_update_count.items()}
+            restored[int(key) if kind == "int" else key] = unflatten_state(tree, data, source, key)
+        optimizer = self.optimizer
+        if load_optimizer and meta.get("optimizer") is not None:
+            name = meta["optimizer"]
+            if not isinstance(name, str) or name.lower() not in Optimizer.opt_registry:
+                raise MXNetError(f"optimizer states {source!r}: expected a registered optimizer name, got "
+                                 f"{str(name)[:80]!r}; expected one of {sorted(Optimizer.opt_registry)}")
+            if type(optimizer).__name__.lower() != name.lower():
+                try:
+                    optimizer = create(name)
+                except (TypeError, ValueError) as err:
+                    raise MXNetError(f"optimizer states {source!r}: cannot create optimizer {name!r} "
+                                     f"with its defaults ({err})") from None
+            optimizer._set_config(meta.get("config") or {}, source)
+            optimizer._index_update_count = {(int(k) if isinstance(k, str) and k.isdigit() else k): v
+                                             for k, v in optimizer._index_update_count.items()}
+        self.optimizer = optimizer
+        self.states, self.states_synced = restored, {i: False for i in restored}
+        self._source = source
 
     def sync_state_context(self, state, device):
         return _to_device(state, device)
-
-
-def _flatten_state(state, path, out):
-    if state is None:
-        return None
-    if isinstance(state, NDArray):
-        out[path] = state
-        return path
-    return [_flatten_state(s, f"{path}/{j}", out) for j, s in enumerate(state)]
-
-
-def _unflatten_state(tree, data):
-    if tree is None:
-        return None
-    if isinstance(tree, str):
-        if tree not in data:
-            raise MXNetError(f"optimizer states: the array {tree!r} named in the layout is missing from the file")
-        return data[tree]
-    return tuple(_unflatten_state(t, data) for t in tree)
 
 
 def _to_device(state, device):
