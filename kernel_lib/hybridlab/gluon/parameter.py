@@ -56,6 +56,18 @@ def _devices(device):
 DATA_VERSION = [0]   # bumped whenever any Parameter's data arrays are replaced
 
 
+def _checked_shape(name, shape):
+    """``shape`` as a tuple of ints; a negative size (a layer given ``units=-5``) is refused here,
+    naming the parameter, rather than surfacing later as a shape that cannot be inferred."""
+    if shape is None:
+        return None
+    shape = tuple(shape)
+    if not all(hasattr(d, "__index__") and not isinstance(d, bool) and d >= -1 for d in shape):
+        raise MXNetError(f"Parameter '{name}': shape expected sizes >= 1 (0 or -1 for a size inferred at the "
+                         f"first forward pass), got {shape}")
+    return tuple(int(d) for d in shape)
+
+
 class Parameter:
     """A container of a block's weight: its data on each device and their gradients.
 
@@ -91,7 +103,7 @@ class Parameter:
         self._placeholders = []
         if isinstance(shape, int):
             shape = (shape,)
-        self._shape = tuple(shape) if shape is not None else None
+        self._shape = _checked_shape(name, shape)
         self._name = name
         self._dtype = normalize_dtype(dtype)
         self.lr_mult = lr_mult
@@ -148,7 +160,7 @@ class Parameter:
 
     @shape.setter
     def shape(self, new_shape):
-        new_shape = tuple(new_shape) if new_shape is not None else None
+        new_shape = _checked_shape(self.name, new_shape)
         if self._shape is None or new_shape is None:
             self._shape = new_shape
             return

@@ -435,6 +435,7 @@ def _add_n_compute(ctx, a, *arrays):
 
 
 register(OpDef("add_n", inputs=(), variadic=True, compute=_add_n_compute, infer_shape=same_shape,
+               bounds={"num_args": (1, None)},
                aliases=("ElementWiseSum",), grad=lambda F, a, ins, outs, og: [og[0]] * len(ins),
                doc="Sum of all inputs, elementwise; all inputs have one shape."))
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..base import MXNetError
 from .attrs import Attr
+from .dtype_check import check_dtypes, uniform_dtypes
 from .infer import InferError, merge_shape, prod
 from .registry import NsName, OpDef, register
 
@@ -257,6 +258,8 @@ def _batch_first(xp, y, bias=None, out_sp=None):
 
 def conv_and_columns(ctx, a, data, weight, bias=None, name="Convolution"):
     """The convolution's output and its column matrix (g, C/g*K, N*G) (see :func:`_im2col`)."""
+    if weight.dtype != data.dtype or (bias is not None and bias.dtype != data.dtype):
+        check_dtypes(uniform_dtypes(name), a, data, weight, bias)
     xp = ctx.xp
     nd, k, s, d, p = conv_params(a, name)
     cl = channel_last(a, nd, name)
@@ -328,12 +331,17 @@ def _conv_attrs(workspace, no_bias, layouts):
 
 
 _CONV_ATTRS = _conv_attrs(1024, False, _CONV_LAYOUTS)
+# MXNet: num_filter >= 1 and workspace >= 0 (parameter bounds), kernel/stride/dilate > 0 (shape
+# checks); groups and padding below 1 and 0 have no meaning (and crash the computes)
+CONV_BOUNDS = {"kernel": (1, None), "stride": (1, None), "dilate": (1, None), "pad": (0, None),
+               "num_filter": (1, None), "num_group": (1, None), "workspace": (0, None)}
 _with_bias = lambda a: ("data", "weight") if a["no_bias"] else ("data", "weight", "bias")  # noqa: E731
 
 register(OpDef(
     "Convolution", inputs=_with_bias, all_inputs=("data", "weight", "bias"), attrs=_CONV_ATTRS,
-    compute=_conv_compute, infer_shape=_conv_infer, grad=_conv_grad, family="conv",
-    aliases=("_npx_convolution",), npx=NsName("convolution"), train_variant=("_Convolution_columns", "weight"),
+    compute=_conv_compute, infer_shape=_conv_infer, infer_type=uniform_dtypes("Convolution"),
+    grad=_conv_grad, bounds=CONV_BOUNDS, family="conv", aliases=("_npx_convolution",),
+    npx=NsName("convolution"), train_variant=("_Convolution_columns", "weight"),
     doc="""N-D convolution (1-D, 2-D, 3-D) of ``data`` (N, C, *spatial) with ``weight``
 (num_filter, C / num_group, *kernel) plus ``bias`` (num_filter,) unless ``no_bias``.
 Output size per dimension: ``floor((x + 2 * pad - dilate * (kernel - 1) - 1) / stride) + 1``.
@@ -398,7 +406,12 @@ def _deconv_infer(a, in_shapes):
     return [join_shape(n, F, out_sp, cl)]
 
 
+_deconv_types = uniform_dtypes("Deconvolution")
+
+
 def _deconv_compute(ctx, a, data, weight, bias=None):
+    if weight.dtype != data.dtype or (bias is not None and bias.dtype != data.dtype):
+        check_dtypes(_deconv_types, a, data, weight, bias)
     xp = ctx.xp
     nd, k, s, d, _ = conv_params(a, "Deconvolution")
     cl = channel_last(a, nd, "Deconvolution")
@@ -458,7 +471,8 @@ _DECONV_ATTRS = {**{k: _DECONV_ATTRS[k] for k in ("kernel", "stride", "dilate", 
 
 register(OpDef(
     "Deconvolution", inputs=_with_bias, all_inputs=("data", "weight", "bias"), attrs=_DECONV_ATTRS,
-    compute=_deconv_compute, infer_shape=_deconv_infer, grad=_deconv_grad, family="conv",
+    compute=_deconv_compute, infer_shape=_deconv_infer, infer_type=_deconv_types, grad=_deconv_grad,
+    bounds={**CONV_BOUNDS, "adj": (0, None), "target_shape": (0, None)}, family="conv",
     aliases=("_npx_deconvolution",), npx=NsName("deconvolution"),
     doc="""Transposed convolution (the gradient of Convolution w.r.t. its data) of ``data``
 (N, C, *spatial) with ``weight`` (C, num_filter / num_group, *kernel), plus ``bias`` unless
@@ -540,7 +554,8 @@ def _wgrad_grad(F, a, inputs, outputs, ograds):
 
 register(OpDef(
     "_backward_Convolution_weight", inputs=("ograd", "data"), attrs=_CONV_ATTRS, compute=_wgrad_compute,
-    infer_shape=_wgrad_infer, grad=_wgrad_grad, family="conv", hidden=True,
+    infer_shape=_wgrad_infer, infer_type=uniform_dtypes("_backward_Convolution_weight"), grad=_wgrad_grad,
+    bounds=CONV_BOUNDS, family="conv", hidden=True,
     doc="""Gradient of Convolution w.r.t. its weight: ``ograd`` (the output's shape) correlated with
 ``data``; attributes are the Convolution's. Also Deconvolution's weight gradient (with data and
 ograd swapped). Its own gradient is a Convolution (w.r.t. ograd) and a Deconvolution (w.r.t. data)."""))

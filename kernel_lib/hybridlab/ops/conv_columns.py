@@ -28,8 +28,10 @@ Example::
     >>> wgrad.compute(op_context(mx.cpu(), True), a, np.ones_like(out), cols).ravel().tolist()
     [4.0, 4.0, 4.0, 4.0]
 """
-from .conv import (_CONV_ATTRS, _conv_geometry, _conv_infer, _dilated, _grid, _padded, _with_bias, channel_last,
-                   conv_and_columns, conv_grads, conv_params, join_shape, split_shape, weight_grad_from_columns)
+from .conv import (CONV_BOUNDS, _CONV_ATTRS, _conv_geometry, _conv_infer, _dilated, _grid, _padded, _with_bias,
+                   channel_last, conv_and_columns, conv_grads, conv_params, join_shape, split_shape,
+                   weight_grad_from_columns)
+from .dtype_check import uniform_dtypes
 from .infer import InferError, prod
 from .registry import OpDef, register
 
@@ -58,7 +60,8 @@ register(OpDef(
     "_Convolution_columns", inputs=_with_bias, all_inputs=("data", "weight", "bias"), attrs=_CONV_ATTRS,
     compute=lambda ctx, a, data, weight, bias=None: conv_and_columns(ctx, a, data, weight, bias,
                                                                      "_Convolution_columns"),
-    infer_shape=_infer, infer_type=lambda a, d: [d[0], d[0]], grad=_grad, family="conv", hidden=True,
+    infer_shape=_infer, infer_type=uniform_dtypes("_Convolution_columns", n_out=2), grad=_grad,
+    bounds=CONV_BOUNDS, family="conv", hidden=True,
     num_outputs=2, num_visible=1, output_names=("output", "columns"),
     doc="""Convolution (same attributes, inputs and output) that also returns its column matrix as a
 hidden output, for ``_backward_Convolution_weight_columns`` in compiled training programs."""))
@@ -95,7 +98,8 @@ def _wgrad_compute(ctx, a, ograd, columns):
 
 register(OpDef(
     "_backward_Convolution_weight_columns", inputs=("ograd", "columns"), attrs=_CONV_ATTRS,
-    compute=_wgrad_compute, infer_shape=_wgrad_infer, family="conv", hidden=True,
+    compute=_wgrad_compute, infer_shape=_wgrad_infer,
+    infer_type=uniform_dtypes("_backward_Convolution_weight_columns"), bounds=CONV_BOUNDS, family="conv", hidden=True,
     no_grad_reason="used only inside compiled backward programs; higher-order gradients differentiate "
                    "Convolution's own gradient (_backward_Convolution_weight) instead",
     doc="""Gradient of Convolution w.r.t. its weight from ``ograd`` and the column matrix that

@@ -118,7 +118,8 @@ def _softmax_output_backward(ctx, a, out, label, ograd):
 
 register(OpDef(
     "SoftmaxOutput", aliases=("Softmax",), family="loss", inputs=("data", "label"),
-    attrs=dict(_SOFTMAX_OUTPUT_ATTRS), compute=_softmax_output_compute, infer_shape=_softmax_output_infer,
+    attrs=dict(_SOFTMAX_OUTPUT_ATTRS), bounds={"smooth_alpha": (0, 1)},   # MXNet's range
+    compute=_softmax_output_compute, infer_shape=_softmax_output_infer,
     grad=lambda F, a, ins, outs, og: [F._backward_SoftmaxOutput(outs[0], ins[1], og[0], **a), None],
     doc="Softmax in forward (over all but axis 0; along axis 1 with multi_output; along the last axis "
         "with preserve_shape); labels have shape data.shape[:-1] (row i of the (N, -1) softmax takes the "
@@ -128,7 +129,7 @@ register(OpDef(
 
 register(OpDef(
     "_backward_SoftmaxOutput", family="loss", hidden=True, inputs=("out", "label", "ograd"),
-    attrs=dict(_SOFTMAX_OUTPUT_ATTRS), compute=_softmax_output_backward,
+    attrs=dict(_SOFTMAX_OUTPUT_ATTRS), bounds={"smooth_alpha": (0, 1)}, compute=_softmax_output_backward,
     infer_shape=lambda a, s: [s[0]], infer_type=lambda a, d: [d[0]],
     no_grad_reason="a loss-layer gradient rule; MXNet defines no derivative of it",
     doc="The data gradient of SoftmaxOutput from its output, label and head gradient."))

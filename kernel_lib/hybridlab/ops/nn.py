@@ -14,12 +14,18 @@ Example::
 import numpy as onp
 
 from .attrs import Attr
+from .dtype_check import check_dtypes, uniform_dtypes
 from .infer import merge_shape, prod
 from .registry import OpDef, register
 
 
 # ---- FullyConnected ---------------------------------------------------------------------------------
+_fc_types = uniform_dtypes("FullyConnected")
+
+
 def _fc_compute(ctx, a, x, w, b=None):
+    if w.dtype != x.dtype or (b is not None and b.dtype != x.dtype):
+        check_dtypes(_fc_types, a, x, w, b)
     x2 = x.reshape(x.shape[0], -1) if a["flatten"] else x
     out = x2 @ w.T
     if b is not None:
@@ -70,7 +76,8 @@ register(OpDef(
     attrs={"num_hidden": Attr("int", doc="Number of hidden nodes of the output."),
            "no_bias": Attr("bool", False, doc="Whether to disable the bias parameter."),
            "flatten": Attr("bool", True, doc="Whether to collapse all but the first axis of the input.")},
-    compute=_fc_compute, infer_shape=_fc_infer, grad=_fc_grad,
+    bounds={"num_hidden": (1, None)},
+    compute=_fc_compute, infer_shape=_fc_infer, infer_type=_fc_types, grad=_fc_grad,
     doc="out = dot(data, weight.T) + bias. With flatten=True (default) data is reshaped to "
         "(batch, -1) first; with flatten=False the product applies to the last axis. weight is "
         "(num_hidden, input units), bias (num_hidden,); unknown parameter shapes are inferred from data."))
@@ -103,6 +110,7 @@ register(OpDef(
                         doc="training: drop only in training mode; always: drop in every mode."),
            "axes": Attr("shape", (), doc="Axes along which one mask value is shared (variational dropout)."),
            "cudnn_off": Attr("bool?", False, doc="Accepted for compatibility; no effect.")},
+    bounds={"p": (0, 1)},
     compute=_dropout_compute, infer_shape=lambda a, s: [s[0], s[0]],
     infer_type=lambda a, d: [d[0], d[0]],
     grad=lambda F, a, ins, outs, og: [F.elemwise_mul(og[0], outs[1])],
@@ -136,6 +144,7 @@ def _embedding_type(a, d):
 
 _EMB_ATTRS = {"input_dim": Attr("int", doc="Vocabulary size of the input indices."),
               "output_dim": Attr("int", doc="Dimension of the embedding vectors.")}
+_EMB_BOUNDS = {"input_dim": (1, None), "output_dim": (1, None)}
 
 register(OpDef(
     "Embedding", family="nn", npx="embedding", inputs=("data", "weight"),
@@ -144,7 +153,7 @@ register(OpDef(
                          choices=("float16", "float32", "float64", "int32", "int64", "int8", "uint8"),
                          doc="Data type of the weight (and of the output)."),
            "sparse_grad": Attr("bool", False, doc="Accepted for compatibility; gradients are dense.")},
-    compute=_embedding_compute, infer_shape=_embedding_infer, infer_type=_embedding_type,
+    bounds=_EMB_BOUNDS, compute=_embedding_compute, infer_shape=_embedding_infer, infer_type=_embedding_type,
     grad=lambda F, a, ins, outs, og: [None, F._backward_Embedding(
         ins[0], og[0], input_dim=a["input_dim"], output_dim=a["output_dim"])],
     doc="Maps integer indices to rows of ``weight`` (input_dim, output_dim): out[..., :] = "
@@ -177,6 +186,7 @@ def _embedding_backward_infer(a, s):
 
 register(OpDef(
     "_backward_Embedding", family="nn", hidden=True, inputs=("data", "ograd"), attrs=dict(_EMB_ATTRS),
+    bounds=_EMB_BOUNDS,
     compute=_embedding_backward_compute, infer_shape=_embedding_backward_infer,
     infer_type=lambda a, d: [d[1]],
     grad=lambda F, a, ins, outs, og: [None, F.Embedding(

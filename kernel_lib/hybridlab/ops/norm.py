@@ -22,6 +22,7 @@ Example::
 
 from .. import autograd
 from .attrs import Attr
+from .dtype_check import check_dtypes, norm_param_dtype, norm_param_dtypes, uniform_dtypes
 from .infer import InferError, merge_shape, normalize_axis, prod
 from .registry import OpDef, register
 
@@ -38,22 +39,22 @@ def _sum_to(F, t, keep, ndim):
     return F.sum(t, axis=axes) if axes else t
 
 
-def _types_same(a, d):
-    """Every input and all three outputs share the data's dtype."""
-    for i in range(1, len(d)):
-        if d[i] is None:
-            d[i] = d[0]
-    return [d[0]] * 3
+# MXNet 1.9: BatchNorm keeps float16 data's parameters in float32 (the statistics outputs in the
+# parameters' dtype); LayerNorm and GroupNorm take one dtype for everything, and so does InstanceNorm
+# here (MXNet 1.9.1's takes float32 only)
+_bn_types = norm_param_dtypes("BatchNorm")
+_in_types = uniform_dtypes("InstanceNorm", n_out=3)
+_ln_types = uniform_dtypes("LayerNorm", n_out=3)
+_gn_types = uniform_dtypes("GroupNorm", n_out=3)
 
 
-def _types3(a, d):
-    """BatchNorm: output in the data's dtype; the statistics outputs in the parameters' dtype."""
-    data = d[0]
-    param = next((x for x in d[1:] if x is not None), data)
-    for i in range(1, len(d)):
-        if d[i] is None:
-            d[i] = param
-    return [data, param, param]
+def _check_bn_params(a, x, *params):
+    """Refuse parameters whose dtype BatchNorm's type inference refuses (one comparison each when they fit)."""
+    want = norm_param_dtype(x.dtype)
+    for p in params:
+        if p.dtype != want:
+            check_dtypes(_bn_types, a, x, *params)      # raises, naming the input
+            return
 
 
 def _norm_dx(F, xhat, dxhat, inv_std, red, count, og_mean=None, og_second=None, second_is_var=False,
@@ -75,6 +76,7 @@ def _norm_dx(F, xhat, dxhat, inv_std, red, count, og_mean=None, og_second=None, 
 
 # ---- BatchNorm ----------------------------------------------------------------------------------
 def _bn_compute(ctx, a, x, gamma, beta, moving_mean, moving_var):
+    _check_bn_params(a, x, gamma, beta, moving_mean, moving_var)
     xp = ctx.xp
     ax = normalize_axis(a["axis"], x.ndim)
     red = tuple(i for i in range(x.ndim) if i != ax)
@@ -160,7 +162,7 @@ register(OpDef(
            "cudnn_off": Attr("bool", False, doc="Accepted for compatibility; no effect."),
            "min_calib_range": Attr("float?", None, doc="Quantisation only; ignored."),
            "max_calib_range": Attr("float?", None, doc="Quantisation only; ignored.")},
-    compute=_bn_compute, infer_shape=_bn_infer, infer_type=_types3, grad=_bn_grad,
+    compute=_bn_compute, infer_shape=_bn_infer, infer_type=_bn_types, grad=_bn_grad,
     doc="Batch normalisation along the channel ``axis``: (x - mean) / sqrt(var + eps) * gamma + beta. In "
         "training mode mean/var are the batch statistics (biased variance) and the moving statistics are "
         "updated in backward (new = old*momentum + batch*(1-momentum)); otherwise (or with "
@@ -170,6 +172,8 @@ register(OpDef(
 
 # ---- LayerNorm ----------------------------------------------------------------------------------
 def _ln_compute(ctx, a, x, gamma, beta):
+    if gamma.dtype != x.dtype or beta.dtype != x.dtype:
+        check_dtypes(_ln_types, a, x, gamma, beta)
     xp = ctx.xp
     ax = normalize_axis(a["axis"], x.ndim)
     bs = _bshape(x.ndim, ax, x.shape[ax])
@@ -211,7 +215,7 @@ register(OpDef(
     attrs={"axis": Attr("int", -1, doc="The axis to normalise over."),
            "eps": Attr("float", 1e-5, doc="Epsilon added to the variance."),
            "output_mean_var": Attr("bool", False, doc="Also output the mean and the std.")},
-    compute=_ln_compute, infer_shape=_ln_infer, infer_type=_types_same, grad=_ln_grad,
+    compute=_ln_compute, infer_shape=_ln_infer, infer_type=_ln_types, grad=_ln_grad,
     doc="Layer normalisation over ``axis``: (x - mean) / sqrt(var + eps) * gamma + beta, gamma and beta "
         "of shape (data.shape[axis],). Outputs output, mean, std (keepdims shapes; hidden unless "
         "output_mean_var)."))
@@ -219,6 +223,8 @@ register(OpDef(
 
 # ---- InstanceNorm -------------------------------------------------------------------------------
 def _in_compute(ctx, a, x, gamma, beta):
+    if gamma.dtype != x.dtype or beta.dtype != x.dtype:
+        check_dtypes(_in_types, a, x, gamma, beta)
     xp = ctx.xp
     red = tuple(range(2, x.ndim))
     bs = _bshape(x.ndim, 1, x.shape[1])
@@ -257,7 +263,7 @@ def _in_grad(F, a, ins, outs, og):
 register(OpDef(
     "InstanceNorm", family="norm", inputs=("data", "gamma", "beta"), num_outputs=3, num_visible=1,
     attrs={"eps": Attr("float", 1e-3, doc="Epsilon added to the variance.")},
-    compute=_in_compute, infer_shape=_in_infer, infer_type=_types_same, grad=_in_grad,
+    compute=_in_compute, infer_shape=_in_infer, infer_type=_in_types, grad=_in_grad,
     doc="Instance normalisation: each (instance, channel) plane of (N, C, ...) data is normalised "
         "over its spatial axes, then scaled by gamma and shifted by beta (per channel). Hidden outputs: "
         "mean and var of shape (N, C)."))
@@ -277,6 +283,8 @@ def _gn_shapes(x_shape, groups, gamma_size):
 
 
 def _gn_compute(ctx, a, x, gamma, beta):
+    if gamma.dtype != x.dtype or beta.dtype != x.dtype:
+        check_dtypes(_gn_types, a, x, gamma, beta)
     xp = ctx.xp
     grouped, stats, param = _gn_shapes(x.shape, a["num_groups"], gamma.size)
     xg = x.reshape(grouped)
@@ -325,7 +333,8 @@ register(OpDef(
     attrs={"num_groups": Attr("int", 1, doc="Number of groups the channels are split into."),
            "eps": Attr("float", 1e-5, doc="Epsilon added to the variance."),
            "output_mean_var": Attr("bool", False, doc="Also output the mean and the std.")},
-    compute=_gn_compute, infer_shape=_gn_infer, infer_type=_types_same, grad=_gn_grad,
+    compute=_gn_compute, infer_shape=_gn_infer, infer_type=_gn_types, grad=_gn_grad,
+    bounds={"num_groups": (1, None)},
     doc="Group normalisation: the channels of (N, C, ...) data are split into ``num_groups`` groups, each "
         "normalised over its channels and spatial axes, then scaled by gamma and shifted by beta (one "
         "value per group, shape (num_groups,), as in MXNet 1.9; (C,) for one per channel is accepted "

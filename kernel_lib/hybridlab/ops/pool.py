@@ -409,8 +409,11 @@ _POOL_ATTRS = {
                    doc="data layout; None means NCW, NCHW or NCDHW by the data's rank"),
 }
 
+# MXNet enforces nonzero kernel and stride entries; a negative pad has no meaning (and crashes)
+POOL_BOUNDS = {"kernel": (1, None), "stride": (1, None), "pad": (0, None)}
+
 register(OpDef(
-    "Pooling", attrs=_POOL_ATTRS, compute=_pool_compute, infer_shape=_pool_infer, grad=_pool_grad,
+    "Pooling", attrs=_POOL_ATTRS, bounds=POOL_BOUNDS, compute=_pool_compute, infer_shape=_pool_infer, grad=_pool_grad,
     family="pool", aliases=("_npx_pooling",), npx=NsName("pooling"), window_max=lambda a: a["pool_type"] == "max",
     train_variant=("_Pooling_first_max", "data", first_max_applies),
     doc="""Pooling of ``data`` (N, C, *spatial) over windows of size ``kernel``: max, avg, sum or
@@ -421,7 +424,7 @@ window size clipped to the padded input, or by the number of real elements when
 ``count_include_pad=False``."""))
 
 register(OpDef(
-    "_backward_Pooling", inputs=("ograd", "data", "output"), attrs=_POOL_ATTRS,
+    "_backward_Pooling", inputs=("ograd", "data", "output"), attrs=_POOL_ATTRS, bounds=POOL_BOUNDS,
     compute=_pool_backward_compute, infer_shape=_backward_infer, grad=_pool_backward_grad,
     family="pool", hidden=True,
     doc="""Gradient of Pooling w.r.t. its data, from the output gradient ``ograd``, the ``data`` and
@@ -429,7 +432,8 @@ the Pooling ``output``: max routes each window's gradient to its first maximum, 
 over the window, lp scales by ``(data / output) ** (p - 1)``."""))
 
 register(OpDef(
-    "_backward_Pooling_gather", inputs=("grad", "data"), attrs=_POOL_ATTRS, compute=_gather_compute,
+    "_backward_Pooling_gather", inputs=("grad", "data"), attrs=_POOL_ATTRS, bounds=POOL_BOUNDS,
+    compute=_gather_compute,
     infer_shape=_gather_infer, grad=_gather_grad, family="pool", hidden=True,
     doc="""For max pooling: ``grad`` (the data's shape) read at each window's first maximum of
 ``data`` (the adjoint of max-pooling's backward; used for second-order gradients)."""))

@@ -28,7 +28,7 @@ import numpy as np
 from ..base import MXNetError
 from .conv import split_shape
 from .infer import InferError
-from .pool import _POOL_ATTRS, _kind, first_max_2x2, first_max_applies, grad_from_first_max
+from .pool import POOL_BOUNDS, _POOL_ATTRS, _kind, first_max_2x2, first_max_applies, grad_from_first_max
 from .registry import OpDef, register
 
 __all__ = []
@@ -60,7 +60,7 @@ def _grad(F, a, inputs, outputs, ograds):
 
 
 register(OpDef(
-    "_Pooling_first_max", attrs=_POOL_ATTRS, compute=_compute, infer_shape=_infer,
+    "_Pooling_first_max", attrs=_POOL_ATTRS, bounds=POOL_BOUNDS, compute=_compute, infer_shape=_infer,
     infer_type=lambda a, d: [d[0], np.dtype(np.uint8)], grad=_grad, family="pool", hidden=True,
     num_outputs=2, num_visible=1, output_names=("output", "first_max"),
     doc="""Max pooling over 2x2 windows with stride 2 tiling channel-first data (Pooling's attributes)
@@ -87,7 +87,8 @@ def _backward_infer(a, in_shapes):
 
 
 register(OpDef(
-    "_backward_Pooling_first_max", inputs=("ograd", "first_max"), attrs=_POOL_ATTRS, compute=_backward_compute,
+    "_backward_Pooling_first_max", inputs=("ograd", "first_max"), attrs=_POOL_ATTRS, bounds=POOL_BOUNDS,
+    compute=_backward_compute,
     infer_shape=_backward_infer, infer_type=lambda a, d: [d[0]], family="pool", hidden=True,
     no_grad_reason="used only inside compiled backward programs; higher-order gradients differentiate "
                    "Pooling's own gradient (_backward_Pooling) instead",

@@ -5,7 +5,10 @@ An op definition holds
   * its name, aliases, and the names it has in ``mx.np`` / ``mx.npx`` (``NsName``),
   * its inputs (names, or variadic with a ``num_args`` attribute) and which of them are auxiliary
     (mutated) states,
-  * an attribute schema with MXNet's op-level defaults (``Attr``),
+  * an attribute schema with MXNet's op-level defaults (``Attr``) and ``bounds``: the inclusive
+    ranges MXNet's parameter checks enforce (``{"p": (0, 1), "num_hidden": (1, None)}``; ``None``
+    leaves a side open; for shape and tuple attributes every element is checked), checked where the
+    attributes are parsed, so imperative calls, graph building and model files all refuse them,
   * ``compute(ctx, a, *arrays)``: xp-generic code (``ctx.xp`` is numpy or cupy) returning one array
     or a tuple of all outputs (hidden ones included),
   * ``infer_shape(a, in_shapes)`` and ``infer_type(a, in_dtypes)``: no data needed; they may fill
@@ -77,13 +80,17 @@ class OpDef:
                  output_names=None, family="elemwise", doc="", variadic=False, needs_train=False,
                  needs_rng=False, hidden=False, no_grad_reason="", device_attr=None, dynamic_shape=False,
                  all_inputs=None, random=(), np_random=(), monotone=False, window_max=False,
-                 train_variant=None, zero_grad=False):
+                 train_variant=None, zero_grad=False, bounds=None):
         self.name = name
         self.inputs = inputs
         self.variadic = variadic
         self.attrs = dict(attrs or {})
         if variadic and "num_args" not in self.attrs:
             self.attrs["num_args"] = Attr("int")
+        self.bounds = dict(bounds or {})
+        for k in self.bounds:
+            if k not in self.attrs:
+                raise ValueError(f"{name}: bounds for unknown attribute {k!r}")
         self.compute = compute
         self.infer_shape = infer_shape
         self.infer_type = infer_type or _same_dtype
@@ -179,9 +186,48 @@ class OpDef:
                 if spec.default is REQUIRED:
                     raise MXNetError(f"{self.name}: required attribute '{k}' ({spec.describe()}) is missing")
                 parsed[k] = spec.default
+        for k in self.bounds:
+            if k in kwargs and not self._within(k, parsed[k]):   # defaults are in range
+                raise MXNetError(f"{self.name}: attribute '{k}' expected {self.bound_text(k)}, "
+                                 f"got {kwargs[k]!r}")
         if key is not None and len(self._attr_cache) < 4096:
             self._attr_cache[key] = parsed
         return parsed
+
+    def _within(self, k, value):
+        if value is None:                       # an optional attribute left unset
+            return True
+        lo, hi = self.bounds[k]
+        values = value if isinstance(value, tuple) else (value,)
+        return all((lo is None or v >= lo) and (hi is None or v <= hi) for v in values)
+
+    def bound_text(self, k):
+        """What attribute ``k``'s bounds expect, as a phrase ("a value in [0, 1]", "a value >= 1")."""
+        lo, hi = self.bounds[k]
+        each = "values" if self.attrs[k].kind in ("shape", "floats") else "a value"
+        if lo is not None and hi is not None:
+            return f"{each} in [{lo}, {hi}]"
+        return f"{each} >= {lo}" if lo is not None else f"{each} <= {hi}"
+
+    def attr_problem(self, k, value):
+        """``None`` when ``value`` is a valid value of attribute ``k``, else what was expected
+        (for callers that name the value their own way: a Gluon layer's constructor argument).
+
+        >>> get_op("Dropout").attr_problem("p", 1.5)
+        'expected a value in [0, 1]'
+        >>> get_op("FullyConnected").attr_problem("num_hidden", 4) is None
+        True
+        """
+        spec = self.attrs[k]
+        try:
+            parsed = spec.parse(value, self.name, k)
+        except MXNetError:
+            text = spec.describe()      # the kind without ", required" / ", optional, default=..."
+            ends = [j for j in (text.find(", required"), text.find(", optional")) if j >= 0]
+            return f"expected {text[:min(ends, default=len(text))]}"
+        if k in self.bounds and not self._within(k, parsed):
+            return f"expected {self.bound_text(k)}"
+        return None
 
     def format_attrs(self, kwargs):
         """MXNet attribute strings for the explicitly given keywords (what a symbol JSON stores)."""
@@ -200,8 +246,8 @@ class OpDef:
             lines += [self.doc.strip(), ""]
         if self.attrs:
             lines.append("Attributes:")
-            lines += [f"    {k}: {spec.describe()}" + (f" -- {spec.doc}" if spec.doc else "")
-                      for k, spec in self.attrs.items()]
+            lines += [f"    {k}: {spec.describe()}" + (f", {self.bound_text(k)}" if k in self.bounds else "")
+                      + (f" -- {spec.doc}" if spec.doc else "") for k, spec in self.attrs.items()]
         return "\n".join(lines)
 
     def __repr__(self):

@@ -33,6 +33,7 @@ Example::
     ((5, 2, 4), (1, 2, 4), (1, 2, 4))
 """
 from .attrs import Attr
+from .dtype_check import check_dtypes, uniform_dtypes
 from .elemwise import sigmoid
 from .infer import InferError, merge_shape
 from .registry import OpDef, register
@@ -245,6 +246,8 @@ def _split_inputs(a, arrays):
 
 def _rnn_compute(ctx, a, *arrays):
     x, params, hx, cx, seq, _ = _split_inputs(a, arrays)
+    if params.dtype != x.dtype or hx.dtype != x.dtype or (cx is not None and cx.dtype != x.dtype):
+        check_dtypes(_rnn_types, a, *arrays)
     masks = _masks(ctx, a, x)
     out, hy, cy = _forward(ctx.xp, a, x, params, hx, cx, seq, masks)
     return (out, hy) + ((cy,) if cy is not None else ()) + (masks,)
@@ -328,12 +331,13 @@ def _rnn_infer(a, s):
     return [(T, N, D * hs), (L * D, N, hs)] + ([(L * D, N, H)] if lstm else []) + [(max(L - 1, 0), T, N, D * hs)]
 
 
-def _rnn_types(a, d):
-    seq_i = (4 if a["mode"] == "lstm" else 3) if a["use_sequence_length"] else None
-    for i in range(len(d)):
-        if d[i] is None and i != seq_i:
-            d[i] = d[0]
-    return [d[0]] * (4 if a["mode"] == "lstm" else 3)
+def _seq_index(a):
+    """The sequence_length input, which may have any (integer) dtype, as in MXNet."""
+    return ((4 if a["mode"] == "lstm" else 3),) if a["use_sequence_length"] else ()
+
+
+# MXNet: data, parameters and states share the data's dtype
+_rnn_types = uniform_dtypes("RNN", n_out=lambda a: 4 if a["mode"] == "lstm" else 3, skip=_seq_index)
 
 
 def _backward_infer(a, s):
@@ -380,6 +384,8 @@ _ATTRS = {
     "lstm_state_clip_nan": Attr("bool", False, doc="With clipping: NaN cell states become the minimum."),
     "use_sequence_length": Attr("bool", False, doc="Take a (batch,) sequence_length input (variable lengths)."),
 }
+# MXNet: p in [0, 1]; sizes of 0 layers or units describe no network
+_BOUNDS = {"state_size": (1, None), "num_layers": (1, None), "p": (0, 1), "projection_size": (1, None)}
 _ALL_INPUTS = ("data", "parameters", "state", "state_cell", "sequence_length")
 
 
@@ -389,6 +395,7 @@ def _visible(a):
 
 register(OpDef(
     "RNN", family="rnn", npx="rnn", inputs=_input_names, all_inputs=_ALL_INPUTS, attrs=dict(_ATTRS),
+    bounds=_BOUNDS,
     num_outputs=lambda a: 4 if a["mode"] == "lstm" else 3, num_visible=_visible,
     output_names=lambda a: ("output", "state_output", "statecell_output")[:_visible(a)],
     needs_train=True, needs_rng=True,
@@ -403,7 +410,7 @@ register(OpDef(
     inputs=lambda a: _input_names(a) + ("reserve", "dout", "dstate_output") +
     (("dstatecell_output",) if a["mode"] == "lstm" else ()),
     all_inputs=_ALL_INPUTS + ("reserve", "dout", "dstate_output", "dstatecell_output"),
-    attrs=dict(_ATTRS), num_outputs=lambda a: 4 if a["mode"] == "lstm" else 3,
+    attrs=dict(_ATTRS), bounds=_BOUNDS, num_outputs=lambda a: 4 if a["mode"] == "lstm" else 3,
     compute=_rnn_backward_compute, infer_shape=_backward_infer, infer_type=_backward_types,
     no_grad_reason="second-order gradients of the fused RNN are not implemented",
     doc="Gradient of RNN (backpropagation through time after recomputing the forward with the saved "

@@ -96,6 +96,7 @@ def _grad(F, a, inputs, outputs, ograds):
 
 register(OpDef(
     "ROIPooling", inputs=("data", "rois"), attrs=_ATTRS, compute=_compute, infer_shape=_infer,
+    bounds={"pooled_size": (1, None), "spatial_scale": (0, 1)},   # MXNet: nonzero size, scale in [0, 1]
     infer_type=lambda a, d: [d[0], d[0]], grad=_grad, family="pool", num_outputs=2, num_visible=1,
     output_names=("output",),
     doc="""Max pooling of each region of interest ``rois`` (R, 5) = [batch_index, x1, y1, x2, y2] of

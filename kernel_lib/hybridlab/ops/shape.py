@@ -332,6 +332,7 @@ def _concat_grad(F, a, inputs, outputs, ograds, key="dim"):
 def concat_op(name, default_dim, aliases=(), np=(), doc=""):
     return register(OpDef(name, variadic=True, family="shape", aliases=aliases, np=np,
                           attrs={"num_args": Attr("int"), "dim": Attr("int", default_dim)},
+                          bounds={"num_args": (1, None)},
                           compute=lambda ctx, a, *xs: ctx.xp.concatenate(xs, axis=a["dim"]),
                           infer_shape=_concat_infer, grad=_concat_grad, doc=doc))
 
@@ -364,6 +365,7 @@ def _stack_grad(F, a, inputs, outputs, ograds):
 
 
 register(OpDef("stack", variadic=True, family="shape", attrs={"num_args": Attr("int"), "axis": Attr("int", 0)},
+               bounds={"num_args": (1, None)},
                np=NsName("stack", packed=True, args=("axis",)),
                compute=lambda ctx, a, *xs: ctx.xp.stack(xs, axis=a["axis"]), infer_shape=_stack_infer,
                grad=_stack_grad, doc="Join same-shaped inputs along a new axis `axis`."))
@@ -432,6 +434,7 @@ def _split_infer(a, in_shapes):
 register(OpDef("SliceChannel", aliases=("split",), family="shape", num_outputs=_n_split,
                output_names=lambda a: tuple(f"output{i}" for i in range(a["num_outputs"])),
                attrs={"num_outputs": Attr("int"), "axis": Attr("int", 1), "squeeze_axis": Attr("bool", False)},
+               bounds={"num_outputs": (1, None)},
                compute=_split_compute, infer_shape=_split_infer, infer_type=lambda a, d: [d[0]] * _n_split(a),
                grad=_split_grad, doc="Split into `num_outputs` equal parts along `axis` (outputs output0..); "
                                      "squeeze_axis drops the axis when each part has size 1."))

@@ -165,6 +165,7 @@ register(_UpSamplingOp(
                                     doc="Nearest with several inputs: concatenate along the channels or add."),
            "num_args": Attr("int", 1, doc="Number of inputs: 1..N for nearest; bilinear takes data and weight."),
            "workspace": Attr("int", 512, doc="Accepted for compatibility; unused.")},
+    bounds={"scale": (1, None), "num_args": (1, None), "workspace": (0, None)},
     compute=_compute, infer_shape=_infer, infer_type=_types, grad=_grad,
     doc="Nearest-neighbour (one or more inputs, concatenated or summed) or bilinear (Deconvolution with "
         "a (C, 1, k, k) weight, k = 2*scale - scale%2) upsampling of NCHW data by an integer ``scale``."))

@@ -33,7 +33,7 @@ from ..block import Block
 from ..hybrid_block import HybridBlock
 from ..utils import indent
 from .activations import Activation
-from .input_check import InputCheck
+from .input_check import InputCheck, check_count, check_op_args
 
 __all__ = ["Sequential", "HybridSequential", "Dense", "Dropout", "BatchNorm", "Flatten", "Lambda",
            "HybridLambda", "Identity"]
@@ -101,6 +101,8 @@ class Dense(InputCheck, HybridBlock):
     def __init__(self, units, activation=None, use_bias=True, flatten=True, dtype="float32",
                  weight_initializer=None, bias_initializer="zeros", in_units=0, **kwargs):
         super().__init__(**kwargs)
+        check_op_args(self, "FullyConnected", [("units", units, "num_hidden")])
+        check_count(self, "in_units", in_units)
         self._flatten = flatten
         with self.name_scope():
             self._units = units
@@ -124,6 +126,12 @@ class Dense(InputCheck, HybridBlock):
         return f"(N, {units})" + (f" or (N, ...) with {units} values after axis 0" if self._flatten else
                                   f" or (..., {units})")
 
+    def _typed_params(self):
+        return "FullyConnected", (self.weight,) if self.bias is None else (self.weight, self.bias)
+
+    def _op_attrs(self):
+        return {"num_hidden": self._units, "no_bias": self.bias is None, "flatten": self._flatten}
+
     def hybrid_forward(self, F, x, weight, bias=None):
         extra = (bias,) if bias is not None else ()
         act = F.FullyConnected(x, weight, *extra, no_bias=bias is None, num_hidden=self._units,
@@ -144,6 +152,7 @@ class Dropout(HybridBlock):
 
     def __init__(self, rate, axes=(), **kwargs):
         super().__init__(**kwargs)
+        check_op_args(self, "Dropout", [("rate", rate, "p"), ("axes", axes, "axes")])
         self._rate = rate
         self._axes = axes
 
@@ -164,6 +173,9 @@ class BatchNorm(InputCheck, HybridBlock):
                  beta_initializer="zeros", gamma_initializer="ones", running_mean_initializer="zeros",
                  running_variance_initializer="ones", in_channels=0, **kwargs):
         super().__init__(**kwargs)
+        check_op_args(self, "BatchNorm", [("axis", axis, "axis"), ("momentum", momentum, "momentum"),
+                                          ("epsilon", epsilon, "eps")])
+        check_count(self, "in_channels", in_channels)
         self._kwargs = {"axis": axis, "eps": epsilon, "momentum": momentum, "fix_gamma": not scale,
                         "use_global_stats": use_global_stats}
         self._axis = axis
@@ -188,6 +200,12 @@ class BatchNorm(InputCheck, HybridBlock):
         if channels and shape[axis] != channels:
             return f"{channels} channels on axis {self._axis}"
         return None
+
+    def _typed_params(self):
+        return "BatchNorm", (self.gamma, self.beta, self.running_mean, self.running_var)
+
+    def _op_attrs(self):
+        return self._kwargs
 
     def cast(self, dtype):
         if np.dtype(dtype).name == "float16":

@@ -19,6 +19,7 @@ Example::
 from ... import ndarray as _nd
 from .basic_layers import HybridSequential, Sequential
 from ..hybrid_block import HybridBlock
+from .input_check import check_op_args
 
 __all__ = ["Embedding", "HybridConcatenate", "Concatenate"]
 
@@ -30,6 +31,8 @@ class Embedding(HybridBlock):
     def __init__(self, input_dim, output_dim, dtype="float32", weight_initializer=None, sparse_grad=False,
                  **kwargs):
         super().__init__(**kwargs)
+        check_op_args(self, "Embedding", [("input_dim", input_dim, "input_dim"),
+                                          ("output_dim", output_dim, "output_dim"), ("dtype", dtype, "dtype")])
         if sparse_grad:
             raise NotImplementedError("Embedding(sparse_grad=True): row_sparse gradients are not supported; "
                                       "use sparse_grad=False (dense gradient)")

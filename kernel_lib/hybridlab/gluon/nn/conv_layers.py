@@ -24,7 +24,7 @@ import numbers
 
 from ..hybrid_block import HybridBlock
 from .activations import Activation
-from .input_check import InputCheck
+from .input_check import InputCheck, check_count, check_op_args
 
 __all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose",
            "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D",
@@ -50,6 +50,12 @@ class _Conv(InputCheck, HybridBlock):
                  activation=None, use_bias=True, weight_initializer=None, bias_initializer="zeros",
                  op_name="Convolution", adj=None, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
+        check_op_args(self, op_name, [("channels", channels, "num_filter"), ("kernel_size", kernel_size, "kernel"),
+                                      ("strides", strides, "stride"), ("padding", padding, "pad"),
+                                      ("dilation", dilation, "dilate"), ("groups", groups, "num_group"),
+                                      ("layout", layout, "layout")]
+                      + ([("output_padding", adj, "adj")] if adj is not None else []))
+        check_count(self, "in_channels", in_channels)
         n = len(kernel_size)
         with self.name_scope():
             self._channels = channels
@@ -89,6 +95,12 @@ class _Conv(InputCheck, HybridBlock):
         layout = self._kwargs["layout"]
         cin = self._in_channels_known()
         return len(layout), layout.find("C"), cin, _layout_text(layout, cin)
+
+    def _typed_params(self):
+        return self._op_name, (self.weight,) if self.bias is None else (self.weight, self.bias)
+
+    def _op_attrs(self):
+        return self._kwargs
 
     def hybrid_forward(self, F, x, weight, bias=None):
         op = getattr(F, self._op_name)
@@ -164,6 +176,8 @@ class _Pooling(InputCheck, HybridBlock):
         n = len(pool_size)
         if strides is None:
             strides = pool_size
+        check_op_args(self, "Pooling", [("pool_size", pool_size, "kernel"), ("strides", strides, "stride"),
+                                        ("padding", padding, "pad"), ("layout", layout, "layout")])
         self._kwargs = {"kernel": tuple(pool_size), "stride": _tuple(strides, n), "pad": _tuple(padding, n),
                         "global_pool": global_pool, "pool_type": pool_type, "layout": layout,
                         "pooling_convention": "full" if ceil_mode else "valid"}

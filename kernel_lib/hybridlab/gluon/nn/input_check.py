@@ -1,10 +1,14 @@
-"""Input checks for layers: a layer given an input of the wrong rank or channel count raises an
-error naming the layer, the expected and the got shape, before any operator runs.
+"""Input checks for layers: a layer given an input of the wrong rank or channel count, or of a
+dtype its parameters do not take, raises an error naming the layer, the expected and the got shape
+or dtype, before any operator runs; a layer constructed with a value its operator refuses (a
+negative unit count, a dropout rate above 1) raises at construction, naming the argument.
 
 A layer opts in by mixing in ``InputCheck`` (before ``HybridBlock``) and implementing
 ``_expected_input()`` -> ``(rank or None, channel axis or None, channel count or 0 if unknown,
-description)``. Only concrete arrays are checked (Symbols carry no shapes; their errors come from
-graph shape inference, which names the node ``<layer prefix>fwd``).
+description)``, and for dtypes ``_typed_params()`` -> ``(op name, parameters passed after the data)``
+with ``_op_attrs()``. The dtype rule is the operator's own type inference (``ops.dtype_check``).
+Only arrays are checked (Symbols carry no shapes; their errors come from graph inference, which
+names the node ``<layer prefix>fwd``).
 
 Example::
 
@@ -17,11 +21,78 @@ Example::
     ... except mx.base.MXNetError as e:
     ...     print(e)
     Layer 'conv0' (Conv2D): expected input of shape (N, 3, H, W) (rank 4, 3 channels on axis 1), got shape (1, 5, 8, 8)
+    >>> try:
+    ...     conv(mx.nd.ones((1, 3, 8, 8), dtype='float64'))
+    ... except mx.base.MXNetError as e:
+    ...     what, fix = str(e).split('; ')
+    ...     print(what); print(fix)
+    Layer 'conv0' (Conv2D): input 1 (weight) of Convolution expected float64 (the dtype of data), got float32
+    cast the input (x.astype('float32')) or the layer's parameters (net.cast('float64'))
+    >>> try:
+    ...     mx.gluon.nn.Dense(-5, prefix='dense0_')
+    ... except mx.base.MXNetError as e:
+    ...     print(e)
+    Layer 'dense0' (Dense): units expected a value >= 1 (FullyConnected's num_hidden), got -5
 """
 from ...base import MXNetError
 from ...ndarray.ndarray import NDArray
+from ...ops.infer import InferError
+from ...ops.registry import get_op
+from ..parameter import Parameter
 
-__all__ = ["InputCheck"]
+__all__ = ["InputCheck", "check_op_args", "check_count", "check_dtypes"]
+
+
+def _where(layer):
+    return f"Layer '{layer.name}' ({type(layer).__name__})"
+
+
+def check_op_args(layer, op_name, args):
+    """Refuse constructor arguments the layer's operator would refuse: ``args`` is a list of
+    ``(argument name, value, op attribute)``; the error names the layer and the argument."""
+    op = get_op(op_name)
+    for arg, value, attr in args:
+        if value is None and op.attrs[attr].optional:
+            continue
+        problem = op.attr_problem(attr, value)
+        if problem is not None:
+            raise MXNetError(f"{_where(layer)}: {arg} {problem} ({op_name}'s {attr}), got {value!r}")
+
+
+def check_count(layer, arg, value):
+    """Refuse a size argument (``in_units``, ``in_channels``) that is not an integer >= 0 (0: inferred
+    at the first call)."""
+    if isinstance(value, bool) or not hasattr(value, "__index__") or value < 0:
+        raise MXNetError(f"{_where(layer)}: {arg} expected an integer >= 0 (0: inferred at the first call), "
+                         f"got {value!r}")
+
+
+def check_dtypes(layer, dtype, op_name, params):
+    """Run ``op_name``'s type inference on the input ``dtype`` and the ``params``' dtypes; a mismatch
+    raises an error naming the layer, the input, the expected and the got dtype, and the fix."""
+    op = get_op(op_name)
+    a = op.parse_attrs(layer._op_attrs())
+    param_dtypes = [p.dtype for p in params]
+    try:
+        op.infer_type(a, [dtype] + param_dtypes)
+    except InferError as err:
+        names = op.input_names(a)
+        i = err.arg
+        fixes = []
+        if i:       # the input in the other's dtype may fit; cast the parameters (or the state) else
+            try:
+                op.infer_type(a, [err.got] + param_dtypes)
+                fixes.append(f"the input (x.astype('{err.got.name}'))")
+            except InferError:
+                pass
+            if isinstance(params[i - 1], Parameter):
+                fixes.append(f"the layer's parameters (net.cast('{err.expected.name}'))")
+            else:
+                fixes.append(f"the {names[i]} ({names[i]}.astype('{err.expected.name}'))")
+        reason = getattr(err, "reason", err.why)
+        raise MXNetError(f"{_where(layer)}: input {i} ({names[i]}) of {op_name} expected {err.expected.name}"
+                         f"{f' ({reason})' if reason else ''}, got {err.got.name}"
+                         + (f"; cast {' or '.join(fixes)}" if fixes else "")) from None
 
 
 class InputCheck:
@@ -44,10 +115,25 @@ class InputCheck:
             want += f", {channels} channels on axis {axis}"
         return f"{layout} ({want})"
 
+    def _typed_params(self):
+        """``(op name, the Parameters passed after the data in the op's input order)`` whose dtypes
+        the op checks against the input's, or ``None`` (no dtype check)."""
+        return None
+
+    def _op_attrs(self):
+        """The attributes the layer passes to its op (parsed only when the dtypes differ)."""
+        return {}
+
     def __call__(self, x, *args):
         if isinstance(x, NDArray):
             expected = self._input_problem(x.shape)
             if expected is not None:
-                raise MXNetError(f"Layer '{self.name}' ({type(self).__name__}): expected input of shape "
-                                 f"{expected}, got shape {tuple(x.shape)}")
+                raise MXNetError(f"{_where(self)}: expected input of shape {expected}, got shape {tuple(x.shape)}")
+            typed = self._typed_params()
+            if typed is not None:
+                dtype = x.dtype
+                for p in typed[1]:
+                    if p.dtype != dtype:      # may still be valid (BatchNorm's float16 data): ask the op
+                        check_dtypes(self, dtype, *typed)
+                        break
         return super().__call__(x, *args)

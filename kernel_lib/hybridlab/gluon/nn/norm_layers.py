@@ -14,14 +14,20 @@ Example::
     (2,)
 """
 from ..hybrid_block import HybridBlock
-from .input_check import InputCheck
+from .input_check import InputCheck, check_count, check_op_args
 
 __all__ = ["LayerNorm", "GroupNorm", "InstanceNorm"]
 
 
 class _Norm(InputCheck, HybridBlock):
-    def __init__(self, axis, epsilon, center, scale, beta_initializer, gamma_initializer, in_channels, **kwargs):
+    _op = ""        # the operator the layer runs (its dtype rule and attribute checks)
+
+    def __init__(self, axis, epsilon, center, scale, beta_initializer, gamma_initializer, in_channels, op_args=(),
+                 **kwargs):
         super().__init__(**kwargs)
+        check_op_args(self, self._op, [("epsilon", epsilon, "eps"), *op_args])
+        if not op_args:     # GroupNorm's parameter size is num_groups, checked as an op argument
+            check_count(self, "in_channels", in_channels)
         self._axis, self._epsilon, self._center, self._scale = axis, epsilon, center, scale
         with self.name_scope():
             self.gamma = self.params.get("gamma", grad_req="write" if scale else "null", shape=(in_channels,),
@@ -38,6 +44,12 @@ class _Norm(InputCheck, HybridBlock):
             return f"{channels} channels on axis {self._axis}"
         return None
 
+    def _typed_params(self):
+        return self._op, (self.gamma, self.beta)
+
+    def _op_attrs(self):
+        return {"eps": self._epsilon}
+
     def __repr__(self):
         in_channels = self.gamma.shape[0]
         return (f"{self.__class__.__name__}(axis={self._axis}, eps={self._epsilon}, center={self._center}, "
@@ -46,6 +58,7 @@ class _Norm(InputCheck, HybridBlock):
 
 class LayerNorm(_Norm):
     """Normalises over ``axis`` (default the last): ``gamma * (x - mean) / sqrt(var + eps) + beta``."""
+    _op = "LayerNorm"
 
     def __init__(self, axis=-1, epsilon=1e-5, center=True, scale=True, beta_initializer="zeros",
                  gamma_initializer="ones", in_channels=0, **kwargs):
@@ -67,11 +80,16 @@ class GroupNorm(_Norm):
     >>> gn
     GroupNorm(eps=1e-05, num_groups=2, center=True, scale=True)
     """
+    _op = "GroupNorm"
 
     def __init__(self, num_groups=1, epsilon=1e-5, center=True, scale=True, beta_initializer="zeros",
                  gamma_initializer="ones", **kwargs):
-        super().__init__(1, epsilon, center, scale, beta_initializer, gamma_initializer, num_groups, **kwargs)
+        super().__init__(1, epsilon, center, scale, beta_initializer, gamma_initializer, num_groups,
+                         op_args=[("num_groups", num_groups, "num_groups")], **kwargs)
         self._num_groups = num_groups
+
+    def _op_attrs(self):
+        return {"num_groups": self._num_groups, "eps": self._epsilon}
 
     def _input_problem(self, shape):
         # no channel-count check: the parameters are per group, so any C divisible by num_groups fits
@@ -91,6 +109,7 @@ class GroupNorm(_Norm):
 
 class InstanceNorm(_Norm):
     """Normalises each sample's each channel (channel axis ``axis``, default 1) over the remaining axes."""
+    _op = "InstanceNorm"
 
     def __init__(self, axis=1, epsilon=1e-5, center=True, scale=False, beta_initializer="zeros",
                  gamma_initializer="ones", in_channels=0, **kwargs):

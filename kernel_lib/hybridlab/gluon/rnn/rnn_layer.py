@@ -28,6 +28,7 @@ from ... import ndarray
 from ...base import MXNetError
 from ...ndarray.ndarray import NDArray
 from ..hybrid_block import HybridBlock
+from ..nn.input_check import check_count, check_dtypes, check_op_args
 
 __all__ = ["RNN", "LSTM", "GRU"]
 
@@ -46,6 +47,11 @@ class _RNNLayer(HybridBlock):
             raise ValueError(f"Invalid layout {layout!r}; must be one of ['TNC' or 'NTC']")
         if projection_size is not None and mode != "lstm":
             raise ValueError(f"projection_size is only supported for LSTM, got mode {mode!r}")
+        check_op_args(self, "RNN", [("hidden_size", hidden_size, "state_size"),
+                                    ("num_layers", num_layers, "num_layers"), ("dropout", dropout, "p"),
+                                    ("projection_size", projection_size or None, "projection_size"),
+                                    ("mode", mode, "mode")])
+        check_count(self, "input_size", input_size)
         self._hidden_size = hidden_size
         self._projection_size = projection_size or None
         self._num_layers = num_layers
@@ -112,6 +118,8 @@ class _RNNLayer(HybridBlock):
             p.shape = (self._gates * self._hidden_size, n_in)
 
     def __call__(self, inputs, states=None, sequence_length=None, **kwargs):
+        if isinstance(inputs, NDArray):     # before the zero states, which take the input's dtype
+            self._check_dtypes(inputs.dtype, [states] if isinstance(states, NDArray) else states)
         self.skip_states = states is None
         if states is None and isinstance(inputs, NDArray):
             batch_size = inputs.shape[self._layout.find("N")]
@@ -122,6 +130,21 @@ class _RNNLayer(HybridBlock):
         if self._use_sequence_length:
             args = args + (sequence_length,)
         return super().__call__(inputs, *args)
+
+    def _op_attrs(self):
+        return {"state_size": self._hidden_size, "num_layers": self._num_layers, "mode": self._mode,
+                "bidirectional": self._dir == 2, "projection_size": self._projection_size,
+                "use_sequence_length": self._use_sequence_length, "state_outputs": True}
+
+    def _check_dtypes(self, dtype, states):
+        """The RNN op takes one dtype for the data, the parameters and the states (as MXNet): name
+        the layer and the fix when they differ (one comparison per parameter and state when not)."""
+        params = list(self._reg_params.values())
+        states = [s for s in states or () if isinstance(s, NDArray)]
+        if all(p.dtype == dtype for p in params) and all(s.dtype == dtype for s in states):
+            return
+        first = next((p for p in params if p.dtype != dtype), params[0] if params else None)
+        check_dtypes(self, dtype, "RNN", ([first] if first is not None else []) + states)
 
     def hybrid_forward(self, F, inputs, states=None, sequence_length=None, **kwargs):
         if F is ndarray:
