@@ -49,7 +49,7 @@ def test_hostile_attribute_strings_fail_fast():
                 Attr(kind).parse(text[:MAX_ATTR_CHARS], "Pooling", "kernel")
             except mx.MXNetError as err:
                 assert len(str(err)) < 400      # the message quotes a bounded excerpt
-    assert time.perf_counter() - start < 1.0
+    assert time.perf_counter() - start < 10.0   # a hang bound, not a speed test: the old regex took 40 s for 28 characters
 
 
 def test_shape_syntax_is_unchanged():
@@ -80,7 +80,7 @@ def test_symbol_json_with_hostile_pooling_kernel_is_refused_at_once():
         pool["attrs"]["kernel"] = kernel
         with pytest.raises(mx.MXNetError, match="kernel"):
             mx.sym.fromjson(json.dumps(graph)).infer_shape(data=(1, 1, 4, 4))
-    assert time.perf_counter() - start < 1.0
+    assert time.perf_counter() - start < 10.0   # a hang bound, not a speed test: the old regex took 40 s for 28 characters
 
 
 # ---- .params records --------------------------------------------------------------------------------

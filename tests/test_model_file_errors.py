@@ -132,7 +132,7 @@ def test_malformed_graphs_name_the_node(text, pattern):
     t0 = time.perf_counter()
     with pytest.raises(mx.MXNetError, match=pattern):
         mx.sym.fromjson(text)
-    assert time.perf_counter() - t0 < 2
+    assert time.perf_counter() - t0 < 10   # a hang bound (num_args=1e9 must not build 1e9 names), not a speed test
 
 
 def test_what_mxnet_ignores_is_ignored():
