@@ -32,7 +32,7 @@ import re
 
 import numpy as np
 
-from .base import MXNetError
+from .base import MXNetError, MXNetTypeError, MXNetValueError  # MXNet raises Value/TypeError here
 
 __all__ = ["InitDesc", "Initializer", "register", "alias", "create", "Zero", "One", "Constant",
            "Uniform", "Normal", "Orthogonal", "Xavier", "MSRAPrelu", "Bilinear", "LSTMBias", "Mixed", "Load",
@@ -101,7 +101,7 @@ def create(init, **kwargs):
         try:
             return klass(**kwargs)
         except TypeError as err:   # a bare name from a file ('load', 'constant') lacks its arguments
-            raise _InitializerArgs(f"Cannot create initializer {text[:80]!r}: {str(err)[:200]}") from None
+            raise MXNetTypeError(f"Cannot create initializer {text[:80]!r}: {str(err)[:200]}") from None
     shown = text if len(text) <= 80 else text[:80] + "..."
     try:
         name, args = json.loads(text)
@@ -123,15 +123,10 @@ def create(init, **kwargs):
         raise MXNetError(f"Cannot create initializer {shown!r}: {str(err)[:200]}") from None
 
 
-# MXNet raises ValueError / TypeError here: these are those and MXNetError at once
-_InitValueError = type("_InitValueError", (MXNetError, ValueError), {})
-_InitializerArgs = type("_InitializerArgs", (MXNetError, TypeError), {})
-
-
 def _lookup(name):
     klass = _REGISTRY.get(str(name).lower())
     if klass is None:
-        raise _InitValueError(f"Cannot find initializer {str(name)[:80]!r}: expected one of {sorted(_REGISTRY)}")
+        raise MXNetValueError(f"Cannot find initializer {str(name)[:80]!r}: expected one of {sorted(_REGISTRY)}")
     return klass
 
 
@@ -468,7 +463,7 @@ class Load(Initializer):
                                  f"expected {arr.shape}, got {value.shape}")
             _fill(arr, value)
         elif self.default_init is None:
-            raise _InitValueError(f"Cannot Initialize {name}: not found in loaded param and no default "
+            raise MXNetValueError(f"Cannot Initialize {name}: not found in loaded param and no default "
                                   f"Initializer is provided.")
         else:
             self.default_init(name, arr)
