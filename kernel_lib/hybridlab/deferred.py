@@ -130,10 +130,6 @@ class TracedValue:
         return f"TracedValue(shape={self.shape}, dtype={self.dtype})"
 
 
-def _entry_of(x):
-    return x._trace
-
-
 def placeholder(shape, dtype="float32", device=None):
     """An NDArray without data for tracing; dims given as 0 are unknown until an op's shape inference
     fills them (read ``.shape`` afterwards)."""

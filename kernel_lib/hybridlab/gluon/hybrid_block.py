@@ -549,9 +549,6 @@ class HybridBlock(Block):
         for child in self._children.values():
             child.register_op_hook(callback, monitor_all)
 
-    def reset_device(self, device):
-        super().reset_device(device)
-
     # ---- export -----------------------------------------------------------------------------
     def export(self, path, epoch=0, remove_amp_cast=True):
         """Write ``path-symbol.json`` and ``path-%04d.params`` (keys ``arg:``/``aux:`` + graph names)
