@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import hybridlab as mx
-from hybridlab.ops import conv
+from hybridlab.ops import conv, deconv
 from hybridlab.ndarray.dispatch import invoke, op_context
 from hybridlab.ops.registry import get_op
 from op_cases.conv import CASES
@@ -26,6 +26,7 @@ def test_every_conv_op_reaches_both_column_layouts(monkeypatch):
         return grid
 
     monkeypatch.setattr(conv, "_grid", spy)
+    monkeypatch.setattr(deconv, "_grid", spy)
     rng = np.random.default_rng(0)
     for case in CASES:
         if case.op not in OPS:
