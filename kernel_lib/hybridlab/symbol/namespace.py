@@ -1,44 +1,44 @@
 """Generate the ``mx.sym`` op functions from the registry (same names and aliases as ``mx.nd``).
 
 ``mx.sym.FullyConnected(data, num_hidden=8, name='fc1')`` composes a node; inputs not given become
-variables ``fc1_weight``, ``fc1_bias`` as in MXNet.
+variables ``fc1_weight``, ``fc1_bias`` as in MXNet. Arguments bind as in ``mx.nd`` (one binder,
+``ops.binder``): inputs, then attributes positionally in schema order, then keywords; ``name=``
+and ``attr=`` name the node and add attributes.
 """
+from ..ops.binder import make_binder, signature
 from ..ops.registry import NsName, all_ops
 from .symbol import Symbol, compose
 
 __all__ = ["populate"]
 
 
+def _is_symbol(x):
+    return isinstance(x, Symbol)
+
+
 def _make(op, ns):
-    possible = op.all_inputs if op.all_inputs is not None else ()
-    positional_attrs = ns.args or tuple(k for k in op.attrs if k != "num_args")
+    """The ``mx.sym`` function for ``op`` under the name ``ns``: arguments bound by ``ops.binder``
+    (as in ``mx.nd``), missing inputs created as variables by ``compose``.
+
+    >>> import hybridlab as mx
+    >>> from hybridlab.ops.registry import NsName, get_op
+    >>> s = _make(get_op("sum"), NsName("sum"))(mx.sym.var("x"), 1, True, name="s")
+    >>> s.list_attr()["axis"], s.list_attr()["keepdims"]
+    ('1', 'True')
+    """
+    bind = make_binder(op, ns, is_tensor=_is_symbol, tensor_class=Symbol)
+    hint = ns.name.lower()
 
     def fn(*args, name=None, attr=None, out=None, **kwargs):
-        if ns.rename:
-            kwargs = {ns.rename.get(k, k): v for k, v in kwargs.items()}
-        if op.variadic:
-            inputs = list(args[0]) if ns.packed else [x for x in args if isinstance(x, Symbol)]
-            extra = args[1:] if ns.packed else args[len(inputs):]
-        else:
-            n = 0
-            while n < len(args) and n < len(possible) and (isinstance(args[n], Symbol) or args[n] is None):
-                n += 1
-            inputs, extra = list(args[:n]), args[n:]
-            for i, input_name in enumerate(possible):
-                if input_name in kwargs:
-                    inputs += [None] * (i + 1 - len(inputs))
-                    inputs[i] = kwargs.pop(input_name)
-            while inputs and inputs[-1] is None:
-                inputs.pop()
-        for k, v in zip(positional_attrs, extra):
-            kwargs[k] = v
-        for k, v in ns.defaults.items():
-            kwargs.setdefault(k, v)
-        return compose(op, inputs, kwargs, name=name, attr=attr, hint=ns.name.lower())
+        inputs, attrs = bind(args, kwargs)
+        return compose(op, inputs, attrs, name=name, attr=attr, hint=hint)
 
     fn.__name__ = fn.__qualname__ = ns.name
     fn.__doc__ = op.signature_doc()
-    fn.op = op
+    sig = signature(bind, ("name", "attr", "out"))
+    if sig is not None:
+        fn.__signature__ = sig
+    fn.op, fn.binder = op, bind
     return fn
 
 
