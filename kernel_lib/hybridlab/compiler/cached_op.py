@@ -71,7 +71,6 @@ from .codegen import compile_program, make_entry
 from .instrument import ProfileMonitor, quiet, run_nodes, run_program
 from .memory import ArenaPool, plan_graph
 from .passes import partition_dynamic, run_pipeline
-from .passes.dynamic import has_dynamic
 from .signature import Signature, infer_graph, where
 
 __all__ = ["CachedOp", "FLAG_DEFAULTS"]
@@ -124,34 +123,45 @@ class CachedOp:
     ``flags``: MXNet's hybridize flags (``static_alloc``, ``static_shape``, ``inline_limit``,
     ``forward_bulk_size``, ``backward_bulk_size``, ``data_indices``, ``param_indices``), kept in
     ``self.flags``. ``on_compile(program, reason)``, if given, is called after each new program is
-    built (``reason`` says which signature change caused it).
+    built (``reason`` says which signature change caused it). ``keep_pipeline``: keep the graph
+    after each pass while building (else ``pipeline`` computes it when first read);
+    ``backend_stages``: ``[(name, Symbol)]`` a backend ran before (shown first in ``pipeline``).
 
     Call with one NDArray per ``input_names`` entry; returns an NDArray for a single-output symbol,
     else a list. ``source()`` / ``print(op)`` show the generated code of the latest signature,
     ``signatures`` lists the compiled ones, ``program(sig)`` gives the compiled ``Program``.
     """
 
-    def __init__(self, symbol, flags=None, on_compile=None, partition_if_dynamic=True):
+    def __init__(self, symbol, flags=None, on_compile=None, partition_if_dynamic=True, keep_pipeline=False,
+                 backend_stages=()):
         self.symbol = symbol
         self.flags = parse_flags(flags)
         self.on_compile = on_compile
+        self.keep_pipeline = bool(keep_pipeline)
         self.compile_count = 0   # programs compiled so far: callers detect a (re)build cheaply
         self._pools = {}         # device -> ArenaPool: static_alloc buffers shared by this op's plans
         self.memory_plans = {}   # signature key -> MemoryPlan (static_alloc)
+        traced = topo_order(symbol._outputs)      # once: every question below about the traced graph
+        dynamic = [n.name for n in traced if not n.is_variable and n.op.dynamic_shape]
         # partition_if_dynamic: ops whose output shape depends on values (boolean_mask) cannot be
         # compiled ahead of the call: the graph is split around them (compiler.passes.dynamic)
         self._partition = partition_dynamic(symbol, inline_limit=self.flags.get("inline_limit", 2)) \
-            if has_dynamic(symbol) else None
+            if dynamic else None
         if self._partition is not None and not partition_if_dynamic:
             raise MXNetError(f"CachedOp: the graph has ops with value-dependent output shapes "
-                             f"({', '.join(n.name for n in topo_order(symbol._outputs) if not n.is_variable and n.op.dynamic_shape)}); "
+                             f"({', '.join(dynamic)}); "
                              f"expected hybridize(partition_if_dynamic=True) to run it split around them")
-        self._outputs, self._inputs, self.pipeline = _optimized(symbol, self.flags) if self._partition is None \
-            else (list(symbol._outputs), [n for n in topo_order(symbol._outputs) if n.is_variable], [])
+        self._backend_stages = list(backend_stages)
+        if self._partition is None:
+            self._outputs, self._inputs, self._ops, stages = _optimized(symbol, traced, self.keep_pipeline)
+        else:
+            self._outputs, self._inputs, stages = list(symbol._outputs), [n for n in traced if n.is_variable], []
+            self._ops = [n for n in traced if not n.is_variable]
+        # the graph after each pass: kept now when asked, else built on the first read (see pipeline)
+        self._pipeline = self._backend_stages + stages if stages is not None else None
         self._traced_outputs = list(symbol._outputs)
-        by_name = {n.name: n for n in topo_order(self._traced_outputs) if n.is_variable}
+        by_name = {n.name: n for n in traced if n.is_variable}
         self._traced_inputs = [by_name[n.name] for n in self._inputs]
-        self._ops = [n for n in topo_order(self._outputs) if not n.is_variable]
         self.input_names = [n.name for n in self._inputs]
         twice = sorted({n for n in self.input_names if self.input_names.count(n) > 1})
         if twice:     # arguments are bound by name (hybridize, export, bind): one variable per name
@@ -447,6 +457,36 @@ class CachedOp:
 
     # ---- inspection -------------------------------------------------------------------------
     @property
+    def pipeline(self):
+        """The graph after each pass, ``[(pass name, Symbol)]`` (a backend's stages first, see
+        ``optimize_for``), for the graph view. Copying the graph after every pass costs more than
+        the passes, so a build keeps these snapshots only when asked (``keep_pipeline=True``:
+        ``hybridize(keep_pipeline=True)``, or a ``cache_built`` listener such as a ``GraphView``);
+        otherwise the first read runs the passes again, with snapshots, on the traced graph (the
+        passes are deterministic: same graphs) and keeps the result.
+
+        >>> import hybridlab as mx
+        >>> from hybridlab.compiler import CachedOp
+        >>> y = mx.sym.relu(mx.sym.exp(mx.sym.var('x')), name='act')
+        >>> op = CachedOp(y)
+        >>> op._pipeline is None                     # nobody asked: no copies were made
+        True
+        >>> [name for name, _ in op.pipeline]        # asked now: computed and kept
+        ['dce', 'cse', 'constant_folding', 'pool_first', 'fusion', 'inplace']
+        >>> [name for name, _ in CachedOp(y, keep_pipeline=True)._pipeline][-1]
+        'inplace'
+        """
+        if self._pipeline is None:
+            stages = [] if self._partition is not None else _optimized(
+                self.symbol, topo_order(self.symbol._outputs), True)[3]
+            self._pipeline = self._backend_stages + stages
+        return self._pipeline
+
+    @pipeline.setter
+    def pipeline(self, stages):
+        self._pipeline = list(stages)
+
+    @property
     def signatures(self):
         """The compiled input signatures, oldest first."""
         return [p.signature for p in self._programs.values()]
@@ -509,19 +549,22 @@ class CachedOp:
         return f"<CachedOp {self.symbol!r}: {len(self._programs)} compiled signature(s)>"
 
 
-def _optimized(symbol, flags):
-    """The graph the programs are generated from: ``symbol`` after the pass pipeline (DCE, CSE,
-    constant folding, elementwise fusion, in-place marks), with the variables in ``symbol``'s input
-    order; plus the pipeline's stages (the graph after each pass, for the graph view)."""
-    original = [n.name for n in topo_order(symbol._outputs) if n.is_variable]
-    optimized, stages = run_pipeline(symbol, flags)
+def _optimized(symbol, traced, snapshots):
+    """The graph the programs are generated from: ``symbol`` (whose nodes in order are ``traced``)
+    after the pass pipeline (DCE, CSE, constant folding, elementwise fusion, in-place marks):
+    ``(outputs, inputs in symbol's input order, op nodes in order, stages)``; ``stages`` are the
+    graph after each pass when ``snapshots``, else ``None`` (not kept)."""
+    original = [n.name for n in traced if n.is_variable]
+    optimized, stages = run_pipeline(symbol, snapshots=snapshots)
     outputs = list(optimized._outputs)
-    by_name = {n.name: n for n in topo_order(outputs) if n.is_variable}
+    order = topo_order(outputs)
+    by_name = {n.name: n for n in order if n.is_variable}
     if len(by_name) != len(original) or set(by_name) != set(original):   # a pass changed the inputs
-        outputs = list(symbol._outputs)                                   # (cannot happen: be safe)
-        by_name = {n.name: n for n in topo_order(outputs) if n.is_variable}
+        outputs, order = list(symbol._outputs), traced                    # (cannot happen: be safe)
+        by_name = {n.name: n for n in order if n.is_variable}
         stages = []
-    return outputs, [by_name[n] for n in original], stages
+    return outputs, [by_name[n] for n in original], [n for n in order if not n.is_variable], \
+        stages if snapshots else None
 
 
 def _key(args):

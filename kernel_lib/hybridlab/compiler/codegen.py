@@ -107,7 +107,7 @@ class _Source:
 
 
 def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward", title="",
-             instrument=False, memory=None, effects=()):
+             instrument=False, memory=None, effects=(), nodes=None):
     """Python source of the program for ``outputs`` ((node, index) entries) with variable nodes
     ``inputs`` as parameters, plus the globals it needs and ``{line number: node}``.
 
@@ -126,12 +126,14 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
     ``kind`` is ``"forward"`` (``def forward(...)``) or ``"backward"`` (``def backward(...)``, the
     header says "backward program"). ``effects``: side-effect statements run after every node,
     before the return, as ``(note, fn, attrs, input nodes)``: the program calls ``fn(attrs, *values
-    of those inputs)`` under a comment made of ``note`` (a backward's BatchNorm statistics update)."""
+    of those inputs)`` under a comment made of ``note`` (a backward's BatchNorm statistics update).
+    ``nodes``: the op nodes of ``outputs`` in topological order, when the caller has them."""
     if kind not in _KINDS:
         raise MXNetError(f"codegen: expected kind 'forward' or 'backward', got {kind!r}")
     fn_name, heading, _ = _KINDS[kind]
     shapes, dtypes = shapes or {}, dtypes or {}
-    nodes = [n for n in topo_order(outputs) if not n.is_variable]
+    if nodes is None:
+        nodes = [n for n in topo_order(outputs) if not n.is_variable]
     plan = memory[0] if memory is not None else None
     namer = Namer({"ctx", "asarray", "single", "mon", fn_name} | set(_INLINE_UFUNCS)
                   | set(plan.global_names() if plan else ()))
@@ -376,8 +378,9 @@ def compile_program(outputs, inputs, signature, shapes=None, dtypes=None, title=
     ``instrument=True``: the instrumented variant, see ``Program.instrumented``; ``memory``: the
     static_alloc plan and buffer pool; instrumented variants never reuse buffers, so hooks may keep
     the arrays they are given; ``kind`` and ``effects``: a backward program, see ``generate``)."""
+    nodes = [n for n in topo_order(outputs) if not n.is_variable]
     source, env, line_nodes = generate(outputs, inputs, signature, shapes, dtypes, kind=kind, title=title,
-                                       instrument=instrument, memory=memory, effects=effects)
+                                       instrument=instrument, memory=memory, effects=effects, nodes=nodes)
     fn_name, _, prefix = _KINDS[kind]
     filename = f"{prefix}.{next(_counter)}"   # not "<...>": linecache.lazycache accepts it
     env["__name__"] = filename
@@ -387,7 +390,7 @@ def compile_program(outputs, inputs, signature, shapes=None, dtypes=None, title=
     exec(code, env)   # noqa: S102
     _register_source(filename, source)
     prog = Program(env[fn_name], source, filename, signature, line_nodes, shapes, dtypes, len(outputs))
-    prog.nodes = [n for n in topo_order(outputs) if not n.is_variable]
+    prog.nodes = nodes
     prog._gen = (outputs, inputs, {"signature": signature, "shapes": shapes, "dtypes": dtypes, "title": title,
                                    "kind": kind, "effects": tuple(effects)})
     weakref.finalize(prog, _collected.append, filename)

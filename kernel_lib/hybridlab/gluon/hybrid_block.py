@@ -96,6 +96,7 @@ class HybridBlock(Block):
     """A Block that can be hybridized: see the module docstring for the two styles."""
 
     _partition_if_dynamic = True   # hybridize(partition_if_dynamic=...)
+    _keep_pipeline = False         # hybridize(keep_pipeline=...)
 
     def __init__(self, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
@@ -341,8 +342,13 @@ class HybridBlock(Block):
             real = [a for a in flatten(args, "input")[0] if a is not None]
             shapes = {name: real[i].shape for name, i in data_names.items() if i < len(real)}
             out = optimize_for(out, self._backend, args_shapes=shapes, stages=stages, **self._backend_opts)
-        self._cached_op = CachedOp(out, flags, partition_if_dynamic=self._partition_if_dynamic)
-        self._cached_op.pipeline = stages + self._cached_op.pipeline
+        # the graph after each pass is copied only when someone will look: hybridize(keep_pipeline=
+        # True) or a cache_built listener (a GraphView: its event's graph JSON shows the passes);
+        # otherwise CachedOp.pipeline computes it if it is ever read
+        from .. import events
+        keep = self._keep_pipeline or events.has_subscribers("cache_built")
+        self._cached_op = CachedOp(out, flags, partition_if_dynamic=self._partition_if_dynamic,
+                                   keep_pipeline=keep, backend_stages=stages)
         if self._cached_op.input_names != [a[1] for a in self._cached_op_args]:   # a backend reordered inputs
             by_name = {a[1]: a for a in self._cached_op_args}
             self._cached_op_args = [by_name[n] for n in self._cached_op.input_names]
@@ -455,11 +461,21 @@ class HybridBlock(Block):
 
     def hybridize(self, active=True, partition_if_dynamic=True, static_alloc=False, static_shape=False,
                   inline_limit=2, forward_bulk_size=None, backward_bulk_size=None, backend=None, clear=True,
-                  **kwargs):
+                  keep_pipeline=False, **kwargs):
         """Activate (or deactivate) running this block and its HybridBlock children as a cached,
         compiled graph. The flags are MXNet's CachedOp flags (accepted and kept in ``_flags``). As in
         MXNet 1.9.1, other keyword arguments (backend options) and ``backend``/``clear`` are accepted and
-        ignored here (``optimize_for`` applies a backend)."""
+        ignored here (``optimize_for`` applies a backend). ``keep_pipeline=True`` keeps the graph after
+        each pass at every build (``cached_op.pipeline``; without it a build copies nothing and the
+        pipeline is computed when first read; a ``cache_built`` listener, such as a ``GraphView``,
+        asks for it too).
+
+        >>> import hybridlab as mx
+        >>> net = mx.gluon.nn.Dense(2, in_units=3); net.initialize()
+        >>> net.hybridize(keep_pipeline=True); _ = net(mx.nd.ones((1, 3)))
+        >>> [name for name, _ in net.cached_op._pipeline][:2]
+        ['dce', 'cse']
+        """
         flags = [("static_alloc", static_alloc), ("static_shape", static_shape), ("inline_limit", inline_limit)]
         if forward_bulk_size is not None:
             flags.append(("forward_bulk_size", forward_bulk_size))
@@ -477,6 +493,7 @@ class HybridBlock(Block):
             reason, self._rebuild_detail = "hybridize called again", "same flags"
         self._active = active
         self._partition_if_dynamic = partition_if_dynamic
+        self._keep_pipeline = bool(keep_pipeline)
         self._flags = flags
         self._clear_cached_op(reason)
         if not active and (was_active or self.rebuild_history):
@@ -486,7 +503,7 @@ class HybridBlock(Block):
                           f'child of HybridBlock, the hooks will not take effect.', stacklevel=2)
         super().hybridize(active, partition_if_dynamic=partition_if_dynamic, static_alloc=static_alloc,
                           static_shape=static_shape, inline_limit=inline_limit, forward_bulk_size=forward_bulk_size,
-                          backward_bulk_size=backward_bulk_size)
+                          backward_bulk_size=backward_bulk_size, keep_pipeline=keep_pipeline)
 
     def optimize_for(self, x, *args, backend=None, clear=False, partition_if_dynamic=True, static_alloc=False,
                      static_shape=False, inline_limit=2, forward_bulk_size=None, backward_bulk_size=None,

@@ -1,16 +1,32 @@
 """Helpers every pass shares: copying a graph, counting consumers, substituting entries, and the
 op questions passes ask (by family and flags, never by op name)."""
-import copy as _copy
-
-from ...symbol.graph import topo_order
+from ...symbol.graph import Node, topo_order
 from ...symbol.symbol import Symbol
 
 __all__ = ["clone", "op_nodes", "consumers", "substitute", "is_pure", "count_ops", "gradient_path"]
 
 
 def clone(symbol):
-    """A deep copy of ``symbol``'s graph (new nodes, meta copied): passes rewrite it in place."""
-    return _copy.deepcopy(symbol)
+    """A copy of ``symbol``'s graph that passes may rewrite in place: new nodes (attrs, inputs and
+    meta copied; a meta list or dict is copied one level, which is as deep as passes write), the
+    parsed attributes shared (a rewrite of a node's attrs resets them, see ``retarget``).
+
+    Not ``copy.deepcopy``: that walks every meta value (sources, shapes, folded constants) and was
+    most of a build's time (a pipeline copies the graph once, and once per pass for the graph view).
+
+    >>> import hybridlab as mx
+    >>> y = mx.sym.relu(mx.sym.var('x'), name='r')
+    >>> c = clone(y)
+    >>> c._outputs[0][0] is y._outputs[0][0], c.list_outputs() == y.list_outputs()
+    (False, True)
+    """
+    clones = {}
+    for n in topo_order(symbol._outputs):
+        c = Node(n.op, n.name, n.attrs, [(clones[id(src)], i) for src, i in n.inputs])
+        c.meta = {k: v.copy() if type(v) in (list, dict) else v for k, v in n.meta.items()}
+        c._parsed = n._parsed
+        clones[id(n)] = c
+    return Symbol([(clones[id(n)], i) for n, i in symbol._outputs])
 
 
 def op_nodes(symbol):

@@ -44,11 +44,11 @@ def fuse_elementwise(symbol, min_size=2, copy=True):
     """``symbol`` with fusable elementwise trees replaced by ``_fused_elemwise`` nodes."""
     sym = clone(symbol) if copy else symbol
     readers = {}
-    for node in sym._nodes():
+    order = sym._nodes()
+    for node in order:
         for src, i in node.inputs:
             readers.setdefault((id(src), i), set()).add(id(node))
     outs = {(id(n), i) for n, i in sym._outputs}
-    order = sym._nodes()
     assigned = set()
     groups = []
     for root in reversed(order):

@@ -1,5 +1,7 @@
 """The pass pipeline: the passes run in order on a copy of a Symbol's graph, and the graph after
-each pass is kept (a snapshot) so the lab's graph view can step through them.
+each pass is kept (a snapshot) so the lab's graph view can step through them. Snapshots cost a
+graph copy per pass: ``snapshots=False`` skips them (a CachedOp does unless someone asked for its
+pipeline, see ``CachedOp.pipeline``).
 
 ``run_pipeline(symbol, flags=None, passes=None)`` returns ``(optimized_symbol, stages)``, ``stages``
 a list of ``(pass name, Symbol snapshot)``; ``stages_json(stages)`` is what the graph JSON's
@@ -25,8 +27,6 @@ Example::
     >>> [p["name"] for p in stages_json(stages)]
     ['dce', 'cse', 'constant_folding', 'pool_first', 'fusion', 'inplace']
 """
-import copy as _copy
-
 from ...base import MXNetError
 from ._graph import clone
 from .constant_folding import fold_constants
@@ -66,7 +66,13 @@ def _resolve(passes):
 
 def run_pipeline(symbol, flags=None, passes=None, snapshots=True):
     """Run ``passes`` on a copy of ``symbol``: ``(optimized symbol, [(pass name, snapshot)])``.
-    ``snapshots=False`` skips the per-pass copies (the stages list is then empty)."""
+    ``snapshots=False`` skips the per-pass copies (the stages list is then empty).
+
+    >>> import hybridlab as mx
+    >>> opt, stages = run_pipeline(mx.sym.exp(mx.sym.var('x')) + 1, snapshots=False)
+    >>> stages, [n.op_name for n in opt._nodes()]
+    ([], ['null', '_fused_elemwise'])
+    """
     steps = _resolve(passes)
     sym = clone(symbol)
     stages = []
@@ -76,7 +82,7 @@ def run_pipeline(symbol, flags=None, passes=None, snapshots=True):
             raise MXNetError(f"run_pipeline: pass {name!r} expected to return a Symbol, got {type(out).__name__}")
         sym = out
         if snapshots:
-            stages.append((name, _copy.deepcopy(sym)))
+            stages.append((name, clone(sym)))
     return sym, stages
 
 
