@@ -246,11 +246,9 @@ def _run_backward(heads, head_grads, retain_graph, create_graph, train_mode):
             outputs = [_output_array(node, i) for i in range(len(node.out_data))]
             ograds = [grads.get(i) for i in range(len(outputs))]
             ograds = [g if g is not None else F.zeros_like(o.detach()) for g, o in zip(ograds, outputs)]
-            # Each gradient runs in its forward's mode (BatchNorm after a predict-mode forward differentiates
+            # Each gradient gets its forward's mode (BatchNorm after a predict-mode forward differentiates
             # the moving-statistics formula and leaves the statistics alone).
-            _state.training = node.training
-            in_grads = node.op.grad(F, node.attrs, list(node.inputs), outputs, ograds)
-            _state.training = train_mode
+            in_grads = node.op.gradient(F, node.attrs, list(node.inputs), outputs, ograds, node.training)
             if len(in_grads) != len(node.inputs):
                 raise MXNetError(f"{node.op.name}: gradient returned {len(in_grads)} values, "
                                  f"expected {len(node.inputs)} (one per input)")

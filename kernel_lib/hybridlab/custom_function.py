@@ -23,20 +23,24 @@ Example::
 """
 from . import autograd
 from .base import MXNetError
+from .ops.registry import OpDef
 
 __all__ = ["Function"]
 
 
 class _FunctionOp:
-    """What a Function's tape node holds in place of an ``OpDef``: a name and ``grad``."""
+    """What a Function's tape node holds in place of an ``OpDef``: a name and ``grad``, run through
+    the one call path of gradients, ``OpDef.gradient``; ``backward`` runs in its forward's mode."""
 
     __slots__ = ("name", "function")
+    grad_mode = True
+    gradient = OpDef.gradient
 
     def __init__(self, function):
         self.name, self.function = type(function).__name__, function
 
-    def grad(self, F, attrs, inputs, outputs, ograds):
-        with autograd.pause(train_mode=autograd.is_training()):
+    def grad(self, F, attrs, inputs, outputs, ograds, training):
+        with autograd.pause(train_mode=training):
             grads = self.function.backward(*ograds)
         grads = list(grads) if isinstance(grads, (list, tuple)) else [grads]
         if len(grads) != len(inputs):

@@ -1,7 +1,7 @@
 """Backward of a cached op: the gradient graph derived on the graph IR and compiled like the forward.
 
 ``derive_backward`` walks the forward graph in reverse and traces each node's registered gradient
-(``op.grad(F=mx.nd, ...)``) with deferred compute over value-less stand-ins for the forward values
+(``op.gradient(F=mx.nd, ...)``) with deferred compute over value-less stand-ins for the forward values
 (stand-ins carry shapes and dtypes, so gradients that read ``x.shape`` / ``x.ndim`` work). Every
 forward value a gradient reads becomes a variable of the backward graph (a *saved* entry); head
 gradients are variables too. Gradients meeting at one value are summed with ``elemwise_add``, as
@@ -147,7 +147,7 @@ def derive_backward(outputs, inputs, shapes, dtypes, device, training, need):
         acc[key] = g if old is None else F.elemwise_add(old, g)
 
     updates, claimed = [], set()
-    prev = autograd.set_recording(False), autograd.set_training(training)
+    prev = autograd.set_recording(False)
     try:
         with deferred.context():
             for k, (node, i) in enumerate(outputs):
@@ -168,7 +168,7 @@ def derive_backward(outputs, inputs, shapes, dtypes, device, training, need):
                     aux = node.aux_input_indices()
                     ins = [_AuxStandIn(*shape_of(s, i)) if k in aux else stand_in(s, i)
                            for k, (s, i) in enumerate(node.inputs)]
-                    in_grads = node.op.grad(F, node.parsed_attrs(), ins, outs, ograds)
+                    in_grads = node.op.gradient(F, node.parsed_attrs(), ins, outs, ograds, training)
                 _claim(ograds + list(in_grads), node, claimed)
                 if len(in_grads) != len(node.inputs):
                     raise MXNetError(f"{node.op.name}: gradient returned {len(in_grads)} values, expected "
@@ -191,8 +191,7 @@ def derive_backward(outputs, inputs, shapes, dtypes, device, training, need):
     except Exception as err:   # noqa: BLE001 - a gradient that cannot be traced: say which node
         raise BackwardUnavailable(f"tracing the gradient failed: {type(err).__name__}: {err}") from err
     finally:
-        autograd.set_recording(prev[0])
-        autograd.set_training(prev[1])
+        autograd.set_recording(prev)
 
     grad_outputs, grad_inputs = [], []
     for k, (node, flag) in enumerate(zip(inputs, need)):

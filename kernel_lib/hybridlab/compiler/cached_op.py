@@ -65,6 +65,7 @@ from ..device import current_device
 from ..ndarray.dispatch import OutOfMemory, shape_error
 from ..ndarray.ndarray import NDArray
 from ..ops.infer import InferError
+from ..ops.registry import OpDef
 from ..symbol.graph import topo_order
 from .backward import BackwardPlan, BackwardUnavailable
 from .codegen import compile_program, make_entry
@@ -329,12 +330,13 @@ class CachedOp:
         self._plans[(key, need)] = self._latest_plan = plan
         return plan
 
-    def _tape_grad(self, F, state, inputs, outputs, ograds):
+    def _tape_grad(self, F, state, inputs, outputs, ograds, training):
         """The tape node's gradient: the compiled backward program (or, when the gradient itself is
-        being recorded, create_graph=True, the forward and its gradient op by op)."""
+        being recorded, create_graph=True, the forward and its gradient op by op, in the forward's
+        mode ``training``)."""
         plan, saved, datas, label = state
         if _state.recording:
-            return self._grad_recorded(plan, inputs, ograds)
+            return self._grad_recorded(plan, inputs, ograds, training)
         x0 = inputs[0]
         monitor = ProfileMonitor(label or repr(self.symbol)) if profiler.symbolic_active() else None
         try:
@@ -347,7 +349,7 @@ class CachedOp:
             raise _program_error(err, {plan.backward.filename: plan.backward}) from err.__cause__
         return [None if g is None else NDArray._wrap(g, x0._device, x0._np) for g in grads]
 
-    def _grad_recorded(self, plan, inputs, ograds):
+    def _grad_recorded(self, plan, inputs, ograds, training):
         """create_graph=True: re-run the forward op by op from stand-ins of the inputs, differentiate it
         with recording on, then point the recorded gradient graph at the real inputs. (Random ops draw
         again here: with Dropout in training mode this gradient uses a new mask.)"""
@@ -357,10 +359,10 @@ class CachedOp:
             if k:
                 a._grad_req = "write"
             aliases.append(a)
-        with autograd._Scope(True, _state.training):
+        with autograd._Scope(True, training):
             outs = self._call_recorded(aliases, None)
         outs = outs if isinstance(outs, list) else [outs]
-        got = autograd._run_backward(outs, list(ograds), True, True, _state.training)
+        got = autograd._run_backward(outs, list(ograds), True, True, training)
         grads = [got[id(a)][1] if k and id(a) in got else None for a, k in zip(aliases, plan.need)]
         real = {id(a): x for a, x in zip(aliases, inputs)}
         for tnode in autograd._toposort([g for g in grads if g is not None]):
@@ -576,9 +578,12 @@ def _key(args):
 
 
 class _TapeOp:
-    """What a cached op's tape node holds in place of an ``OpDef``: a name and ``grad``."""
+    """What a cached op's tape node holds in place of an ``OpDef``: a name and ``grad``, run through
+    the one call path of gradients, ``OpDef.gradient`` (which passes the forward's mode)."""
 
     __slots__ = ("name", "grad")
+    grad_mode = True
+    gradient = OpDef.gradient
 
     def __init__(self, name, grad):
         self.name, self.grad = name, grad

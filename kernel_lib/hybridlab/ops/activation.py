@@ -17,7 +17,6 @@ import math
 
 import numpy as onp
 
-from .. import autograd
 from .attrs import Attr
 from .elemwise import sigmoid, softplus
 from .elemwise_special import erf64
@@ -117,14 +116,14 @@ def _leaky_compute(ctx, a, x, gamma=None):
     return out, xp.zeros_like(x)
 
 
-def _leaky_grad(F, a, ins, outs, og):
+def _leaky_grad(F, a, ins, outs, og, training):
     x, y, g = ins[0], outs[0], og[0]
     act = a["act_type"]
     pos = F._greater_scalar(x, scalar=0.0)
     if act == "leaky":
         return [F.where(pos, g, F._mul_scalar(g, scalar=a["slope"]))]
-    if act == "rrelu":  # the gradient runs in its forward's mode: the random slopes only in training
-        if autograd.is_training():
+    if act == "rrelu":  # the forward's mode: it used the random slopes only in training
+        if training:
             return [F.where(pos, g, F.elemwise_mul(g, outs[1]))]
         return [F.where(pos, g, F._mul_scalar(g, scalar=(a["lower_bound"] + a["upper_bound"]) / 2.0))]
     if act == "elu":  # slope * exp(x) = y + slope for x <= 0
@@ -184,7 +183,7 @@ register(OpDef(
            "lower_bound": Attr("float", 0.125, doc="Lower bound of the random slope (rrelu)."),
            "upper_bound": Attr("float", 0.334, doc="Upper bound of the random slope (rrelu).")},
     compute=_leaky_compute, infer_shape=_leaky_infer,
-    infer_type=_same_n(lambda a: 2 if a["act_type"] == "rrelu" else 1), grad=_leaky_grad,
+    infer_type=_same_n(lambda a: 2 if a["act_type"] == "rrelu" else 1), grad=_leaky_grad, grad_mode=True,
     doc="Leaky ReLU variants: leaky x>0 ? x : slope*x; prelu with a learned per-channel slope ``gamma`` "
         "(shape (C,) along axis 1, or (1,)); elu slope*(exp(x)-1) for x<=0; selu; gelu "
         "0.5*x*(1+erf(x/sqrt(2))); rrelu: a random slope in [lower_bound, upper_bound) per element in "

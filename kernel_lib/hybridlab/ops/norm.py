@@ -20,7 +20,6 @@ Example::
     [[-1.225, 0.0, 1.225], [1.225, 0.0, -1.225]]
 """
 
-from .. import autograd
 from .attrs import Attr
 from .dtype_check import check_dtypes, norm_param_dtype, norm_param_dtypes, uniform_dtypes
 from .infer import InferError, merge_shape, normalize_axis, prod
@@ -117,7 +116,7 @@ def _bn_update_moving(a, mean, inv_std, moving_mean, moving_var):
         stat += (batch * (1.0 - m)).astype(stat.dtype, copy=False)
 
 
-def _bn_grad(F, a, ins, outs, og):
+def _bn_grad(F, a, ins, outs, og, training):
     x, gamma = ins[0], ins[1]
     mean, inv_std = outs[1], outs[2]
     g, og_mean, og_inv_std = og
@@ -125,9 +124,9 @@ def _bn_grad(F, a, ins, outs, og):
     c = x.shape[ax]
     bs = _bshape(x.ndim, ax, c)
     red = tuple(i for i in range(x.ndim) if i != ax)
-    # autograd runs a gradient in its forward's mode: training mode means the forward used the batch
-    # statistics, and (as MXNet 1.9 on CPU) the backward updates the moving statistics in place.
-    train = not a["use_global_stats"] and autograd.is_training()
+    # ``training`` is the forward's mode: in training the forward used the batch statistics, and
+    # (as MXNet 1.9 on CPU) the backward updates the moving statistics in place.
+    train = not a["use_global_stats"] and training
     if train:
         _bn_update_moving(a, mean, inv_std, ins[3], ins[4])
     mean_b = F.Reshape(mean, shape=bs)
@@ -162,7 +161,7 @@ register(OpDef(
            "cudnn_off": Attr("bool", False, doc="Accepted for compatibility; no effect."),
            "min_calib_range": Attr("float?", None, doc="Quantisation only; ignored."),
            "max_calib_range": Attr("float?", None, doc="Quantisation only; ignored.")},
-    compute=_bn_compute, infer_shape=_bn_infer, infer_type=_bn_types, grad=_bn_grad,
+    compute=_bn_compute, infer_shape=_bn_infer, infer_type=_bn_types, grad=_bn_grad, grad_mode=True,
     doc="Batch normalisation along the channel ``axis``: (x - mean) / sqrt(var + eps) * gamma + beta. In "
         "training mode mean/var are the batch statistics (biased variance) and the moving statistics are "
         "updated in backward (new = old*momentum + batch*(1-momentum)); otherwise (or with "

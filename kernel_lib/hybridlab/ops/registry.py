@@ -15,7 +15,10 @@ An op definition holds
     unknown (``None``) input entries in place (parameter shapes) and return the output list,
   * ``grad(F, a, inputs, outputs, ograds)``: input gradients written with registered ops through
     the namespace ``F`` (``mx.nd`` now, ``mx.sym`` for graph-level backward), ``None`` for inputs
-    without a gradient. An op without ``grad`` is not differentiable.
+    without a gradient. An op without ``grad`` is not differentiable. Callers run it through
+    ``OpDef.gradient``, which also passes the forward's training mode as ``training=`` to the ops
+    declaring ``grad_mode`` (a gradient that differs by mode: BatchNorm's, rrelu's), so no gradient
+    reads a global mode.
   * ``zero_grad``: a non-differentiable op (no ``grad``) that autograd still records, giving its
     inputs a zero gradient (MXNet's ``MakeZeroGradNodes``: comparisons, logical ops, one_hot,
     shape_array, ...), so ``(x > 1).backward()`` writes zeros instead of raising. Graph passes skip
@@ -80,7 +83,7 @@ class OpDef:
                  output_names=None, family="elemwise", doc="", variadic=False, needs_train=False,
                  needs_rng=False, hidden=False, no_grad_reason="", device_attr=None, dynamic_shape=False,
                  all_inputs=None, random=(), np_random=(), monotone=False, window_max=False,
-                 train_variant=None, zero_grad=False, bounds=None):
+                 train_variant=None, zero_grad=False, bounds=None, grad_mode=False):
         self.name = name
         self.inputs = inputs
         self.variadic = variadic
@@ -95,6 +98,7 @@ class OpDef:
         self.infer_shape = infer_shape
         self.infer_type = infer_type or _same_dtype
         self.grad = grad
+        self.grad_mode = bool(grad_mode)   # grad takes the forward's mode as ``training=``
         self.zero_grad = bool(zero_grad) and grad is None
         self.aliases = tuple(aliases)
         self.np_names = tuple(n if isinstance(n, NsName) else NsName(n) for n in _as_tuple(np))
@@ -128,6 +132,23 @@ class OpDef:
     @property
     def differentiable(self):
         return self.grad is not None
+
+    def gradient(self, F, a, inputs, outputs, ograds, training):
+        """The input gradients of one call of the op made in mode ``training`` (the one way every
+        caller runs ``grad``): ``training=`` goes to the gradients that declare ``grad_mode``.
+
+        >>> import hybridlab as mx
+        >>> x, g = mx.nd.array([-2.0, 3.0]), mx.nd.array([1.0, 1.0])
+        >>> y, mask = mx.nd.LeakyReLU(x, act_type="rrelu", lower_bound=0.2, upper_bound=0.4)
+        >>> op = get_op("LeakyReLU")
+        >>> a = op.parse_attrs({"act_type": "rrelu", "lower_bound": 0.2, "upper_bound": 0.4})
+        >>> dx, = op.gradient(mx.nd, a, [x], [y, mask], [g, mx.nd.zeros_like(mask)], training=False)
+        >>> [round(v, 4) for v in dx.asnumpy().tolist()]   # predict mode: the mean slope 0.3
+        [0.3, 1.0]
+        """
+        if self.grad_mode:
+            return self.grad(F, a, inputs, outputs, ograds, training=training)
+        return self.grad(F, a, inputs, outputs, ograds)
 
     def input_names(self, a):
         """Input names for parsed attributes ``a`` (``arg0..`` for variadic ops)."""
