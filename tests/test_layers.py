@@ -37,10 +37,6 @@ KNOWN_UPWARD = {
     ("hybridlab.deferred", "hybridlab.symbol.provenance"),
     ("hybridlab.deferred", "hybridlab.symbol.symbol"),
     ("hybridlab.gluon.rebuild_history", "hybridlab.graph_json"),       # events carry the lab's JSON
-    ("hybridlab.ops.activation", "hybridlab.autograd"),                # gradients read is_training()
-    ("hybridlab.ops.norm", "hybridlab.autograd"),
-    ("hybridlab.symbol.executor", "hybridlab.compiler.cached_op"),     # the executor belongs in compiler/
-    ("hybridlab.symbol.executor", "hybridlab.compiler.instrument"),
 }
 
 

@@ -2,7 +2,9 @@
 
 ``CachedOp(symbol, flags)`` compiles the graph once per input signature into one straight-line
 Python function (``codegen``), after checking the inputs with the graph's shape/type inference
-(``signature``). ``op.source()`` / ``print(op)`` show the generated code.
+(``signature``). ``op.source()`` / ``print(op)`` show the generated code. MXNet 1.x's
+``Executor`` (``executor``) runs a bound Symbol through a ``CachedOp``; loading this package adds
+``bind`` / ``simple_bind`` / ``eval`` to ``Symbol``.
 
 **Generated code is a security boundary.** The compiler ``exec``s the programs it writes, and graphs
 come from untrusted model files. The one rule: no string from a model, a user or a file reaches
@@ -26,6 +28,10 @@ Example::
 from .cached_op import CachedOp, FLAG_DEFAULTS, parse_flags  # noqa: F401
 from .codegen import Program, compile_program, generate  # noqa: F401
 from .signature import Signature, infer_graph  # noqa: F401
+from .executor import Executor, attach as _attach_executor  # noqa: F401
+from ..symbol.symbol import Symbol as _Symbol
 
-__all__ = ["CachedOp", "Program", "Signature", "compile_program", "generate", "infer_graph",
+_attach_executor(_Symbol)   # Symbol.bind / simple_bind / eval: the symbol layer cannot import us
+
+__all__ = ["CachedOp", "Executor", "Program", "Signature", "compile_program", "generate", "infer_graph",
            "parse_flags", "FLAG_DEFAULTS"]

@@ -170,44 +170,8 @@ class Symbol:
         return _infer.infer_type(self, args, kwargs, partial=True)
 
     # ---- binding to arrays (MXNet 1.x's executor API) ------------------------------------------
-    def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None, shared_exec=None):
-        """An ``Executor`` running this graph on the given arrays (``args`` / ``args_grad`` /
-        ``aux_states``: lists in ``list_arguments`` / ``list_auxiliary_states`` order or dicts by
-        name; ``grad_req``: 'write', 'add', 'null', or one per argument). See ``symbol.executor``.
-
-        >>> import hybridlab as mx
-        >>> a, b = mx.sym.var('a'), mx.sym.var('b')
-        >>> ex = (a * b).bind(mx.cpu(), {'a': mx.nd.array([2]), 'b': mx.nd.array([3])})
-        >>> ex.forward()[0].asnumpy().tolist()
-        [6.0]
-        """
-        from .executor import bind
-        return bind(self, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec)
-
-    def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
-                    shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
-        """An ``Executor`` on zero-filled arrays whose shapes are inferred from the input shapes
-        in ``kwargs`` (dtypes from ``type_dict``, float32 otherwise).
-
-        >>> import hybridlab as mx
-        >>> net = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=3, name='fc')
-        >>> ex = net.simple_bind(mx.cpu(), data=(2, 4))
-        >>> {k: v.shape for k, v in ex.arg_dict.items()}
-        {'data': (2, 4), 'fc_weight': (3, 4), 'fc_bias': (3,)}
-        """
-        from .executor import simple_bind
-        return simple_bind(self, ctx, grad_req, type_dict, stype_dict, group2ctx, shared_arg_names, shared_exec,
-                           shared_buffer, **kwargs)
-
-    def eval(self, ctx=None, **kwargs):
-        """The outputs (a list of NDArrays) for the arguments given by name in ``kwargs``.
-
-        >>> import hybridlab as mx
-        >>> x = mx.sym.var('x')
-        >>> (2 * x + 1).eval(x=mx.nd.array([1, 2]))[0].asnumpy().tolist()
-        [3.0, 5.0]
-        """
-        return self.bind(ctx, kwargs).forward()
+    # ``bind``, ``simple_bind`` and ``eval`` run the graph with the compiler, a layer above this
+    # one: ``hybridlab.compiler.executor.attach`` adds them to Symbol when the compiler loads.
 
     def __call__(self, *args, name=None, **kwargs):
         """A copy of this graph with variables replaced by symbols: positionally in

@@ -1,6 +1,10 @@
 """MXNet 1.x's Executor: a Symbol bound to arrays (``Symbol.bind``, ``Symbol.simple_bind``,
 ``Symbol.eval``) and run with ``forward(is_train)`` / ``backward(out_grads)``.
 
+It lives in the compiler because it runs the graph as a ``CachedOp``; ``attach`` (called when
+``hybridlab.compiler`` loads) adds ``bind`` / ``simple_bind`` / ``eval`` to ``Symbol``, so the symbol
+layer never imports the compiler.
+
 The bound graph runs as a ``CachedOp`` (the same compiled programs as a hybridized block), with
 the argument and auxiliary arrays as its inputs; training forwards record one tape node, and
 ``backward`` writes the argument gradients into the bound gradient arrays as ``grad_req`` says
@@ -26,8 +30,11 @@ import numpy as np
 from .. import autograd
 from ..base import MXNetError
 from ..device import current_device
+from ..ndarray.creation import zeros
+from .cached_op import CachedOp
+from .instrument import HookMonitor
 
-__all__ = ["Executor", "bind", "simple_bind"]
+__all__ = ["Executor", "attach", "bind", "evaluate", "simple_bind"]
 
 
 def _by_name(values, names, what, required=True):
@@ -71,7 +78,6 @@ class Executor:
     docstring). Make one with ``Symbol.bind`` or ``Symbol.simple_bind``."""
 
     def __init__(self, symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None, cached_op=None):
-        from ..compiler.cached_op import CachedOp
         self._symbol = symbol
         self._ctx = ctx or current_device()
         self._arg_names = symbol.list_arguments()
@@ -156,7 +162,6 @@ class Executor:
     def set_monitor_callback(self, callback, monitor_all=False):
         """Call ``callback(name, array)`` with every op output of each forward (and the op inputs
         with ``monitor_all``), named as MXNet does (``<node>_output``)."""
-        from ..compiler.instrument import HookMonitor
         self._monitor = HookMonitor(lambda name, op_name, array: callback(name, array), monitor_all)
 
     # ---- parameters and shapes ------------------------------------------------------------------
@@ -211,13 +216,20 @@ class Executor:
 
 
 def _zeros(shape, like):
-    from ..ndarray.creation import zeros
     return zeros(tuple(shape), ctx=like.context, dtype=like.dtype)
 
 
 def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None, shared_exec=None):
-    """``Symbol.bind``: an Executor on the given arrays (lists in ``list_arguments`` /
-    ``list_auxiliary_states`` order, or dicts by name)."""
+    """``Symbol.bind``: an ``Executor`` running ``symbol`` on the given arrays (``args`` /
+    ``args_grad`` / ``aux_states``: lists in ``list_arguments`` / ``list_auxiliary_states`` order or
+    dicts by name; ``grad_req``: 'write', 'add', 'null', or one per argument).
+
+    >>> import hybridlab as mx
+    >>> a, b = mx.sym.var('a'), mx.sym.var('b')
+    >>> ex = (a * b).bind(mx.cpu(), {'a': mx.nd.array([2]), 'b': mx.nd.array([3])})
+    >>> ex.forward()[0].asnumpy().tolist()
+    [6.0]
+    """
     return Executor(symbol, ctx, args, args_grad, grad_req, aux_states)
 
 
@@ -225,8 +237,14 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, 
                 shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
     """``Symbol.simple_bind``: infer every shape from the input shapes in ``kwargs`` (and dtypes
     from ``type_dict``, float32 otherwise) and bind zero-filled arrays (gradients too, except for
-    ``grad_req='null'`` arguments)."""
-    from ..ndarray.creation import zeros
+    ``grad_req='null'`` arguments).
+
+    >>> import hybridlab as mx
+    >>> net = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=3, name='fc')
+    >>> ex = net.simple_bind(mx.cpu(), data=(2, 4))
+    >>> {k: v.shape for k, v in ex.arg_dict.items()}
+    {'data': (2, 4), 'fc_weight': (3, 4), 'fc_bias': (3,)}
+    """
     arg_shapes, _, aux_shapes = symbol.infer_shape(**kwargs)
     if arg_shapes is None:
         raise MXNetError(f"simple_bind: cannot infer the shapes of every argument from {kwargs}; expected the "
@@ -244,3 +262,27 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, 
     reqs = _grad_reqs(grad_req, arg_names)
     grads = {n: zeros(s, ctx=ctx, dtype=t) for n, s, t in zip(arg_names, arg_shapes, arg_types) if reqs[n] != "null"}
     return Executor(symbol, ctx, args, grads or None, reqs, aux)
+
+
+def evaluate(symbol, ctx=None, **kwargs):
+    """``Symbol.eval``: the outputs (a list of NDArrays) for the arguments given by name in ``kwargs``.
+
+    >>> import hybridlab as mx
+    >>> x = mx.sym.var('x')
+    >>> (2 * x + 1).eval(x=mx.nd.array([1, 2]))[0].asnumpy().tolist()
+    [3.0, 5.0]
+    """
+    return bind(symbol, ctx, kwargs).forward()
+
+
+def attach(symbol_class):
+    """Make ``bind``, ``simple_bind`` and ``eval`` methods of ``symbol_class`` (``Symbol``): each
+    function here takes the symbol first, so it is the method as it is.
+
+    >>> import hybridlab as mx
+    >>> mx.sym.Symbol.bind is bind
+    True
+    """
+    # ``evaluate`` keeps the builtin ``eval`` unshadowed here; MXNet's method name is ``eval``
+    for name, fn in (("bind", bind), ("simple_bind", simple_bind), ("eval", evaluate)):
+        setattr(symbol_class, name, fn)
