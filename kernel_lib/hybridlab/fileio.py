@@ -1,6 +1,8 @@
 """Atomic file writes: every file hybridlab writes (.params, -symbol.json, -model.json, optimizer
 states, traces) goes through ``write_atomic``, so a reader sees the old file or the complete new
-one, never a half-written file, even when the saving process is killed.
+one, never a half-written file, even when the saving process is killed. Reading goes through
+``read_file`` (the bytes, or an ``MXNetError`` naming the file) and, for JSON, ``parse_json`` (nesting
+bounded before parsing): files are untrusted.
 
 How a save goes:
 
@@ -28,19 +30,20 @@ with a partial file); on other platforms without ``fcntl`` stale files are left 
 """
 import errno
 import hashlib
+import json
 import os
 import re
 import secrets
 import stat
 
-from .base import MXNetError
+from .base import MXNetError, MXNetTypeError
 
 try:
     import fcntl as _fcntl
 except ImportError:          # Windows
     _fcntl = None
 
-__all__ = ["write_atomic", "stale_temp_files", "read_file", "FileNotFound"]
+__all__ = ["write_atomic", "stale_temp_files", "read_file", "FileNotFound", "parse_json"]
 
 _WINDOWS = os.name == "nt"
 _TOKEN_HEX = 16
@@ -282,3 +285,54 @@ def read_file(path, what="file", hint=""):
         raise FileNotFound(f"cannot load {what} {path!r}: no such file{hint}") from None
     except OSError as err:
         raise MXNetError(f"cannot load {what} {path!r}: {err.strerror or err}") from None
+
+
+# a string, or an unterminated one up to the end: every quote starts a match that succeeds, so the
+# scan is linear whatever the text (possessive quantifiers: no backtracking either)
+_JSON_STRING = re.compile(r'"[^"\\]*+(?:\\(?:.|\Z)[^"\\]*+)*+(?:"|\Z)', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def parse_json(text, source, max_depth, needs=""):
+    """The JSON document of ``text`` (str or UTF-8 bytes) from a file, or an ``MXNetError`` naming
+    ``source``: every JSON hybridlab reads from files (symbol and model files, optimizer states,
+    initializer strings, hidden op attributes) is parsed here. Nesting is checked before parsing (at
+    most ``max_depth`` levels; ``needs`` says what a real file has, for the message), so no recursion
+    limit is met; control characters are allowed inside strings (MXNet writes them unescaped).
+
+    >>> from hybridlab.fileio import parse_json
+    >>> parse_json(b'{"a": ["x\\x01y"]}', "f.json", 4)
+    {'a': ['x\\x01y']}
+    >>> try:
+    ...     parse_json("[" * 10, "f.json", 4, needs="2")
+    ... except MXNetError as err:
+    ...     print(err)
+    f.json: expected JSON nested at most 4 levels deep (a real file needs 2), got one nested more than 4 levels deep
+    """
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise MXNetError(f"{source}: expected UTF-8 text, got byte 0x{err.object[err.start]:02x} at offset "
+                             f"{err.start} ({err.reason})") from None
+    if not isinstance(text, str):
+        raise MXNetTypeError(f"{source}: expected JSON text (str or UTF-8 bytes), got {type(text).__name__}")
+    if _json_depth(text) > max_depth:
+        raise MXNetError(f"{source}: expected JSON nested at most {max_depth} levels deep"
+                         f"{f' (a real file needs {needs})' if needs else ''}, got one nested more than "
+                         f"{max_depth} levels deep")
+    try:
+        return json.loads(text, strict=False)
+    except (ValueError, RecursionError) as err:
+        reason = str(err)
+        raise MXNetError(f"{source}: it is not valid JSON "
+                         f"({reason if len(reason) <= 200 else reason[:200] + '...'})") from None
+
+
+def _json_depth(text):
+    """The deepest nesting of brackets outside strings (linear, no recursion)."""
+    depth = deepest = 0
+    for ch in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):
+        depth += 1 if ch in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest

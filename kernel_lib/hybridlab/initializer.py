@@ -33,6 +33,7 @@ import re
 import numpy as np
 
 from .base import MXNetError, MXNetTypeError, MXNetValueError  # MXNet raises Value/TypeError here
+from .fileio import parse_json
 
 __all__ = ["InitDesc", "Initializer", "register", "alias", "create", "Zero", "One", "Constant",
            "Uniform", "Normal", "Orthogonal", "Xavier", "MSRAPrelu", "Bilinear", "LSTMBias", "Mixed", "Load",
@@ -103,11 +104,8 @@ def create(init, **kwargs):
         except TypeError as err:   # a bare name from a file ('load', 'constant') lacks its arguments
             raise MXNetTypeError(f"Cannot create initializer {text[:80]!r}: {str(err)[:200]}") from None
     shown = text if len(text) <= 80 else text[:80] + "..."
-    try:
-        name, args = json.loads(text)
-    except (ValueError, TypeError, RecursionError) as err:
-        raise MXNetError(f"Cannot parse initializer {shown!r}: expected '[name, {{kwargs}}]' "
-                         f"as written by Initializer.dumps() ({str(err)[:120]})") from None
+    doc = parse_json(text, f"Cannot parse initializer {shown!r} (as written by Initializer.dumps())", 40)
+    name, args = doc if isinstance(doc, list) and len(doc) == 2 else (None, None)
     if not isinstance(name, str) or not isinstance(args, dict):
         raise MXNetError(f"Cannot parse initializer {shown!r}: expected '[name, {{kwargs}}]' with a string "
                          f"name and an object of arguments, got [{type(name).__name__}, {type(args).__name__}]")

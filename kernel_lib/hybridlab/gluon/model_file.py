@@ -37,8 +37,8 @@ import os
 
 from .. import symbol
 from ..base import MXNetError
-from ..fileio import read_file, write_atomic
-from ..symbol.json_load import describe, parse_document
+from ..fileio import parse_json, read_file, write_atomic
+from ..symbol.json_load import describe
 
 __all__ = ["save_model", "load_model"]
 
@@ -139,7 +139,7 @@ def load_model(block, prefix):
 def _read(path):
     raw = read_file(path, "model file", " (Block.save(prefix) writes <prefix>-model.json and "
                     "<prefix>-model.params)")
-    model = parse_document(raw, f"model file {path!r}", _MAX_DEPTH, needs="one level per block")
+    model = parse_json(raw, f"model file {path!r}", _MAX_DEPTH, needs="one level per block")
     if not isinstance(model, dict):
         raise MXNetError(f"{path}: expected an object of block entries (as Block.save writes), got {describe(model)}")
     return model

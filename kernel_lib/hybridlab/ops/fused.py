@@ -36,12 +36,12 @@ there; the table holds values weakly, the graph node holding the ``ConstantValue
 ``node.meta["constant"]`` keeps it alive) and returns a fresh copy on the call's device.
 """
 import itertools
-import json
 import weakref
 
 import numpy as _np
 
 from ..base import MXNetError
+from ..fileio import parse_json
 from .attrs import Attr
 from .registry import OpDef, get_op, register
 
@@ -115,10 +115,7 @@ def plan(a):
 
 def _parse_program(n_in, text):
     where = "_fused_elemwise: attribute 'program'"
-    try:
-        raw = json.loads(text)
-    except ValueError as err:
-        raise MXNetError(f"{where} expected JSON text, got {text[:80]!r} ({err})") from None
+    raw = parse_json(text, where, 4, needs="3")
     if not isinstance(raw, list) or not raw:
         raise MXNetError(f"{where} expected a non-empty list of [op, attrs, refs] steps, got {text[:80]!r}")
     steps = []

@@ -17,12 +17,12 @@ Example::
     ...     print(err)
     optimizer states 't.states': config key 'momentum': expected a finite number, got '0.9' (str)
 """
-import json
 import math
 
 import numpy as np
 
 from ..base import MXNetError
+from ..fileio import parse_json
 from ..ndarray.ndarray import NDArray
 
 __all__ = ["check_hyper", "check_state", "flatten_state", "parse_states", "unflatten_state"]
@@ -92,6 +92,7 @@ def flatten_state(state, path, out):
 
 
 _MAX_STATE_DEPTH = 8     # states nest a few levels deep (multi-precision: (master, (mean, var)))
+_MAX_META_DEPTH = 32     # JSON nesting read at all (the layouts are checked against _MAX_STATE_DEPTH after)
 
 
 def parse_states(states, source):
@@ -106,11 +107,8 @@ def parse_states(states, source):
     if raw is None or raw.dtype != np.uint8 or raw.ndim != 1:
         raise MXNetError(f"optimizer states {source!r}: '__hybridlab_optimizer__': expected a 1-D uint8 array "
                          f"of JSON, got {'none' if raw is None else f'{raw.dtype} {raw.shape}'}")
-    try:
-        meta = json.loads(raw.asnumpy().tobytes().decode("utf-8"))
-    except (ValueError, RecursionError) as err:    # bad UTF-8 / JSON, or nesting too deep to parse
-        raise MXNetError(f"optimizer states {source!r}: '__hybridlab_optimizer__': expected JSON, got an "
-                         f"unreadable text ({type(err).__name__}: {str(err)[:120]})") from None
+    meta = parse_json(raw.asnumpy().tobytes(), f"optimizer states {source!r}: '__hybridlab_optimizer__'",
+                      _MAX_META_DEPTH)
     if not isinstance(meta, dict) or meta.get("format") != "hybridlab-optimizer-states/1":
         got = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
         raise MXNetError(f"optimizer states {source!r}: expected format 'hybridlab-optimizer-states/1', "

@@ -25,21 +25,17 @@ Example::
     ...     mx.sym.fromjson('{"nodes": [' * 5000)
     ... except mx.MXNetError as err:
     ...     print(err)
-    symbol JSON: nested more than 100 levels deep (a real file needs 6); refused
+    symbol JSON: expected JSON nested at most 100 levels deep (a real file needs 6), got one nested more than 100 levels deep
 """
-import json as _json
 import os
-import re
 import reprlib
 
-import numpy as np
-
 from ..base import MXNetError, dtype_from_flag
-from ..fileio import read_file
+from ..fileio import parse_json, read_file
 from ..ops.attrs import Attr
 from .graph import Node
 
-__all__ = ["from_json", "load", "parse_document", "describe", "MAX_DEPTH", "MAX_OUTPUTS"]
+__all__ = ["from_json", "load", "describe", "MAX_DEPTH", "MAX_OUTPUTS"]
 
 MXNET_VERSION = 10901
 MAX_DEPTH = 100                 # nesting levels a file may have (nodes -> node -> inputs -> entry is 4)
@@ -47,10 +43,6 @@ MAX_OUTPUTS = 1 << 16           # outputs one node may declare (a split into mor
 _UINT32 = 1 << 32               # node ids, output indices and versions are uint32 in nnvm
 _HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
 _SHAPE_ATTR = Attr("shape")
-# a string, or an unterminated one up to the end: every quote starts a match that succeeds, so the
-# scan is linear whatever the text (possessive quantifiers: no backtracking either)
-_STRING = re.compile(r'"[^"\\]*+(?:\\(?:.|\Z)[^"\\]*+)*+(?:"|\Z)', re.S)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 # what an op's own code may raise on attribute values it cannot work with (reported, not leaked)
 _ATTR_ERRORS = (MXNetError, ValueError, TypeError, KeyError, IndexError, OverflowError, ZeroDivisionError,
                 RecursionError)
@@ -88,7 +80,7 @@ def from_json(text, source="symbol JSON"):
     <Symbol x>
     """
     from .symbol import Symbol
-    doc = parse_document(text, source)
+    doc = parse_json(text, source, MAX_DEPTH, needs=6)
     if not isinstance(doc, dict) or not isinstance(doc.get("nodes"), list) or "heads" not in doc:
         raise MXNetError(f"{source}: expected an object with \"nodes\" (a list) and \"heads\", "
                          f"got {describe(doc)}")
@@ -123,41 +115,6 @@ def from_json(text, source="symbol JSON"):
     if extra_attrs:
         outputs[0][0].meta["graph_attrs"] = extra_attrs
     return Symbol(outputs)
-
-
-def parse_document(text, source, max_depth=MAX_DEPTH, needs=6):
-    """The JSON document of ``text`` (str or UTF-8 bytes), or ``MXNetError`` naming ``source``:
-    nested at most ``max_depth`` levels (checked before parsing, so no recursion limit is met;
-    ``needs``: the depth a real file has, for the message), control characters allowed inside
-    strings (MXNet writes them unescaped).
-
-    >>> from hybridlab.symbol.json_load import parse_document
-    >>> parse_document(b'{"a": ["x\\x01y"]}', "f.json")
-    {'a': ['x\\x01y']}
-    """
-    if isinstance(text, (bytes, bytearray, memoryview)):
-        try:
-            text = bytes(text).decode("utf-8")
-        except UnicodeDecodeError as err:
-            raise MXNetError(f"{source}: expected UTF-8 text, got byte 0x{err.object[err.start]:02x} at offset "
-                             f"{err.start} ({err.reason})") from None
-    if not isinstance(text, str):
-        raise TypeError(f"fromjson expects the JSON text (str or UTF-8 bytes), got {type(text).__name__}")
-    if _depth(text) > max_depth:
-        raise MXNetError(f"{source}: nested more than {max_depth} levels deep (a real file needs {needs}); refused")
-    try:
-        return _json.loads(text, strict=False)
-    except (ValueError, RecursionError) as err:
-        raise MXNetError(f"{source}: it is not valid JSON ({_clip_text(str(err), 200)})") from None
-
-
-def _depth(text):
-    """The deepest nesting of brackets outside strings (linear, no recursion)."""
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
-    if not brackets:
-        return 0
-    steps = np.frombuffer(brackets.encode("ascii"), np.uint8)
-    return int(np.cumsum(np.where((steps == 91) | (steps == 123), 1, -1), dtype=np.int64).max())
 
 
 def _clip_text(text, n=80):
