@@ -20,7 +20,10 @@ from .creation import *  # noqa: F401,F403,E402
 from .manipulation import *  # noqa: F401,F403,E402  (replaces the generated clip, split, concatenate)
 from . import random  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
+from .stacking import *  # noqa: F401,F403,E402
 from .shaping import *  # noqa: F401,F403,E402
+from .products import *  # noqa: F401,F403,E402
+from .statistics import *  # noqa: F401,F403,E402
 from .mathfuncs import *  # noqa: F401,F403,E402
 from .logic import *  # noqa: F401,F403,E402  (replaces the generated where, unique, argsort)
 

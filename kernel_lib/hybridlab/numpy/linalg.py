@@ -18,14 +18,10 @@ import numpy as _onp
 
 from ..base import MXNetValueError
 from .. import numpy as _np
-from ._call import call
+from ._call import as_array, call
 
 __all__ = ["norm", "inv", "det", "slogdet", "solve", "cholesky", "eigh", "eigvalsh", "svd", "qr", "pinv",
            "matrix_rank", "cond", "lstsq", "matrix_power", "multi_dot", "tensorinv", "tensorsolve"]
-
-
-def _arr(x):
-    return x if isinstance(x, _np.ndarray) else _np.array(x)
 
 
 def inv(a):
@@ -156,7 +152,7 @@ def matrix_rank(M, tol=None, hermitian=False):
     >>> int(mx.np.linalg.matrix_rank(mx.np.array([[1.0, 2.0], [2.0, 4.0]])))
     1
     """
-    M = _arr(M)
+    M = as_array(M)
     if M.ndim < 2:
         return (_np.abs(M) > 0).astype(_onp.int64).max()
     s = svd(M)[1]
@@ -215,7 +211,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     >>> mx.np.linalg.norm(x, axis=1).shape
     (2,)
     """
-    x = _arr(x)
+    x = as_array(x)
     if x.dtype.kind in "iub":
         x = x.astype(_onp.float32)
     if axis is None:
@@ -261,7 +257,7 @@ def lstsq(a, b, rcond="warn"):
     >>> x.tolist(), res.tolist(), int(rank)
     ([1.0, 2.0], [9.0], 2)
     """
-    a, b = _arr(a), _arr(b)
+    a, b = as_array(a), as_array(b)
     m, n = a.shape
     if rcond is None or rcond == "warn":
         rcond = _onp.finfo(a.dtype).eps * max(m, n)
@@ -285,7 +281,7 @@ def matrix_power(a, n):
     >>> mx.np.linalg.matrix_power(mx.np.array([[1.0, 1.0], [0.0, 1.0]]), 3).tolist()
     [[1.0, 3.0], [0.0, 1.0]]
     """
-    a = _arr(a)
+    a = as_array(a)
     n = operator.index(n)
     if n == 0:
         eye = _np.eye(a.shape[-1], dtype=a.dtype)
@@ -325,7 +321,7 @@ def tensorinv(a, ind=2):
     >>> mx.np.linalg.tensorinv(mx.np.eye(4).reshape(4, 2, 2), ind=1).shape
     (2, 2, 4)
     """
-    a = _arr(a)
+    a = as_array(a)
     old = a.shape
     rows = math.prod(old[:ind])
     out = inv(_np.reshape(a, (rows, -1)))
@@ -339,7 +335,7 @@ def tensorsolve(a, b, axes=None):
     >>> mx.np.linalg.tensorsolve(mx.np.eye(4).reshape(2, 2, 4), mx.np.ones((2, 2))).shape
     (4,)
     """
-    a, b = _arr(a), _arr(b)
+    a, b = as_array(a), as_array(b)
     if axes is not None:
         axes = [operator.index(x) % a.ndim for x in axes]
         rest = [i for i in range(a.ndim) if i not in axes]

@@ -16,17 +16,13 @@ import numpy as _onp
 
 from ..base import MXNetValueError
 from .. import numpy as _np
-from ._call import call
+from ._call import as_array, call
 
 __all__ = ["isnan", "isinf", "isposinf", "isneginf", "isfinite", "all", "any", "alltrue", "sometrue", "allclose",
            "isclose", "array_equal", "array_equiv", "nonzero", "flatnonzero", "argwhere", "count_nonzero", "where",
            "unique", "argsort", "signbit"]
 
 _generated_where = _np.where
-
-
-def _arr(x):
-    return x if isinstance(x, _np.ndarray) else _np.array(x)
 
 
 def _host(host, like, dtype=None):
@@ -41,7 +37,7 @@ def isnan(x, out=None):
     >>> mx.np.isnan(mx.np.array([0.0, mx.np.nan])).tolist()
     [False, True]
     """
-    x = _arr(x)
+    x = as_array(x)
     return call("_npi_not_equal", x, x, out=out)
 
 
@@ -52,7 +48,7 @@ def isinf(x, out=None):
     >>> mx.np.isinf(mx.np.array([1.0, -mx.np.inf])).tolist()
     [False, True]
     """
-    return call("_npi_equal", _np.abs(_arr(x)), _onp.inf, out=out)
+    return call("_npi_equal", _np.abs(as_array(x)), _onp.inf, out=out)
 
 
 def isposinf(x, out=None):
@@ -62,7 +58,7 @@ def isposinf(x, out=None):
     >>> mx.np.isposinf(mx.np.array([mx.np.inf, -mx.np.inf])).tolist()
     [True, False]
     """
-    return call("_npi_equal", _arr(x), _onp.inf, out=out)
+    return call("_npi_equal", as_array(x), _onp.inf, out=out)
 
 
 def isneginf(x, out=None):
@@ -72,7 +68,7 @@ def isneginf(x, out=None):
     >>> mx.np.isneginf(mx.np.array([mx.np.inf, -mx.np.inf])).tolist()
     [False, True]
     """
-    return call("_npi_equal", _arr(x), -_onp.inf, out=out)
+    return call("_npi_equal", as_array(x), -_onp.inf, out=out)
 
 
 def isfinite(x, out=None):
@@ -82,7 +78,7 @@ def isfinite(x, out=None):
     >>> mx.np.isfinite(mx.np.array([1.0, mx.np.nan, mx.np.inf])).tolist()
     [True, False, False]
     """
-    x = _arr(x)
+    x = as_array(x)
     if x.dtype.kind in "iub":
         return call("_npi_equal", x, x, out=out)
     return call("_npi_logical_not", _np.logical_or(isnan(x), isinf(x)), out=out)
@@ -95,12 +91,12 @@ def signbit(x, out=None):
     >>> mx.np.signbit(mx.np.array([-1.0, 2.0])).tolist()
     [True, False]
     """
-    x = _arr(x)
+    x = as_array(x)
     return call("_npi_less", _np.copysign(_np.ones_like(x), x), 0.0, out=out)
 
 
 def _nonzero_count(a, axis, keepdims):
-    a = _arr(a)
+    a = as_array(a)
     return _np.sum((a != 0).astype(_onp.int64), axis=axis, keepdims=keepdims)
 
 
@@ -111,7 +107,7 @@ def all(a, axis=None, out=None, keepdims=False):
     >>> bool(mx.np.all(mx.np.array([1, 0]))), mx.np.all(mx.np.array([[1, 0], [1, 1]]), axis=1).tolist()
     (False, [False, True])
     """
-    a = _arr(a)
+    a = as_array(a)
     return call("_npi_equal", _np.sum((a == 0).astype(_onp.int64), axis=axis, keepdims=keepdims), 0, out=out)
 
 
@@ -135,7 +131,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     >>> mx.np.isclose(mx.np.array([1.0, 2.0]), mx.np.array([1.0 + 1e-9, 2.1])).tolist()
     [True, False]
     """
-    a, b = _arr(a), _arr(b)
+    a, b = as_array(a), as_array(b)
     close = _np.abs(a - b) <= atol + rtol * _np.abs(b)
     eq = a == b  # infinities of one sign
     close = _np.logical_or(close, eq)
@@ -161,7 +157,7 @@ def array_equal(a1, a2, equal_nan=False):
     >>> mx.np.array_equal(mx.np.array([1, 2]), mx.np.array([1, 2])), mx.np.array_equal(mx.np.ones(2), mx.np.ones(3))
     (True, False)
     """
-    a1, a2 = _arr(a1), _arr(a2)
+    a1, a2 = as_array(a1), as_array(a2)
     if a1.shape != a2.shape:
         return False
     eq = a1 == a2
@@ -177,7 +173,7 @@ def array_equiv(a1, a2):
     >>> mx.np.array_equiv(mx.np.array([1, 2]), mx.np.array([[1, 2], [1, 2]]))
     True
     """
-    a1, a2 = _arr(a1), _arr(a2)
+    a1, a2 = as_array(a1), as_array(a2)
     try:
         _onp.broadcast_shapes(a1.shape, a2.shape)
     except ValueError:
@@ -192,7 +188,7 @@ def argwhere(a):
     >>> mx.np.argwhere(mx.np.array([[0, 1], [2, 0]])).tolist()
     [[0, 1], [1, 0]]
     """
-    return call("nonzero", _arr(a))
+    return call("nonzero", as_array(a))
 
 
 def nonzero(a):
@@ -202,7 +198,7 @@ def nonzero(a):
     >>> [i.tolist() for i in mx.np.nonzero(mx.np.array([0, 3, 0, 4]))]
     [[1, 3]]
     """
-    a = _arr(a)
+    a = as_array(a)
     if a.ndim == 0:
         a = _np.reshape(a, (1,))
     idx = argwhere(a)
@@ -216,7 +212,7 @@ def flatnonzero(a):
     >>> mx.np.flatnonzero(mx.np.array([[0, 1], [2, 0]])).tolist()
     [1, 2]
     """
-    return nonzero(_np.reshape(_arr(a), (-1,)))[0]
+    return nonzero(_np.reshape(as_array(a), (-1,)))[0]
 
 
 def count_nonzero(a, axis=None, *, keepdims=False):
@@ -255,7 +251,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     >>> u.tolist(), idx.tolist(), inv.tolist(), cnt.tolist()
     ([1.0, 3.0], [1, 0], [1, 0, 1], [1, 2])
     """
-    ar = _arr(ar)
+    ar = as_array(ar)
     if not (return_index or return_inverse or return_counts) and axis is None:
         return call("unique", ar)   # the op: traceable under hybridize
     res = _onp.unique(ar.asnumpy(), return_index=return_index, return_inverse=return_inverse,
@@ -284,7 +280,7 @@ def argsort(a, axis=-1, kind=None, order=None):
     """
     if order is not None:
         raise MXNetValueError(f"np.argsort: order= is not supported (expected None, got {order!r})")
-    a = _arr(a)
+    a = as_array(a)
     if axis is None:
         a, axis = _np.reshape(a, (-1,)), -1
     return call("argsort", a, axis=axis, is_ascend=True, dtype=_onp.int64)

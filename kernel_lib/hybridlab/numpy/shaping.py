@@ -1,12 +1,10 @@
 """``mx.np`` shape functions composed of registered ops (slices, concatenation, reshapes, flips), so
-they record gradients: stacks and splits, moveaxis, roll, rot90, pad, ravel, tril/triu, atleast_nd,
-flips, resize, append, insert, delete, and the triangle/diagonal index helpers.
+they record gradients: moveaxis, roll, rot90, pad, ravel, tril/triu, flips, resize, append, insert,
+delete, and the triangle/diagonal index helpers (stacks and splits: ``stacking.py``).
 
 Example::
 
     >>> import hybridlab as mx
-    >>> mx.np.vstack([mx.np.ones(2), mx.np.zeros(2)]).tolist()
-    [[1.0, 1.0], [0.0, 0.0]]
     >>> mx.np.roll(mx.np.arange(4), 1).tolist()
     [3.0, 0.0, 1.0, 2.0]
     >>> mx.np.pad(mx.np.array([1.0, 2.0]), 1, mode="edge").tolist()
@@ -18,167 +16,11 @@ import numpy as _onp
 
 from ..base import MXNetValueError
 from .. import numpy as _np
-from ._call import call
+from ._call import as_array, call, concat, slice_axis
 
-__all__ = ["vstack", "hstack", "dstack", "column_stack", "row_stack", "array_split", "hsplit", "vsplit",
-           "dsplit", "moveaxis", "rollaxis", "roll", "rot90", "pad", "ravel", "tril", "triu", "atleast_1d",
-           "atleast_2d", "atleast_3d", "flipud", "fliplr", "resize", "append", "insert", "delete", "tril_indices",
-           "triu_indices", "tril_indices_from", "triu_indices_from", "diag_indices_from", "ndim", "shape", "size",
-           "broadcast_arrays", "take_along_axis", "diagflat"]
-
-
-def _arr(x):
-    return x if isinstance(x, _np.ndarray) else _np.array(x)
-
-
-def _sl(x, axis, begin, end):
-    return call("slice_axis", x, axis=axis, begin=begin, end=end)
-
-
-def _cat(seq, axis):
-    seq = list(seq)
-    return seq[0] if len(seq) == 1 else _np.concatenate(seq, axis=axis)
-
-
-def atleast_1d(*arys):
-    """Each input viewed with at least one dimension (a list when several are given).
-
-    >>> import hybridlab as mx
-    >>> mx.np.atleast_1d(mx.np.array(2.0)).shape
-    (1,)
-    """
-    res = [_np.reshape(a, (1,)) if a.ndim == 0 else a for a in map(_arr, arys)]
-    return res[0] if len(res) == 1 else res
-
-
-def atleast_2d(*arys):
-    """Each input with at least two dimensions (a 1-d array of n becomes (1, n)).
-
-    >>> import hybridlab as mx
-    >>> mx.np.atleast_2d(mx.np.ones(3)).shape
-    (1, 3)
-    """
-    res = [_np.reshape(a, (1,) * (2 - a.ndim) + a.shape) if a.ndim < 2 else a for a in map(_arr, arys)]
-    return res[0] if len(res) == 1 else res
-
-
-def atleast_3d(*arys):
-    """Each input with at least three dimensions ((n,) -> (1, n, 1), (m, n) -> (m, n, 1)).
-
-    >>> import hybridlab as mx
-    >>> mx.np.atleast_3d(mx.np.ones((2, 3))).shape
-    (2, 3, 1)
-    """
-    def up(a):
-        shape = {0: (1, 1, 1), 1: (1,) + a.shape + (1,), 2: a.shape + (1,)}.get(a.ndim, a.shape)
-        return a if a.ndim >= 3 else _np.reshape(a, shape)
-    res = [up(a) for a in map(_arr, arys)]
-    return res[0] if len(res) == 1 else res
-
-
-def vstack(tup):
-    """Stack along the first axis (1-d inputs become rows).
-
-    >>> import hybridlab as mx
-    >>> mx.np.vstack([mx.np.ones((1, 2)), mx.np.zeros(2)]).shape
-    (2, 2)
-    """
-    return _cat([atleast_2d(a) for a in tup], 0)
-
-
-row_stack = vstack
-
-
-def hstack(tup):
-    """Stack along the second axis (the first for 1-d inputs).
-
-    >>> import hybridlab as mx
-    >>> mx.np.hstack([mx.np.ones(2), mx.np.zeros(3)]).shape
-    (5,)
-    """
-    arrs = [atleast_1d(a) for a in tup]
-    return _cat(arrs, 0 if arrs[0].ndim == 1 else 1)
-
-
-def dstack(tup):
-    """Stack along the third axis.
-
-    >>> import hybridlab as mx
-    >>> mx.np.dstack([mx.np.ones((2, 2)), mx.np.zeros((2, 2))]).shape
-    (2, 2, 2)
-    """
-    return _cat([atleast_3d(a) for a in tup], 2)
-
-
-def column_stack(tup):
-    """Stack 1-d arrays as columns (2-d arrays as they are).
-
-    >>> import hybridlab as mx
-    >>> mx.np.column_stack([mx.np.ones(3), mx.np.zeros(3)]).shape
-    (3, 2)
-    """
-    arrs = [_arr(a) for a in tup]
-    return _cat([_np.reshape(a, (-1, 1)) if a.ndim < 2 else a for a in arrs], 1)
-
-
-def array_split(ary, indices_or_sections, axis=0):
-    """Like ``split``, but a count need not divide the axis (the first parts get one more).
-
-    >>> import hybridlab as mx
-    >>> [p.shape for p in mx.np.array_split(mx.np.arange(5), 3)]
-    [(2,), (2,), (1,)]
-    """
-    ary = _arr(ary)
-    if hasattr(indices_or_sections, "__index__"):
-        n_sec = operator.index(indices_or_sections)
-        if n_sec <= 0:
-            raise MXNetValueError(f"np.array_split: expected a positive number of sections, got {n_sec}")
-        n = ary.shape[axis]
-        each, extra = divmod(n, n_sec)
-        sizes = [each + 1] * extra + [each] * (n_sec - extra)
-        points = list(_onp.cumsum(sizes)[:-1])
-    else:
-        points = [operator.index(i) for i in indices_or_sections]
-    n = ary.shape[axis]
-    bounds = [0] + [min(max(p + n if p < 0 else p, 0), n) for p in points] + [n]
-    return [_sl(ary, axis, b, max(b, e)) for b, e in zip(bounds, bounds[1:])]
-
-
-def _split_exact(ary, ios, axis, name):
-    if hasattr(ios, "__index__") and ary.shape[axis] % operator.index(ios):
-        raise MXNetValueError(f"np.{name}: expected a section count dividing {ary.shape[axis]}, got {ios}")
-    return array_split(ary, ios, axis)
-
-
-def hsplit(ary, indices_or_sections):
-    """Split along the second axis (the first for 1-d arrays).
-
-    >>> import hybridlab as mx
-    >>> [p.shape for p in mx.np.hsplit(mx.np.ones((2, 4)), 2)]
-    [(2, 2), (2, 2)]
-    """
-    ary = _arr(ary)
-    return _split_exact(ary, indices_or_sections, 1 if ary.ndim > 1 else 0, "hsplit")
-
-
-def vsplit(ary, indices_or_sections):
-    """Split along the first axis.
-
-    >>> import hybridlab as mx
-    >>> [p.shape for p in mx.np.vsplit(mx.np.ones((4, 2)), 2)]
-    [(2, 2), (2, 2)]
-    """
-    return _split_exact(_arr(ary), indices_or_sections, 0, "vsplit")
-
-
-def dsplit(ary, indices_or_sections):
-    """Split along the third axis.
-
-    >>> import hybridlab as mx
-    >>> [p.shape for p in mx.np.dsplit(mx.np.ones((1, 2, 4)), 2)]
-    [(1, 2, 2), (1, 2, 2)]
-    """
-    return _split_exact(_arr(ary), indices_or_sections, 2, "dsplit")
+__all__ = ["moveaxis", "rollaxis", "roll", "rot90", "pad", "ravel", "tril", "triu", "flipud", "fliplr", "resize",
+           "append", "insert", "delete", "tril_indices", "triu_indices", "tril_indices_from", "triu_indices_from",
+           "diag_indices_from", "ndim", "shape", "size", "broadcast_arrays", "take_along_axis", "diagflat"]
 
 
 def _axes(axis, ndim):
@@ -193,7 +35,7 @@ def moveaxis(a, source, destination):
     >>> mx.np.moveaxis(mx.np.zeros((2, 3, 4)), 0, -1).shape
     (3, 4, 2)
     """
-    a = _arr(a)
+    a = as_array(a)
     src, dst = _axes(source, a.ndim), _axes(destination, a.ndim)
     if len(src) != len(dst):
         raise MXNetValueError(f"np.moveaxis: expected as many destinations as sources, got {src} and {dst}")
@@ -210,7 +52,7 @@ def rollaxis(a, axis, start=0):
     >>> mx.np.rollaxis(mx.np.zeros((2, 3, 4)), 2).shape
     (4, 2, 3)
     """
-    a = _arr(a)
+    a = as_array(a)
     axis = operator.index(axis) % a.ndim
     start = start + a.ndim if start < 0 else start
     return moveaxis(a, axis, start - 1 if axis < start else start)
@@ -223,7 +65,7 @@ def roll(a, shift, axis=None):
     >>> mx.np.roll(mx.np.array([[1, 2], [3, 4]]), 1, axis=1).tolist()
     [[2.0, 1.0], [4.0, 3.0]]
     """
-    a = _arr(a)
+    a = as_array(a)
     if axis is None:
         return _np.reshape(roll(_np.reshape(a, (-1,)), shift, 0), a.shape)
     shifts = (shift,) if hasattr(shift, "__index__") else tuple(shift)
@@ -238,7 +80,7 @@ def roll(a, shift, axis=None):
             continue
         s = operator.index(s) % n
         if s:
-            a = _cat([_sl(a, ax, n - s, n), _sl(a, ax, 0, n - s)], ax)
+            a = concat([slice_axis(a, ax, n - s, n), slice_axis(a, ax, 0, n - s)], ax)
     return a
 
 
@@ -249,7 +91,7 @@ def rot90(m, k=1, axes=(0, 1)):
     >>> mx.np.rot90(mx.np.array([[1, 2], [3, 4]])).tolist()
     [[2.0, 4.0], [1.0, 3.0]]
     """
-    m = _arr(m)
+    m = as_array(m)
     a0, a1 = _axes(axes, m.ndim)
     k %= 4
     if k == 0:
@@ -279,7 +121,7 @@ def pad(x, pad_width=None, mode="constant", **kwargs):
     >>> mx.np.pad(mx.np.array([1.0, 2.0, 3.0]), (2, 1), mode="reflect").tolist()
     [3.0, 2.0, 1.0, 2.0, 3.0, 2.0]
     """
-    x = _arr(x)
+    x = as_array(x)
     if pad_width is None:
         raise MXNetValueError("np.pad: expected pad_width, got None")
     pairs = _pad_pairs(pad_width, x.ndim)
@@ -291,7 +133,7 @@ def pad(x, pad_width=None, mode="constant", **kwargs):
             continue
         n = x.shape[ax]
         parts = [_pad_side(x, ax, n, w, mode, value, left) for w, left in ((lo, True), (hi, False))]
-        x = _cat([p for p in (parts[0], x, parts[1]) if p is not None], ax)
+        x = concat([p for p in (parts[0], x, parts[1]) if p is not None], ax)
     return x
 
 
@@ -304,7 +146,7 @@ def _pad_side(x, ax, n, w, mode, value, left):
         v = value[0 if left else 1] if isinstance(value, (tuple, list)) else value
         return _np.full(tuple(shape), v, dtype=x.dtype, device=x.device)
     if mode == "edge":
-        edge = _sl(x, ax, 0, 1) if left else _sl(x, ax, n - 1, n)
+        edge = slice_axis(x, ax, 0, 1) if left else slice_axis(x, ax, n - 1, n)
         return _np.broadcast_to(edge, tuple(shape))
     if mode in ("maximum", "minimum", "mean"):
         red = {"maximum": _np.max, "minimum": _np.min, "mean": _np.mean}[mode](x, axis=ax, keepdims=True)
@@ -312,12 +154,12 @@ def _pad_side(x, ax, n, w, mode, value, left):
     if mode == "wrap":
         if w > n:
             raise MXNetValueError(f"np.pad: 'wrap' expects a width of at most {n}, got {w}")
-        return _sl(x, ax, n - w, n) if left else _sl(x, ax, 0, w)
+        return slice_axis(x, ax, n - w, n) if left else slice_axis(x, ax, 0, w)
     if mode in ("reflect", "symmetric"):
         off = 1 if mode == "reflect" else 0
         if w > n - off:
             raise MXNetValueError(f"np.pad: '{mode}' expects a width of at most {n - off} on axis {ax}, got {w}")
-        part = _sl(x, ax, off, off + w) if left else _sl(x, ax, n - off - w, n - off)
+        part = slice_axis(x, ax, off, off + w) if left else slice_axis(x, ax, n - off - w, n - off)
         return _np.flip(part, ax)
     raise MXNetValueError(f"np.pad: mode expected one of constant, edge, reflect, symmetric, wrap, maximum, "
                           f"minimum, mean; got {mode!r}")
@@ -330,7 +172,7 @@ def ravel(x, order="C"):
     >>> mx.np.ravel(mx.np.ones((2, 3))).shape
     (6,)
     """
-    return _np.reshape(_arr(x), (-1,))
+    return _np.reshape(as_array(x), (-1,))
 
 
 def tril(m, k=0):
@@ -355,7 +197,7 @@ def triu(m, k=0):
 
 def _triangle(m, k, lower):
     """``_npi_tril`` of ``m``; a 1-D ``m`` is repeated into a square first, as NumPy does."""
-    m = _arr(m)
+    m = as_array(m)
     if m.ndim == 1:
         m = _np.broadcast_to(m, (m.shape[0], m.shape[0]))
     return call("_npi_tril", m, k=k, lower=lower)
@@ -368,7 +210,7 @@ def flipud(m):
     >>> mx.np.flipud(mx.np.array([1, 2])).tolist()
     [2.0, 1.0]
     """
-    return _np.flip(_arr(m), 0)
+    return _np.flip(as_array(m), 0)
 
 
 def fliplr(m):
@@ -378,7 +220,7 @@ def fliplr(m):
     >>> mx.np.fliplr(mx.np.array([[1, 2]])).tolist()
     [[2.0, 1.0]]
     """
-    return _np.flip(_arr(m), 1)
+    return _np.flip(as_array(m), 1)
 
 
 def resize(a, new_shape):
@@ -388,14 +230,14 @@ def resize(a, new_shape):
     >>> mx.np.resize(mx.np.array([1, 2, 3]), (2, 2)).tolist()
     [[1.0, 2.0], [3.0, 1.0]]
     """
-    a = _arr(a)
+    a = as_array(a)
     new_shape = (new_shape,) if hasattr(new_shape, "__index__") else tuple(new_shape)
     total = int(_onp.prod(new_shape))
     flat = ravel(a)
     if flat.size == 0 or total == 0:
         return _np.zeros(new_shape, dtype=a.dtype, device=a.device)
     reps = -(-total // flat.size)
-    return _np.reshape(_sl(_np.tile(flat, (reps,)), 0, 0, total), new_shape)
+    return _np.reshape(slice_axis(_np.tile(flat, (reps,)), 0, 0, total), new_shape)
 
 
 def append(arr, values, axis=None):
@@ -405,7 +247,7 @@ def append(arr, values, axis=None):
     >>> mx.np.append(mx.np.array([1, 2]), mx.np.array([[3]])).tolist()
     [1.0, 2.0, 3.0]
     """
-    arr, values = _arr(arr), _arr(values)
+    arr, values = as_array(arr), as_array(values)
     if axis is None:
         return _np.concatenate([ravel(arr), ravel(values)], axis=0)
     return _np.concatenate([arr, values], axis=axis)
@@ -413,7 +255,7 @@ def append(arr, values, axis=None):
 
 def _along(arr, obj, axis):
     """``(array, host index, axis, axis length)`` for delete/insert (``axis=None``: the flattened array)."""
-    arr = _arr(arr)
+    arr = as_array(arr)
     if axis is None:
         arr, axis = ravel(arr), 0
     axis = operator.index(axis) % arr.ndim
@@ -440,7 +282,7 @@ def insert(arr, obj, values, axis=None):
     [1.0, 9.0, 2.0, 3.0]
     """
     arr, obj, axis, n = _along(arr, obj, axis)
-    values = _arr(values).astype(arr.dtype, copy=False) if not isinstance(values, _np.ndarray) else values
+    values = as_array(values).astype(arr.dtype, copy=False) if not isinstance(values, _np.ndarray) else values
     if _onp.ndim(obj) == 0 and not isinstance(obj, slice):
         vals = values if values.ndim else _np.reshape(values, (1,))
         vals = _np.reshape(vals, (1,) * (arr.ndim - vals.ndim) + vals.shape) if vals.ndim < arr.ndim else vals
@@ -551,7 +393,7 @@ def broadcast_arrays(*args):
     >>> [a.shape for a in mx.np.broadcast_arrays(mx.np.ones((2, 1)), mx.np.ones(3))]
     [(2, 3), (2, 3)]
     """
-    arrs = [_arr(a) for a in args]
+    arrs = [as_array(a) for a in args]
     target = _onp.broadcast_shapes(*[a.shape for a in arrs])
     return [a if a.shape == target else _np.broadcast_to(a, target) for a in arrs]
 
@@ -564,7 +406,7 @@ def take_along_axis(arr, indices, axis):
     >>> mx.np.take_along_axis(a, mx.np.argsort(a, axis=1), axis=1).tolist()
     [[10.0, 20.0, 30.0]]
     """
-    arr = _arr(arr)
+    arr = as_array(arr)
     if axis is None:
         arr, axis = ravel(arr), 0
     return call("_take_along_axis", arr, indices, axis=axis)
