@@ -29,6 +29,8 @@ import numpy as np
 
 from .... import ndarray as _nd
 from .... import image
+from ....image.arrays import like as image_like
+from ....image.resize import resize_np
 from ....base import MXNetError
 from ....device import cpu
 from ....ndarray.ndarray import NDArray
@@ -102,7 +104,7 @@ class _ImageBlock(HybridBlock):
             raise MXNetError(f"{type(self).__name__} cannot be hybridized in hybridlab: it runs in NumPy and has "
                              f"no graph operator. Use it un-hybridized (transforms.Compose does not hybridize).")
         _check_nd(x, type(self).__name__)
-        return image._like(self._apply(x.asnumpy()), x)
+        return image_like(self._apply(x.asnumpy()), x)
 
     def _apply(self, arr):
         raise NotImplementedError
@@ -237,7 +239,7 @@ class Resize(_ImageBlock):
     def _apply(self, arr):
         def one(a):
             w, h = self._target(*a.shape[:2])
-            return image._resize_np(a, w, h, self._interpolation)
+            return resize_np(a, w, h, self._interpolation)
         return _per_image(arr, one, "Resize")
 
 
@@ -272,7 +274,7 @@ class CropResize(_ImageBlock):
             if self._size:
                 ow, oh = _size_wh(self._size, "CropResize")
                 interp = 1 if self._interpolation is None else self._interpolation
-                out = image._resize_np(out, ow, oh, interp)
+                out = resize_np(out, ow, oh, interp)
             return out
         return _per_image(arr, one, "CropResize")
 
