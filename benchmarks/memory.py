@@ -43,7 +43,7 @@ def main():
         rows = {f"hybridlab {m}": peak(lambda net=hl_mlp(None, f): net(x)) for m, f in MODES.items()}
         net = hl_mlp(None, {})
         net(x)
-        symbol = net._cached_graph[1]
+        symbol = net.hybridization.graph
         inputs = [n for n in topo_order(symbol._outputs) if n.is_variable]
         p = plan(symbol, {inputs[0].name: (batch, 512)})
         params = {v.name: v.data().asnumpy() for v in net.collect_params().values()}

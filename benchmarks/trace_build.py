@@ -47,7 +47,7 @@ def main():
     net.hybridize()
     first, _ = timed(lambda: net(x))
     cached = min(timed(lambda: net(x))[0] for _ in range(5))
-    symbol = net._cached_graph[1]
+    symbol = net.hybridization.graph
     n_ops = sum(1 for n in symbol.get_internals()._outputs if not n[0].is_variable) \
         if hasattr(symbol, "get_internals") else "?"
     op = CachedOp(symbol)

@@ -2,10 +2,12 @@
  * Shared TypeScript types mirroring the kernel's contracts.
  *
  * The graph JSON is documented in docs/graph-json.md and produced by
- * `hybridlab.graph_json.graph_json` (ARCHITECTURE.md, contract 4). Every string in it
+ * `hybridlab.lab.graph_json.graph_json` (ARCHITECTURE.md, contract 4). Every string in it
  * (names, attributes, scopes, source lines) comes from models or user files and is
- * rendered as text only, never as HTML.
+ * rendered as text only, never as HTML. The widgets' synced state (`I...State`) mirrors the
+ * traits tagged `sync=True` in `hybridlab/lab/*.py`.
  */
+import type { WidgetModel } from '@jupyter-widgets/base';
 
 /** `[node_id, output_index]`: one value read by a node, or one graph output. */
 export type Entry = [number, number];
@@ -177,4 +179,68 @@ export interface ITimingResults {
   modes: ITimingMode[];
   ops: ITimingOp[];
   nodes: number;
+}
+
+/**
+ * A widget model seen through its synced state `S`: `get` is typed by key. Any widget model is
+ * one (its own `get` returns `any`), so a view reads `const m: IStateModel<S> = this.model`.
+ */
+export interface IStateModel<S> {
+  get<K extends keyof S & string>(key: K): S[K];
+}
+
+/** Synced state of `hybridlab.lab.GraphView` (`hybridlab/lab/widgets.py`). */
+export interface IGraphViewState {
+  /** The graph JSON; `{}` until the block's first hybridized call. */
+  graph: IGraphJSON | Record<string, never>;
+  /** The block's name; `''` for a Symbol. */
+  block: string;
+  /** Why the cached op was last built (`first call`, `new input signature`...). */
+  reason: string;
+  /** The change that caused the build, in words (`data: (1, 3) float32 -> (5, 3) float32`). */
+  detail: string;
+  /** The input signature the cached op was built for. */
+  signature: string;
+  rebuilds: number;
+  /** The last hybridization error as text, `''` when none. */
+  error: string;
+  param_stats: ParamStatsMap;
+  hybridized: boolean;
+  /** The status line, computed in the kernel (`GraphView.status_text`): shown as is. */
+  status: string;
+}
+
+/** Synced state of `hybridlab.lab.TensorInspector` (`hybridlab/lab/inspector.py`). */
+export interface ITensorInspectorState {
+  block: string;
+  /** The inspected calls' statistics (`IInspectorStep[]`) as a JSON string. */
+  steps_json: string;
+  calls: number;
+  inspected: number;
+  first_nonfinite: INonFinite;
+  error: string;
+  /** The status line, computed in the kernel (`TensorInspector.status_text`): shown as is. */
+  status: string;
+}
+
+/** Synced state of `hybridlab.lab.TimingPanel` (`hybridlab/lab/timing.py`). */
+export interface ITimingPanelState {
+  block: string;
+  /** `time_block`'s results; `{}` before a run. */
+  results: ITimingResults | Record<string, never>;
+  /** 0..1 while `running`. */
+  progress: number;
+  stage: string;
+  running: boolean;
+  error: string;
+  /** The status line, computed in the kernel (`TimingPanel.status_text`): shown as is. */
+  status: string;
+}
+
+/** Synced state of `hybridlab.lab.Dashboard` (`hybridlab/lab/dashboard.py`): its child widgets' models. */
+export interface IDashboardState {
+  block: string;
+  graph: WidgetModel | null;
+  inspector: WidgetModel | null;
+  timing: WidgetModel | null;
 }

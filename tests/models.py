@@ -20,4 +20,4 @@ def tutorial_mlp_symbol():
     net = tutorial_mlp()
     net.hybridize()
     net(mx.nd.ones((1, 512)))
-    return net._cached_graph[1]
+    return net.hybridization.graph

@@ -130,3 +130,12 @@ def test_train_mode_reaches_ops():
     with mx.autograd.record(train_mode=False):
         kept = mx.nd.Dropout(x, p=0.5)
     assert kept.asnumpy().tolist() == x.asnumpy().tolist()
+
+
+def test_the_autograd_namespace_holds_mxnets_names():
+    """mx.autograd re-exports MXNet's public names; the state and the driver live in its modules."""
+    assert set(mx.autograd.__all__) == {"record", "pause", "train_mode", "predict_mode", "is_recording",
+                                        "is_training", "set_recording", "set_training", "mark_variables",
+                                        "backward", "grad", "Function"}
+    assert all(callable(getattr(mx.autograd, n)) for n in mx.autograd.__all__)
+    assert mx.nd.NDArray.backward.__module__ == "hybridlab.autograd.backward"

@@ -266,7 +266,7 @@ def test_block_save_load_with_cached_graph(tmp_path):
     assert top["hybridized"] and top["in_format"] == [0] and "nodes" in json.loads(top["symbol"])
     restored = make()
     restored.load(prefix)
-    assert restored._active and restored._cached_graph
+    assert restored.hybridization.active and restored.hybridization.graph is not None
     np.testing.assert_allclose(restored(x).asnumpy(), expected, rtol=1e-6)
     assert os.path.exists(prefix + "-model.params")
 

@@ -35,7 +35,7 @@ def test_mxnet_model_imports_and_reproduces_outputs(name):
     aux = [k[4:] for k in meta["params"] if k.startswith("aux:")]
     assert all(net.collect_params()[k].grad_req == "null" for k in aux)
     # the graph it ran is the file's graph: JSON out equals JSON in, node for node
-    ours = json.loads(net._cached_graph[1].tojson())
+    ours = json.loads(net.hybridization.graph.tojson())
     with open(os.path.join(DATA, f"{name}-symbol.json")) as f:
         theirs = json.load(f)
     assert [(n["op"], n["name"], n.get("attrs", {})) for n in ours["nodes"]] == \
@@ -108,7 +108,7 @@ def test_symbol_block_feature_extractor_and_composition():
     outer[1].initialize()
     outer.hybridize()
     np.testing.assert_allclose(outer(x).asnumpy(), outer[1](extractor(x)).asnumpy(), rtol=1e-5, atol=1e-6)
-    assert "hybridsequential0_dense0_relu_fwd" in [n.name for n in outer._cached_graph[1]._nodes()]
+    assert "hybridsequential0_dense0_relu_fwd" in [n.name for n in outer.hybridization.graph._nodes()]
     with pytest.raises(ValueError, match="params are unused by the model"):
         gluon.SymbolBlock(feature, data, params={"nothing": gluon.Parameter("nothing", shape=(1,))})
     with pytest.raises(AssertionError, match="Input symbols must be variable"):

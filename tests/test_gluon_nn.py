@@ -54,7 +54,7 @@ def test_bn_dropout_rebuilt_matches_mxnet():
     np.testing.assert_allclose(net(x).asnumpy(), expected, rtol=1e-4, atol=1e-4)
     net.hybridize()
     np.testing.assert_allclose(net(x).asnumpy(), expected, rtol=1e-4, atol=1e-4)
-    ops = [(op, name, attrs) for op, name, attrs in _nodes(json.loads(net._cached_graph[1].tojson())) if op != "null"]
+    ops = [(op, name, attrs) for op, name, attrs in _nodes(json.loads(net.hybridization.graph.tojson())) if op != "null"]
     assert ops == [(op, name, attrs) for op, name, attrs in _nodes(graph) if op != "null"]
     assert sorted(net.collect_params()) == ["0.weight", "1.beta", "1.gamma", "1.running_mean", "1.running_var",
                                             "6.bias", "6.weight", "7.beta", "7.gamma", "7.running_mean",

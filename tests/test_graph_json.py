@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import hybridlab as mx
-from hybridlab.graph_json import GRAPH_JSON_VERSION, graph_json
+from hybridlab.lab.graph_json import GRAPH_JSON_VERSION, graph_json
 from hybridlab.symbol import provenance
 
 NODE_KEYS = {"id", "name", "op", "family", "attrs", "inputs", "outputs", "scope", "source", "is_param", "is_aux",
@@ -154,22 +154,26 @@ def test_untrusted_names_pass_through_as_plain_strings():
     assert [n["name"] for n in g["nodes"]] == ["<img src=x onerror=alert(1)>", 'r"\\']
 
 
-class FakeCachedOp:
-    def __init__(self, text=None):
-        self.text = text
+class FakeState:
+    """What the graph contract reads of a block's hybridization state (``gluon.hybridization``)."""
 
-    def source(self):
-        if self.text is None:
-            raise RuntimeError("nothing compiled yet")
-        return self.text
+    def __init__(self, cached_graph, source=None):
+        self.inputs, self.graph = cached_graph if cached_graph else (None, None)
+        self.pipeline = []
+        self.source = source
+
+    def program(self, kind="forward"):
+        return self.source          # None: nothing compiled yet
+
+    def backward_plan(self):
+        return None
 
 
 class FakeBlock:
-    """What the graph contract needs of a hybridized block: _cached_graph and cached_op."""
+    """A hybridized block as the graph contract sees it: its ``hybridization`` state."""
 
-    def __init__(self, cached_graph, cached_op=None, name="mlp0"):
-        self._cached_graph = cached_graph
-        self.cached_op = cached_op
+    def __init__(self, cached_graph, source=None, name="mlp0"):
+        self.hybridization = FakeState(cached_graph, source)
         self.name = name
 
 
@@ -180,7 +184,7 @@ def test_hybridized_block_like_object():
     for node in out._nodes():                # MXNet 1.x export names: <prefix>weight, <prefix>bias
         if node.is_variable and node.name != "data":
             node.name = "mlp0_dense0_" + ("kernel" if node.name.endswith("weight") else "bias")
-    block = FakeBlock(([data], out), FakeCachedOp("def forward(data, w, b):\n    return ...\n"))
+    block = FakeBlock(([data], out), "def forward(data, w, b):\n    return ...\n")
     g = graph_json(block)
     check_contract(g)
     nodes = by_name(g)
@@ -189,7 +193,6 @@ def test_hybridized_block_like_object():
     assert nodes["mlp0_dense0_fwd"]["scope"] == ["mlp0", "dense0"]
     assert g["source_code"].startswith("def forward(")
     # nothing compiled yet, or no cached op at all: the graph is still there
-    assert graph_json(FakeBlock(([data], out), FakeCachedOp(None)))["source_code"] is None
     assert graph_json(FakeBlock(([data], out), None))["source_code"] is None
     # several outputs given as a list of Symbols
     two = graph_json(FakeBlock(([data], [out, mx.sym.relu(out, name="r")])))
@@ -250,7 +253,9 @@ def test_a_hybridized_gluon_block_publishes_its_graph():
     with events.subscribe("cache_built", got.append):
         net(mx.nd.ones((2, 5)))
     assert [e["reason"] for e in got] == ["first call"] and got[0]["block"] == net.name
-    g = got[0]["graph"]
+    e = got[0]
+    assert isinstance(e["graph"], mx.sym.Symbol) and e["inputs"] == ["data"] and e["shapes"] == {"data": (2, 5)}
+    g = graph_json(net, shapes=e["shapes"], dtypes=e["dtypes"])      # what a graph view draws of it
     check_contract(g)
     inputs = [n for n in g["nodes"] if n["is_input"]]
     assert [n["name"] for n in inputs] == ["data"]

@@ -334,22 +334,19 @@ def test_backward_twice_without_retain_graph_raises_and_retain_works():
         y.backward()
 
 
-def test_cached_op_falls_back_where_the_backward_cannot_be_compiled():
+def test_cached_op_falls_back_where_the_backward_cannot_be_compiled(monkeypatch):
     from hybridlab.compiler import CachedOp
-    from hybridlab.compiler import backward as bw
+    from hybridlab.ops.registry import SideEffect, get_op
     x = mx.sym.var("x")
     op = CachedOp(mx.sym.tanh(x, name="t"))
-    saved = bw.SIDE_EFFECTS.copy()
-    bw.SIDE_EFFECTS["tanh"] = lambda node, training: 1 / 0      # a gradient step that cannot be traced
-    try:
-        a = mx.nd.array([0.5, 1.0])
-        a.attach_grad()
-        with autograd.record():
-            y = op(a)
-        y.backward()
-    finally:
-        bw.SIDE_EFFECTS.clear()
-        bw.SIDE_EFFECTS.update(saved)
+    # a gradient step that cannot be traced
+    monkeypatch.setattr(get_op("tanh"), "train_side_effect", SideEffect((), None, lambda a, training: 1 / 0))
+    a = mx.nd.array([0.5, 1.0])
+    a.attach_grad()
+    with autograd.record():
+        y = op(a)
+    y.backward()
+    monkeypatch.undo()
     assert list(op.fallbacks.values()) == ["tracing the gradient failed: ZeroDivisionError: division by zero"]
     np.testing.assert_allclose(a.grad.asnumpy(), 1 - np.tanh([0.5, 1.0]) ** 2, rtol=1e-6)
     assert y._node[0].op.name == "tanh"                          # op-by-op recorded

@@ -94,7 +94,19 @@ def test_every_k_and_close_removes_the_hooks():
         net(mx.nd.ones((1, 7)))
     assert [s["step"] for s in ins.steps] == [1, 4, 7]
     ins.close()
-    assert net._callback is None and not net._forward_hooks and not net._forward_pre_hooks
+    assert net.op_hook is None and not net._forward_hooks and not net._forward_pre_hooks
+
+
+def test_closing_an_inspector_keeps_an_op_hook_the_user_installed_since():
+    net = mlp()
+    ins = TensorInspector(net, every=1)
+    net(mx.nd.ones((1, 7)))
+    seen = []
+    net.register_op_hook(lambda name, op_name, arr: seen.append(name))
+    ins.close()
+    assert net.op_hook is not None
+    net(mx.nd.ones((1, 7)))
+    assert seen and all(name.startswith("mlp_") for name in seen)
 
 
 def test_imperative_block_and_bad_arguments():

@@ -39,7 +39,7 @@ def test_the_users_block_state_is_restored():
     net.hybridize(static_alloc=True)
     x = mx.nd.ones((2, 5))
     expected = net(x).asnumpy()
-    cop, history, flags = net.cached_op, list(net.rebuild_history), list(net._flags)
+    cop, history, flags = net.cached_op, list(net.rebuild_history), list(net.hybridization.flags)
     hook_calls = []
     net.register_op_hook(lambda *a: hook_calls.append(a[0]))
     built = []
@@ -47,7 +47,7 @@ def test_the_users_block_state_is_restored():
         time_block(net, x, calls=2)
     assert set(built) == {"mlp (timing)"}                # a GraphView of 'mlp' ignores them
     assert hook_calls == [] and net.name == "mlp"
-    assert net.cached_op is cop and list(net.rebuild_history) == history and net._flags == flags and net._active
+    assert net.cached_op is cop and list(net.rebuild_history) == history and net.hybridization.flags == flags and net.hybridization.active
     assert net._callback is not None
     assert (net(x).asnumpy() == expected).all() and len(net.rebuild_history) == len(history)
 

@@ -15,37 +15,27 @@ import pytest
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernel_lib", "hybridlab")
 
 # bottom first, as ARCHITECTURE.md lists them top first; modules it does not name are placed by what
-# they are: runtime state with the layer it serves, training utilities with gluon, checkpoints with module
+# they are: runtime state with the layer it serves, training utilities with gluon, checkpoints with module.
+# A dotted name places one module of a package apart from the rest ("deferred.state" below "deferred").
 LAYERS = [
-    ("base", {"base", "device", "events", "fileio", "host_pool", "name", "context"}),
+    ("base", {"base", "device", "events", "fileio", "host_pool", "name", "context", "monitor_state"}),
     ("ops", {"ops"}),
-    ("ndarray, autograd, deferred state", {"ndarray", "autograd", "custom_function", "deferred", "numpy",
-                                           "numpy_extension", "random", "ufunc_helper"}),
-    ("symbol", {"symbol"}),
+    ("ndarray, autograd, deferred state", {"ndarray", "autograd", "deferred.state", "numpy", "numpy_extension",
+                                           "random", "ufunc_helper"}),
+    ("symbol, deferred.trace", {"symbol", "deferred"}),   # deferred: mx._deferred_compute and its tracer
     ("compiler", {"compiler", "profiler", "op_monitor"}),
     ("gluon", {"gluon", "initializer", "optimizer", "lr_scheduler", "viz", "image", "metric"}),
     ("module, io", {"module", "io", "callback", "monitor", "kvstore", "model"}),
-    ("lab", {"lab", "graph_json"}),
+    ("lab", {"lab"}),
     ("public helpers", {"test_utils", "util"}),
 ]
 
 # (importer, imported): upward imports still in the tree, each one a task of issue 13
-KNOWN_UPWARD = {
-    ("hybridlab.compiler.passes.pipeline", "hybridlab.graph_json"),    # stages_json: the lab's contract
-    ("hybridlab.deferred", "hybridlab.compiler.instrument"),           # the tracer sits with the flag
-    ("hybridlab.deferred", "hybridlab.symbol.graph"),
-    ("hybridlab.deferred", "hybridlab.symbol.provenance"),
-    ("hybridlab.deferred", "hybridlab.symbol.symbol"),
-    ("hybridlab.gluon.rebuild_history", "hybridlab.graph_json"),       # events carry the lab's JSON
-}
+KNOWN_UPWARD = set()
 
 
-# packages joined by an import circle within one layer, still in the tree (issue 13: the tape and the
-# custom Function, the flag and the tracer; monitoring switches fed by the profiler through a callback)
-KNOWN_CIRCLES = [
-    {"hybridlab.autograd", "hybridlab.custom_function", "hybridlab.deferred", "hybridlab.ndarray"},
-    {"hybridlab.compiler", "hybridlab.op_monitor", "hybridlab.profiler"},
-]
+# packages joined by an import circle within one layer, still in the tree
+KNOWN_CIRCLES = []
 
 
 def module_sources(root=ROOT):
@@ -92,10 +82,11 @@ def import_edges(sources):
 def layer_of(module):
     if module == "hybridlab":
         return len(LAYERS)          # the public surface re-exports everything
-    top = module.split(".")[1]
-    for rank, (_, names) in enumerate(LAYERS):
-        if top in names:
-            return rank
+    parts = module.split(".")[1:]
+    for n in range(len(parts), 0, -1):      # the most specific name wins
+        for rank, (_, names) in enumerate(LAYERS):
+            if ".".join(parts[:n]) in names:
+                return rank
     raise AssertionError(f"{module}: not in any layer of tests/test_layers.py LAYERS (add it where it belongs)")
 
 
@@ -183,3 +174,12 @@ def test_a_deliberate_upward_import_is_caught():
     edges = import_edges(sources)
     assert upward(edges) == {("hybridlab.ops.conv", "hybridlab.gluon.block")}
     assert circles(edges) == [["hybridlab.gluon.block", "hybridlab.ops.conv"]]
+
+
+def test_runtime_state_sits_below_its_drivers():
+    """A dotted LAYERS name places one module apart from its package: the tracing flag sits with the
+    tensor, the tracer with the graph IR; the monitoring switches sit below everything they watch."""
+    assert layer_of("hybridlab.deferred.state") == layer_of("hybridlab.ndarray.ndarray")
+    assert layer_of("hybridlab.deferred.trace") == layer_of("hybridlab.deferred") == layer_of("hybridlab.symbol")
+    assert layer_of("hybridlab.monitor_state") == layer_of("hybridlab.base")
+    assert upward({("hybridlab.deferred.state", "hybridlab.deferred.trace")})

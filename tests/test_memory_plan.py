@@ -11,7 +11,6 @@ import pytest
 import hybridlab as mx
 from hybridlab.base import MXNetError
 from hybridlab.compiler.memory import ArenaPool, execute, plan
-from hybridlab.compiler.out_kernels import INPLACE_OPS, OUT_KERNELS
 from hybridlab.ops.context import op_context
 from hybridlab.ops.registry import OPS
 from hybridlab.symbol.graph import topo_order
@@ -72,7 +71,7 @@ def check_invariants(p, symbol):
             by_buffer.setdefault(v.buffer, []).append(v)
         if v.inplace_of is not None:
             u = v.inplace_of
-            assert v.node.op.name in INPLACE_OPS, f"in place on non-elementwise {v.node.op.name}"
+            assert v.node.op.out_kernel.inplace, f"in place on non-elementwise {v.node.op.name}"
             assert (u.shape, u.dtype) == (v.shape, v.dtype)
             assert u.last_use == v.step and u.buffer == v.buffer
             assert any(s is u.node and i == u.index for s, i in v.node.inputs)
@@ -211,7 +210,7 @@ def _example_args(name, rng):
     return attrs, [np.abs(rng.standard_normal((2, 3))) + 0.5 for _ in range(n_in)]
 
 
-@pytest.mark.parametrize("name", sorted(OUT_KERNELS))
+@pytest.mark.parametrize("name", sorted(name for name, op in OPS.items() if op.out_kernel is not None))
 def test_out_kernel_matches_compute(name):
     rng = np.random.default_rng(3)
     attrs, arrays = _example_args(name, rng)
@@ -221,10 +220,11 @@ def test_out_kernel_matches_compute(name):
     ctx = op_context(mx.cpu(), False)
     want = op.compute(ctx, a, *arrays)
     out = np.empty(want.shape, want.dtype)
-    got = OUT_KERNELS[name](ctx, a, out, *arrays)
+    kernel = op.out_kernel
+    got = kernel.kernel(ctx, a, out, *arrays)
     assert got is out
     np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-6)
-    if name in INPLACE_OPS and arrays[0].shape == want.shape:   # writing over the first input is safe
+    if kernel.inplace and arrays[0].shape == want.shape:   # writing over the first input is safe
         first = arrays[0].copy()
-        OUT_KERNELS[name](ctx, a, first, first, *arrays[1:])
+        kernel.kernel(ctx, a, first, first, *arrays[1:])
         np.testing.assert_allclose(first, want, rtol=1e-6, atol=1e-6)

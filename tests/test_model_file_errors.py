@@ -293,7 +293,7 @@ def test_block_load_refuses_a_model_file_that_does_not_fit(saved, edit, pattern)
     with pytest.raises(mx.MXNetError, match=pattern) as info:
         net.load(prefix)
     assert "m-model.json" in str(info.value)
-    assert not net._cached_graph and not net._active     # nothing changed
+    assert net.hybridization.graph is None and not net.hybridization.active     # nothing changed
     assert all((p.data().asnumpy() == b).all() for p, b in zip(net.collect_params().values(), before))
 
 
@@ -336,7 +336,7 @@ def test_block_load_puts_the_model_back_when_the_parameters_fail(saved):
     names = [p.var().name for p in net.collect_params().values()]
     with pytest.raises(mx.MXNetError):
         net.load(prefix)
-    assert not net._cached_graph and [p.var().name for p in net.collect_params().values()] == names
+    assert net.hybridization.graph is None and [p.var().name for p in net.collect_params().values()] == names
     assert (net(x).asnumpy() == expected).all()
 
 

@@ -137,7 +137,7 @@ def test_hybridblock_optimize_for_with_the_docs_backend():
     assert "_fused_dense_relu" in ops and "Activation" not in ops
     assert "_fused_dense_relu" in net.cached_op.source()
     assert net.rebuild_history[-1].reason.startswith("optimize_for")
-    from hybridlab.graph_json import graph_json
+    from hybridlab.lab.graph_json import graph_json
     assert "optimize_for:dense_relu" in [p["name"] for p in graph_json(net)["passes"]]
     with pytest.raises(MXNetError):
         net.optimize_for(x, backend="no_such_backend")

@@ -12,8 +12,8 @@ from models import tutorial_mlp_symbol
 from hybridlab.base import MXNetError
 from hybridlab.compiler import CachedOp
 from hybridlab.compiler.passes import (count_ops, eliminate_common_subexpressions, eliminate_dead_code,
-                                       fold_constants, fuse_elementwise, mark_inplace, partition_dynamic,
-                                       run_pipeline, stages_json)
+                                       fold_constants, fuse_elementwise, mark_inplace, run_pipeline)
+from hybridlab.compiler.partitioned import partition_dynamic
 
 
 def run(sym, inputs, seed=0):
@@ -182,10 +182,11 @@ def test_pipeline_of_the_tutorial_mlp_keeps_each_pass_graph():
     opt, stages = run_pipeline(sym)
     assert [name for name, _ in stages] == ["dce", "cse", "constant_folding", "pool_first", "fusion", "inplace"]
     assert all(count_ops(s) == count_ops(sym) for _, s in stages)
+    from hybridlab.lab.graph_json import graph_json, stages_json
     passes = stages_json(stages)
     assert [p["name"] for p in passes] == ["dce", "cse", "constant_folding", "pool_first", "fusion", "inplace"]
     json.dumps(passes)
-    before = {n["name"]: n for n in mx.graph_json.graph_json(sym)["nodes"]}
+    before = {n["name"]: n for n in graph_json(sym)["nodes"]}
     for p in passes:
         for node in p["graph"]["nodes"]:
             assert node["scope"] == before[node["name"]]["scope"]       # scopes and sources survive
@@ -296,7 +297,7 @@ def test_partition_splits_around_dynamic_ops_and_runs_like_imperative():
     hv = mx.nd.tanh(mx.nd.relu(xv))
     np.testing.assert_allclose(s.asnumpy(), mx.nd.sum(mx.nd.exp(mx.nd.boolean_mask(hv, mv))).asnumpy(), rtol=1e-6)
     np.testing.assert_allclose(sn.asnumpy(), mx.nd.sin(hv).asnumpy(), rtol=1e-6)
-    assert part.segments[0]._cached_op is not None and part.segments[2]._cached_op is not None
+    assert part.cached_ops[0] is not None and part.cached_ops[2] is not None
     with pytest.raises(MXNetError, match=r"expected values for \['m'\]"):
         part({"x": xv})
 
@@ -306,4 +307,4 @@ def test_partition_of_a_static_graph_is_one_segment_run_inline_below_the_limit()
     part = partition_dynamic(mx.sym.exp(x, name="e"))
     assert [s.kind for s in part.segments] == ["static"]
     out = part({"x": mx.nd.zeros((2,))})
-    assert out[0].asnumpy().tolist() == [1.0, 1.0] and part.segments[0]._cached_op is None
+    assert out[0].asnumpy().tolist() == [1.0, 1.0] and part.cached_ops[0] is None

@@ -187,3 +187,40 @@ def test_profiling_a_lenet_training_step_lists_convolution_and_pooling_gradients
     table = profiler.dumps()
     for op in ("Convolution", "Pooling", "_backward_Pooling", "_backward_Convolution_weight", "FullyConnected"):
         assert op in table, op
+
+
+def test_an_isolated_run_leaves_the_users_profiler_as_it_was():
+    """profiler.isolated (the lab's timing panel): its samples come out, the user's stay, and the
+    configuration and the paused state come back."""
+    x = mx.nd.ones((2,))
+    profiler.set_config(profile_imperative=True, profile_symbolic=False)
+    profiler.set_state("run")
+    _ = mx.nd.exp(x)
+    profiler.pause()
+    before = profiler.records()
+    with profiler.isolated(profile_symbolic=True) as samples:
+        assert profiler.is_running() and profiler.symbolic_active() and profiler.imperative_active()
+        _ = mx.nd.relu(x)
+    assert [s[0] for s in samples if s[1] == "operator"] == ["relu"]
+    assert profiler.records() == before and [r[0] for r in before] == ["exp"]
+    assert not profiler.is_running() and not profiler.symbolic_active() and not profiler.imperative_active()
+    profiler.resume()                  # still the user's session: paused, then running with its own config
+    assert profiler.imperative_active() and not profiler.symbolic_active()
+
+
+def test_monitoring_switches_follow_the_profiler():
+    """The compiler and the op monitor read monitor_state; the profiler sets it."""
+    from hybridlab import monitor_state
+    assert not monitor_state.switches.symbolic and not monitor_state.switches.imperative
+    profiler.set_config(profile_symbolic=True, profile_imperative=False)
+    profiler.set_state("run")
+    assert monitor_state.switches.symbolic and not monitor_state.switches.imperative
+    profiler.pause()
+    assert not monitor_state.switches.symbolic
+    profiler.set_state("stop")
+    with monitor_state.quiet():        # calls made inside are not the user's: nothing is timed
+        profiler.set_config(profile_imperative=True)
+        profiler.set_state("run")
+        _ = mx.nd.relu(mx.nd.ones((2,)))
+    profiler.set_state("stop")
+    assert [r for r in profiler.records() if r[1] == "operator"] == []

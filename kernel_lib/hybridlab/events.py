@@ -11,10 +11,13 @@ Topics (``topics`` maps each name to its description):
     a HybridBlock built or rebuilt its cached graph. Payload: ``block`` (the block's name, a str, so
     the event keeps no block alive), ``block_id`` (``id()`` of the block: names repeat when a cell
     creating a model runs again, so a subscriber holding a weak reference compares identities),
-    ``reason`` (str: "first call", "new input signature", ...), ``graph`` (the graph JSON dict of
-    ``hybridlab.graph_json``), ``signature`` (str), ``detail`` (str, human-readable: what changed,
-    e.g. ``data: (1, 4) float32 -> (8, 4) float32`` or ``static_alloc: False -> True``) and
-    ``history`` (index of the record in the block's ``rebuild_history``).
+    ``reason`` (str: "first call", "new input signature", ...), ``detail`` (str, human-readable:
+    what changed, e.g. ``data: (1, 4) float32 -> (8, 4) float32`` or ``static_alloc: False ->
+    True``), ``signature`` (str), ``history`` (index of the record in the block's
+    ``rebuild_history``), and the data to draw it: ``graph`` (the traced graph, a Symbol),
+    ``inputs`` (its data inputs' names), ``shapes`` and ``dtypes`` (input name -> shape tuple /
+    dtype of this build). Events carry data, not the lab's JSON: a graph view builds its graph
+    JSON from them (``hybridlab.lab.graph_json``).
 ``"hybridize_off"``
     a HybridBlock stopped running hybridized (``hybridize(active=False)``, or ``cast``/adding a
     child, which turn hybridization off as in MXNet 1.x); its calls run imperatively until it is
@@ -33,11 +36,11 @@ Example::
     >>> from hybridlab import events
     >>> seen = []
     >>> with events.subscribe("cache_built", lambda e: seen.append((e["block"], e["reason"]))):
-    ...     events.publish("cache_built", block="mlp0", reason="first call", graph={}, signature="")
+    ...     events.publish("cache_built", block="mlp0", reason="first call", signature="")
     1
     >>> seen
     [('mlp0', 'first call')]
-    >>> events.publish("cache_built", block="mlp0", reason="new input signature", graph={}, signature="")
+    >>> events.publish("cache_built", block="mlp0", reason="new input signature", signature="")
     0
 """
 import logging
@@ -52,8 +55,9 @@ ALL = "*"   # subscribe to this pseudo-topic to receive every event (a log view,
 
 topics = {
     "cache_built": "a HybridBlock built or rebuilt its cached graph; payload: block (name, str), block_id "
-                   "(id() of the block), reason (str), graph (graph JSON dict, see docs/graph-json.md), "
-                   "signature (str), detail (str: what changed), history (index into the block's rebuild_history)",
+                   "(id() of the block), reason (str), detail (str: what changed), signature (str), history "
+                   "(index into the block's rebuild_history), graph (the traced Symbol), inputs (data input "
+                   "names), shapes and dtypes (input name -> shape / dtype)",
     "hybridize_off": "a HybridBlock stopped running hybridized (its calls run imperatively); payload: block (name, "
                      "str), block_id (id() of the block), reason (str), detail (str: what turned it off)",
     "hybridize_error": "building a HybridBlock's graph failed; payload: block (name, str), block_id (id() of the "
@@ -199,7 +203,7 @@ def publish(topic, **payload):
 
     >>> from hybridlab import events
     >>> handle = events.subscribe("cache_built", lambda e: 1 / 0)
-    >>> events.publish("cache_built", block="net0", reason="first call", graph={}, signature="")
+    >>> events.publish("cache_built", block="net0", reason="first call", signature="")
     0
     >>> handle.detach()
     """

@@ -5,7 +5,9 @@ non-hybridized block with an op hook is running, or the profiler times imperativ
 registered op's ``compute`` is replaced by a thin wrapper that calls the hooks and times the call;
 the wrapper keeps the original as ``_hl_plain`` (the cached-op code generator binds that one, so
 compiled programs never see the wrapper). With nobody needing them (``acquire``/``release``
-counted), the original functions are put back: imperative calls then cost nothing extra.
+counted), the original functions are put back: imperative calls then cost nothing extra. The
+wrappers read the profiler's switch and hand it their timings through ``monitor_state`` (the
+profiler sits above this module), and stay silent inside ``monitor_state.quiet()``.
 
 Hook names for imperative ops: there is no graph node, so an op call is named
 ``<block prefix><op name in lower case><n>`` after the innermost running block with a hook and
@@ -27,6 +29,7 @@ import contextlib
 import threading
 import time
 
+from . import monitor_state
 from .base import MXNetError
 
 __all__ = ["acquire", "release", "hooks", "installed"]
@@ -50,12 +53,10 @@ def _frames():
 
 
 def _wrap(op, plain):
-    from .compiler import instrument
-    from . import profiler
     from .ndarray.ndarray import NDArray
 
     def compute(ctx, a, *arrays):
-        if instrument.suspended():      # a monitored graph run reports its ops itself
+        if monitor_state.suspended():      # e.g. a monitored graph run reports its ops itself
             return plain(ctx, a, *arrays)
         frames = getattr(_local, "frames", None)
         frame = frames[-1] if frames else None
@@ -68,13 +69,13 @@ def _wrap(op, plain):
                 names = op.input_names(a)
                 for i, x in enumerate(arrays):
                     _call(callback, f"{base}_{names[i] if i < len(names) else f'input{i}'}", op, x, ctx.device)
-        timed = profiler.imperative_active()
+        timed = monitor_state.switches.imperative
         t0 = time.perf_counter() if timed else 0.0
         res = plain(ctx, a, *arrays)
         if timed:
             if ctx.device.is_gpu:
                 ctx.device.xp.cuda.Device(ctx.device.device_id).synchronize()
-            profiler.record(op.name, t0, time.perf_counter(), "operator", {"mode": "imperative"})
+            monitor_state.record(op.name, t0, time.perf_counter(), "operator", {"mode": "imperative"})
         if frame is not None:
             outs = res if type(res) is tuple else (res,)
             names = op.output_names(a)

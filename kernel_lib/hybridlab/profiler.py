@@ -16,6 +16,12 @@
   "Avg"}}}, "Memory": {}, "Unit": {"Time": "ms", "Memory": "kB"}}``.
 * ``dump(finished=True)`` writes a Chrome trace (``{"traceEvents": [...]}``, open it in
   chrome://tracing or Perfetto) to the configured ``filename``.
+* ``isolated(**config)``: a profiling run of its own (the lab's timing panel), leaving the user's
+  configuration, state and samples as they were.
+
+The code it watches sits below it in the layers: the compiler and the op monitor check the switches
+in ``hybridlab.monitor_state`` (this module sets them) and hand their samples to ``record`` through
+the callback registered there.
 
 On a GPU the device is synchronised around each timed op, so times are the kernels' (and the
 synchronisation slows the run down while profiling).
@@ -36,17 +42,18 @@ Example::
     >>> 'FullyConnected' in table and 'Activation' in table
     True
 """
+import contextlib
 import json
 import os
 import threading
 import time
 
-from . import events
+from . import events, monitor_state, op_monitor
 from .base import MXNetError
 
 __all__ = ["set_config", "set_state", "pause", "resume", "dumps", "dump", "dump_profile", "record",
            "is_running", "symbolic_active", "imperative_active", "records", "call_begin", "call_end",
-           "profiler_set_config", "profiler_set_state"]
+           "isolated", "profiler_set_config", "profiler_set_state"]
 
 CONFIG_DEFAULTS = {
     "filename": "profile.json", "profile_all": False, "profile_symbolic": True, "profile_imperative": True,
@@ -106,7 +113,7 @@ def set_config(**kwargs):
         else:
             value = str(value)
         _config[key] = value
-    _sync_imperative()
+    _sync()
 
 
 def profiler_set_config(mode="symbolic", filename="profile.json"):
@@ -129,7 +136,7 @@ def set_state(state="stop", profile_process="worker"):
         raise MXNetError(f"profiler.set_state: expected 'run' or 'stop', got {state!r}")
     _state.running = state == "run"
     _state.paused = False
-    _sync_imperative()
+    _sync()
 
 
 def profiler_set_state(state="stop"):
@@ -140,13 +147,13 @@ def profiler_set_state(state="stop"):
 def pause(profile_process="worker"):
     """Stop recording until ``resume()`` (the profiler stays in the 'run' state)."""
     _state.paused = True
-    _sync_imperative()
+    _sync()
 
 
 def resume(profile_process="worker"):
     """Record again after ``pause()``."""
     _state.paused = False
-    _sync_imperative()
+    _sync()
 
 
 def is_running():
@@ -156,21 +163,24 @@ def is_running():
 
 def symbolic_active():
     """Whether hybridized blocks should run their instrumented (per-op timed) program now."""
-    return _state.running and not _state.paused and (_config["profile_symbolic"] or _config["profile_all"])
+    return monitor_state.switches.symbolic
 
 
 def imperative_active():
     """Whether imperative op calls are timed now."""
-    return _state.running and not _state.paused and (_config["profile_imperative"] or _config["profile_all"])
+    return monitor_state.switches.imperative
 
 
 _installed = [False]
 
 
-def _sync_imperative():
-    """Install the imperative op wrappers exactly while imperative ops are being timed."""
-    from . import op_monitor
-    want = imperative_active()
+def _sync():
+    """After a change of state or configuration: set the monitoring switches, and install the
+    imperative op wrappers exactly while imperative ops are being timed."""
+    on = _state.running and not _state.paused
+    monitor_state.set_switches(symbolic=on and (_config["profile_symbolic"] or _config["profile_all"]),
+                               imperative=on and (_config["profile_imperative"] or _config["profile_all"]))
+    want = monitor_state.switches.imperative
     if want and not _installed[0]:
         op_monitor.acquire()
         _installed[0] = True
@@ -187,10 +197,45 @@ def record(name, t0, t1, domain="operator", args=None):
         _records.append((name, domain, t0, t1, args or {}, threading.get_ident()))
 
 
+monitor_state.connect(record)    # the compiler's and the op monitor's timed samples come here
+
+
 def records():
     """A copy of the raw samples: ``(name, domain, t0, t1, args, thread id)`` tuples."""
     with _lock:
         return list(_records)
+
+
+@contextlib.contextmanager
+def isolated(**config):
+    """A profiling run of its own: inside, the profiler runs with ``config`` (``set_config``'s
+    arguments, on top of the current configuration); on exit the configuration and the state
+    ('run', paused or 'stop') it had come back, and the samples recorded inside are moved out of the
+    profiler into the list this yields (the user's earlier samples stay).
+
+    >>> import hybridlab as mx
+    >>> x = mx.nd.ones((2,))
+    >>> with mx.profiler.isolated(profile_imperative=True) as samples:
+    ...     _ = mx.nd.relu(x)
+    >>> [s[0] for s in samples if s[1] == 'operator'], mx.profiler.is_running()
+    (['relu'], False)
+    """
+    saved, state = dict(_config), (_state.running, _state.paused)
+    with _lock:
+        start = len(_records)
+    samples = []
+    try:
+        set_config(**config)
+        set_state("run")
+        yield samples
+    finally:
+        _state.running, _state.paused = state
+        _config.clear()
+        _config.update(saved)
+        _sync()
+        with _lock:
+            samples.extend(_records[start:])
+            del _records[start:]
 
 
 def call_begin():

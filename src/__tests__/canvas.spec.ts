@@ -2,8 +2,7 @@ import { GraphCanvas } from '../graph/canvas';
 import { layoutDot, parseLayout } from '../graph/layout';
 import { toDot } from '../graph/dot';
 import { visibleGraph } from '../graph/model';
-import { statusText } from '../widgets/status';
-import { chainGraph, HOSTILE, mlpGraph } from './fixtures';
+import { chainGraph, HOSTILE, HOSTILE_BLOCK, hostileGraph, mlpGraph } from './fixtures';
 
 // jsdom has no layout engine: SVG geometry is not needed by the code under test.
 
@@ -13,14 +12,14 @@ describe('Graphviz layout (WASM, real)', () => {
     const layout = await layoutDot(toDot(vis));
     expect(layout.nodes.size).toBe(vis.nodes.length);
     expect(layout.edges).toHaveLength(vis.edges.length);
-    expect(layout.clusters.size).toBe(3);
+    expect(layout.clusters.size).toBe(6); // mlp, dense0..2, the relu inside dense0 and dense1
     for (const box of layout.nodes.values()) {
       expect(box.x).toBeGreaterThanOrEqual(0);
       expect(box.y).toBeGreaterThanOrEqual(0);
       expect(box.width).toBeGreaterThan(0);
     }
     // y goes downwards: the input is above the output
-    expect(layout.nodes.get('n0')!.y).toBeLessThan(layout.nodes.get('n7')!.y);
+    expect(layout.nodes.get('n0')!.y).toBeLessThan(layout.nodes.get('n11')!.y);
   }, 30000);
 
   it('parses Graphviz json output', () => {
@@ -50,71 +49,78 @@ describe('GraphCanvas', () => {
 
   it('draws one [data-hl-node] per graph node, shapes on edges, clusters per scope', async () => {
     const g = mlpGraph();
-    await canvas.setGraph(g, 'mlp0: cached op built (first call)');
+    await canvas.setGraph(g, 'mlp: cached op built (first call), build #1');
     expect(canvas.node.classList.contains('hl-graph')).toBe(true);
     expect(canvas.node.getAttribute('data-hl-state')).toBe('ready');
     expect(canvas.node.querySelectorAll('[data-hl-node]')).toHaveLength(g.nodes.length);
-    expect(canvas.node.querySelectorAll('.hl-cluster')).toHaveLength(3);
+    expect(canvas.node.querySelectorAll('.hl-cluster')).toHaveLength(6);
     const labels = Array.from(canvas.node.querySelectorAll('.hl-edge-label')).map(e => e.textContent);
-    expect(labels).toContain('1×4');
+    expect(labels).toContain('1×512');
     expect(canvas.node.querySelector('.hl-status')!.textContent).toContain('first call');
-    expect(canvas.node.querySelector('[data-hl-node="mlp0_dense0_fwd"]')!.getAttribute('class')).toContain('hl-family-nn');
+    expect(canvas.node.querySelector('[data-hl-node="mlp_dense0_fwd"]')!.getAttribute('class')).toContain('hl-family-nn');
   }, 30000);
 
-  it('renders a hostile node name and attribute as text, never HTML', async () => {
-    await canvas.setGraph(mlpGraph());
+  it('renders a hostile node name, scope and attribute as text, never HTML', async () => {
+    const g = hostileGraph();
+    // no op takes markup as an attribute value, but a loaded model file (untrusted) can hold one
+    g.nodes[4].attrs.act_type = '<b>relu</b>';
+    await canvas.setGraph(g);
     expect(canvas.node.querySelector('img')).toBeNull();
     expect(canvas.node.querySelector('b')).toBeNull();
-    const el = Array.from(canvas.node.querySelectorAll('[data-hl-node]')).find(e => e.getAttribute('data-hl-node') === HOSTILE);
+    const name = `${HOSTILE_BLOCK}_dense0_relu_fwd`;
+    const el = Array.from(canvas.node.querySelectorAll('[data-hl-node]')).find(e => e.getAttribute('data-hl-node') === name);
     expect(el).toBeDefined();
     expect(el!.textContent).toContain('<img src=x');
+    expect(canvas.node.querySelector('.hl-cluster-label')!.textContent).toContain(HOSTILE);
     (el as SVGGElement).dispatchEvent(new MouseEvent('click', { bubbles: true }));
     const details = canvas.node.querySelector('.hl-details')!;
     expect(details.querySelector('img')).toBeNull();
-    expect(details.querySelector('.hl-details-title')!.textContent).toBe(HOSTILE);
+    expect(details.querySelector('.hl-details-title')!.textContent).toBe(name);
     expect(details.textContent).toContain('<b>relu</b>');
   }, 30000);
 
   it('shows the details of a clicked node', async () => {
-    await canvas.setGraph(mlpGraph());
-    const el = canvas.node.querySelector('[data-hl-node="mlp0_dense0_fwd"]')!;
+    const g = mlpGraph();
+    await canvas.setGraph(g);
+    const el = canvas.node.querySelector('[data-hl-node="mlp_dense0_fwd"]')!;
     el.dispatchEvent(new MouseEvent('click', { bubbles: true }));
-    const table = canvas.node.querySelector('[data-hl-details="mlp0_dense0_fwd"]')!;
+    const table = canvas.node.querySelector('[data-hl-details="mlp_dense0_fwd"]')!;
     const text = table.textContent!;
     expect(text).toContain('FullyConnected');
     expect(text).toContain('num_hidden');
-    expect(text).toContain('1×4 float32'); // input shape and dtype
-    expect(text).toContain('1×8 float32'); // output
-    expect(text).toContain('/tmp/mlp.py:12');
-    expect(canvas.node.querySelector('.hl-details-code')!.textContent).toBe('x = F.FullyConnected(x)');
+    expect(text).toContain('1×512 float32'); // input shape and dtype
+    expect(text).toContain('1×256 float32'); // output
+    const source = g.nodes[3].source!; // the line of tools/dump_jest_fixtures.py that called the block
+    expect(text).toContain(`${source.file}:${source.line}`);
+    expect(canvas.node.querySelector('.hl-details-code')!.textContent).toBe(source.code);
     expect(el.getAttribute('class')).toContain('hl-selected');
   }, 30000);
 
   it('shows parameter statistics from the kernel in the details panel', async () => {
     await canvas.setGraph(mlpGraph());
     canvas.setParamStats({
-      mlp0_dense0_weight: { shape: [8, 4], dtype: 'float32', mean: 0.01234, std: 0.5, min: -1, max: 1, zeros: 0.25 },
-      mlp0_dense0_bias: { shape: [8], dtype: 'float32', mean: null, std: null, min: null, max: null, zeros: 0 }
+      mlp_dense0_weight: { shape: [256, 512], dtype: 'float32', mean: 0.01234, std: 0.5, min: -1, max: 1, zeros: 0.25 },
+      mlp_dense0_bias: { shape: [256], dtype: 'float32', mean: null, std: null, min: null, max: null, zeros: 0 }
     });
-    canvas.select('mlp0_dense0_weight');
+    canvas.select('mlp_dense0_weight');
     const text = canvas.node.querySelector('.hl-details')!.textContent!;
     expect(text).toContain('0.01234 ± 0.5');
     expect(text).toContain('25.0%');
-    canvas.select('mlp0_dense0_bias');
+    canvas.select('mlp_dense0_bias');
     expect(canvas.node.querySelector('.hl-details')!.textContent).toContain('n/a ± n/a');
-    canvas.select('mlp0_dense0_fwd');
+    canvas.select('mlp_dense0_fwd');
     expect(canvas.node.querySelector('.hl-details')!.textContent).not.toContain('mean ± std');
   }, 30000);
 
   it('collapses and expands a Block scope on click', async () => {
     const g = mlpGraph();
     await canvas.setGraph(g);
-    const label = canvas.node.querySelector('[data-hl-scope="mlp0/dense0"] .hl-cluster-label')!;
+    const label = canvas.node.querySelector('[data-hl-scope="mlp/dense0"] .hl-cluster-label')!;
     label.dispatchEvent(new MouseEvent('click', { bubbles: true }));
     await canvas.rendered;
-    expect(canvas.node.querySelectorAll('[data-hl-node]')).toHaveLength(g.nodes.length - 3);
-    const group = canvas.node.querySelector('[data-hl-group="mlp0/dense0"]')!;
-    expect(group.textContent).toContain('3 nodes');
+    expect(canvas.node.querySelectorAll('[data-hl-node]')).toHaveLength(g.nodes.length - 4);
+    const group = canvas.node.querySelector('[data-hl-group="mlp/dense0"]')!;
+    expect(group.textContent).toContain('4 nodes'); // weight, bias, FullyConnected, relu
     group.dispatchEvent(new MouseEvent('click', { bubbles: true }));
     await canvas.rendered;
     expect(canvas.node.querySelectorAll('[data-hl-node]')).toHaveLength(g.nodes.length);
@@ -129,10 +135,11 @@ describe('GraphCanvas', () => {
   }, 30000);
 
   it('offers forward, each pass and the generated source in the selector', async () => {
-    await canvas.setGraph(mlpGraph());
+    const g = mlpGraph();
+    await canvas.setGraph(g);
     const select = canvas.node.querySelector('select')!;
     const options = Array.from(select.options).map(o => o.value);
-    expect(options).toEqual(['forward', 'pass:0', 'source']);
+    expect(options).toEqual(['forward', ...g.passes.map((_, i) => `pass:${i}`), 'source']);
     select.value = 'source';
     select.dispatchEvent(new Event('change'));
     await canvas.rendered;
@@ -140,7 +147,7 @@ describe('GraphCanvas', () => {
     select.value = 'pass:0';
     select.dispatchEvent(new Event('change'));
     await canvas.rendered;
-    expect(canvas.node.querySelectorAll('[data-hl-node]')).toHaveLength(8);
+    expect(canvas.node.querySelectorAll('[data-hl-node]')).toHaveLength(g.passes[0].graph.nodes.length);
   }, 30000);
 
   it('search highlights matching nodes, Enter reveals matches in collapsed scopes', async () => {
@@ -148,26 +155,26 @@ describe('GraphCanvas', () => {
     await canvas.setGraph(g);
     canvas.search('dense1');
     const matched = Array.from(canvas.node.querySelectorAll('.hl-node.hl-match')).map(e => e.getAttribute('data-hl-node'));
-    expect(matched.sort()).toEqual(['mlp0_dense1_bias', 'mlp0_dense1_fwd', 'mlp0_dense1_weight']);
-    await canvas.toggle(['mlp0', 'dense1']);
+    expect(matched.sort()).toEqual(['mlp_dense1_bias', 'mlp_dense1_fwd', 'mlp_dense1_relu_fwd', 'mlp_dense1_weight']);
+    await canvas.toggle(['mlp', 'dense1']);
     canvas.search('dense1_fwd');
-    expect(canvas.node.querySelector('[data-hl-group="mlp0/dense1"]')!.getAttribute('class')).toContain('hl-match');
+    expect(canvas.node.querySelector('[data-hl-group="mlp/dense1"]')!.getAttribute('class')).toContain('hl-match');
     canvas.node.querySelector('.hl-search')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }));
     await canvas.rendered;
-    expect(canvas.node.querySelector('[data-hl-node="mlp0_dense1_fwd"]')).not.toBeNull();
+    expect(canvas.node.querySelector('[data-hl-node="mlp_dense1_fwd"]')).not.toBeNull();
   }, 30000);
 
   it('keeps the selection and collapsed scopes across a live update', async () => {
     const g = mlpGraph();
     await canvas.setGraph(g, 'first');
-    canvas.select('mlp0_dense1_fwd');
-    await canvas.setGraph(mlpGraph(), statusText('mlp0', 'new input signature', 2));
+    canvas.select('mlp_dense1_fwd');
+    await canvas.setGraph(mlpGraph(), 'mlp: cached op rebuilt (new input signature), build #2');
     expect(canvas.node.querySelector('.hl-status')!.textContent).toContain('rebuilt (new input signature)');
-    expect(canvas.node.querySelector('[data-hl-details="mlp0_dense1_fwd"]')).not.toBeNull();
+    expect(canvas.node.querySelector('[data-hl-details="mlp_dense1_fwd"]')).not.toBeNull();
   }, 30000);
 
   it('shows a clear state instead of a blank area: no graph, layout failure, disconnected', async () => {
-    await canvas.setGraph(null, 'mlp0: waiting for the first call');
+    await canvas.setGraph(null, "mlp: waiting for the block's first hybridized call");
     expect(canvas.node.getAttribute('data-hl-state')).toBe('empty');
     expect(canvas.node.querySelector('.hl-status')!.textContent).toContain('waiting');
     const failing = new GraphCanvas({ layout: () => Promise.reject(new Error('syntax error in line 3')) });
@@ -195,18 +202,4 @@ describe('GraphCanvas', () => {
     expect(slow.node.querySelectorAll('[data-hl-node]')).toHaveLength(4);
     slow.dispose();
   }, 30000);
-});
-
-describe('statusText', () => {
-  it('says built or rebuilt and why', () => {
-    expect(statusText('mlp0', 'first call', 1)).toBe('mlp0: cached op built (first call)');
-    expect(statusText('mlp0', 'new input signature', 3)).toBe('mlp0: cached op rebuilt (new input signature), build #3');
-    expect(statusText('mlp0', '', 0)).toBe('');
-    expect(statusText('mlp0', 'new input signature', 2, 'data: (1, 3) float32 -> (4, 3) float32')).toBe(
-      'mlp0: cached op rebuilt (new input signature: data: (1, 3) float32 -> (4, 3) float32), build #2'
-    );
-    expect(statusText('mlp0', 'not hybridized: runs imperatively', 2, '', false)).toBe(
-      'mlp0: not hybridized: runs imperatively (the graph shows its last hybridized build)'
-    );
-  });
 });

@@ -1,51 +1,51 @@
-/** Graph JSON fixtures in the shape of docs/graph-json.md. */
+/**
+ * Graph JSON fixtures. `mlpGraph`, `convGraph` and `hostileGraph` are real models' graphs as the
+ * kernel writes them (`fixtures/*.json`, from tools/dump_jest_fixtures.py, which also says what the
+ * models are; tests/test_jest_fixtures.py fails when they drift from the kernel's output).
+ */
+import { readFileSync } from 'fs';
+import { join } from 'path';
+
 import { IGraphJSON, IGraphNode } from '../tokens';
 
 export const HOSTILE = '<img src=x onerror=alert(1)>';
+/** The name (and top scope) of the hostile fixture's block: HTML and a newline. */
+export const HOSTILE_BLOCK = `${HOSTILE}\nnet`;
 
-function v(id: number, name: string, shape: number[], kind: 'input' | 'param'): IGraphNode {
-  return {
-    id, name, op: 'null', family: 'variable', attrs: {}, inputs: [],
-    outputs: [{ name, shape, dtype: 'float32' }], scope: [], source: null,
-    is_param: kind === 'param', is_aux: false, is_input: kind === 'input'
-  };
+/** A fresh copy of `fixtures/<name>.json` on every call: tests may modify what they get. */
+function load(name: string): IGraphJSON {
+  return JSON.parse(readFileSync(join(__dirname, 'fixtures', `${name}.json`), 'utf8')) as IGraphJSON;
 }
 
-function op(id: number, name: string, opName: string, family: string, inputs: [number, number][],
-            shape: number[], scope: string[], attrs: { [k: string]: string } = {}): IGraphNode {
-  return {
-    id, name, op: opName, family, attrs, inputs,
-    outputs: [{ name: `${name}_output`, shape, dtype: 'float32' }], scope,
-    source: { file: '/tmp/mlp.py', line: 12, code: `x = F.${opName}(x)` },
-    is_param: false, is_aux: false, is_input: false
-  };
-}
-
-/** A two-layer MLP `mlp0` (dense0 -> relu -> dense1), one hostile node name and attribute. */
+/** The hybridize tutorial's MLP `mlp` (512 -> dense0 256 relu -> dense1 128 relu -> dense2 2) on data (1, 512). */
 export function mlpGraph(): IGraphJSON {
-  const nodes: IGraphNode[] = [
-    v(0, 'data', [1, 4], 'input'),
-    v(1, 'mlp0_dense0_weight', [8, 4], 'param'),
-    v(2, 'mlp0_dense0_bias', [8], 'param'),
-    op(3, 'mlp0_dense0_fwd', 'FullyConnected', 'nn', [[0, 0], [1, 0], [2, 0]], [1, 8], ['mlp0', 'dense0'], { num_hidden: '8' }),
-    op(4, HOSTILE, 'Activation', 'elemwise', [[3, 0]], [1, 8], ['mlp0'], { act_type: '<b>relu</b>' }),
-    v(5, 'mlp0_dense1_weight', [2, 8], 'param'),
-    v(6, 'mlp0_dense1_bias', [2], 'param'),
-    op(7, 'mlp0_dense1_fwd', 'FullyConnected', 'nn', [[4, 0], [5, 0], [6, 0]], [1, 2], ['mlp0', 'dense1'], { num_hidden: '2' })
-  ];
-  return {
-    version: 1, nodes, heads: [[7, 0]],
-    passes: [{ name: 'dce', graph: { version: 1, nodes, heads: [[7, 0]], passes: [], source_code: null } }],
-    source_code: 'def forward(data, w0, b0, w1, b1):\n    return fc(relu(fc(data, w0, b0)), w1, b1)\n'
-  };
+  return load('mlp');
 }
 
-/** A chain of `n` op nodes spread over `blocks` child scopes of `net0`. */
+/** `convnet`: conv0 -> batchnorm0 (2 auxiliary states) -> relu0 -> pool0 -> flatten0 -> dense0 on data (1, 3, 16, 16). */
+export function convGraph(): IGraphJSON {
+  return load('convnet');
+}
+
+/** Two Dense layers in a block named `HOSTILE_BLOCK`: every node name and scope holds HTML and a newline. */
+export function hostileGraph(): IGraphJSON {
+  return load('hostile');
+}
+
+/**
+ * A chain of `n` op nodes spread over `blocks` child scopes of `net0`. Synthetic: the tests of
+ * large graphs (collapsed by default, 1000 nodes) need a size no checked-in model graph should
+ * have, and the tests of layout races a graph of a known, tiny size.
+ */
 export function chainGraph(n: number, blocks: number): IGraphJSON {
-  const nodes: IGraphNode[] = [v(0, 'data', [1, 16], 'input')];
+  const node = (id: number, name: string, op: string, scope: string[]): IGraphNode => ({
+    id, name, op, family: op === 'null' ? 'variable' : 'elemwise', attrs: {}, inputs: id ? [[id - 1, 0]] : [],
+    outputs: [{ name: op === 'null' ? name : `${name}_output`, shape: [1, 16], dtype: 'float32' }], scope,
+    source: null, is_param: false, is_aux: false, is_input: op === 'null'
+  });
+  const nodes = [node(0, 'data', 'null', [])];
   for (let i = 1; i <= n; i++) {
-    const b = Math.floor(((i - 1) * blocks) / n);
-    nodes.push(op(i, `op${i}`, i % 2 ? 'relu' : 'tanh', 'elemwise', [[i - 1, 0]], [1, 16], ['net0', `block${b}`]));
+    nodes.push(node(i, `op${i}`, i % 2 ? 'relu' : 'tanh', ['net0', `block${Math.floor(((i - 1) * blocks) / n)}`]));
   }
   return { version: 1, nodes, heads: [[n, 0]], passes: [], source_code: null };
 }

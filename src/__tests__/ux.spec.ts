@@ -99,6 +99,7 @@ describe('scope tree: single-child wrapper levels', () => {
   }, 30000);
 });
 
+/** The MLP with made-up passes: two that change nothing, then a fusion of everything after dense0's FullyConnected. */
 function withPasses(): IGraphJSON {
   const g = mlpGraph();
   const same = { ...g, passes: [], source_code: null };
@@ -113,11 +114,11 @@ describe('pass views say what each pass changed', () => {
     const d0 = passDiff(g, g.passes[0].graph);
     expect(passSummary(d0)).toBe('no change');
     const d2 = passDiff(g.passes[1].graph, g.passes[2].graph);
-    expect(d2.before).toBe(8);
+    expect(d2.before).toBe(12);
     expect(d2.after).toBe(5);
     expect(d2.added).toEqual(['fused']);
-    expect(d2.removed.length).toBe(4);
-    expect(passSummary(d2)).toBe('8 → 5 nodes');
+    expect(d2.removed.length).toBe(8);
+    expect(passSummary(d2)).toBe('12 → 5 nodes');
     const renamed = { ...g, nodes: g.nodes.map(n => (n.id === 7 ? { ...n, attrs: { num_hidden: '3' } } : n)) };
     expect(passSummary(passDiff(g, renamed))).toBe('1 node changed');
   });
@@ -129,12 +130,12 @@ describe('pass views say what each pass changed', () => {
     const labels = Array.from(select.options).map(o => o.textContent);
     expect(labels).toEqual([
       'Forward graph', 'After pass 1: dce (no change)', 'After pass 2: cse (no change)',
-      'After pass 3: fusion (8 → 5 nodes)', 'Generated source'
+      'After pass 3: fusion (12 → 5 nodes)', 'Generated source'
     ]);
     select.value = 'pass:2';
     select.dispatchEvent(new Event('change'));
     await canvas.rendered;
-    expect(canvas.node.querySelector('.hl-status')!.textContent).toContain('Pass fusion: 8 → 5 nodes');
+    expect(canvas.node.querySelector('.hl-status')!.textContent).toContain('Pass fusion: 12 → 5 nodes');
     const marked = Array.from(canvas.node.querySelectorAll('.hl-pass-changed')).map(e => e.getAttribute('data-hl-node'));
     expect(marked).toEqual(['fused']);
     select.value = 'pass:1';
@@ -218,7 +219,7 @@ describe('graph navigation', () => {
     // the details panel can be closed; clicking a node opens it again
     (canvas.node.querySelector('button.hl-details-toggle') as HTMLButtonElement).click();
     expect(canvas.node.getAttribute('data-hl-details-panel')).toBe('closed');
-    canvas.node.querySelector('[data-hl-node="mlp0_dense0_fwd"]')!.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    canvas.node.querySelector('[data-hl-node="mlp_dense0_fwd"]')!.dispatchEvent(new MouseEvent('click', { bubbles: true }));
     expect(canvas.node.getAttribute('data-hl-details-panel')).toBe('open');
     canvas.dispose();
   }, 30000);
@@ -228,9 +229,9 @@ describe('TimingPanelDOM', () => {
   it('marks the panel idle (its progress bar is hidden by CSS then)', () => {
     const t = new TimingPanelDOM();
     expect(t.node.dataset.hlRunning).toBe('false');
-    t.setProgress(0.4, 'default', true);
+    t.setProgress(0.4, true);
     expect(t.node.dataset.hlRunning).toBe('true');
-    t.setProgress(1, 'done', false);
+    t.setProgress(1, false);
     expect(t.node.dataset.hlRunning).toBe('false');
     expect((t.node.querySelector('progress') as HTMLProgressElement).value).toBe(0);
   });

@@ -5,7 +5,7 @@
  */
 import { DOMWidgetModel, DOMWidgetView, ISerializers, unpack_models, WidgetModel } from '@jupyter-widgets/base';
 
-import { MODULE_NAME, MODULE_VERSION } from '../tokens';
+import { IDashboardState, IStateModel, ITensorInspectorState, MODULE_NAME, MODULE_VERSION } from '../tokens';
 
 /** Mark the drawn node named `name` (compared as text, never put in a selector) inside `root`. */
 export function highlightNode(root: Element, name: string): number {
@@ -18,8 +18,11 @@ export function highlightNode(root: Element, name: string): number {
   return n;
 }
 
+/** The state of a Dashboard before the kernel's first sync. */
+const INITIAL_STATE: IDashboardState = { block: '', graph: null, inspector: null, timing: null };
+
 export class DashboardModel extends DOMWidgetModel {
-  defaults(): Backbone.ObjectHash {
+  defaults(): Backbone.ObjectHash & IDashboardState {
     return {
       ...super.defaults(),
       _model_name: 'DashboardModel',
@@ -28,10 +31,7 @@ export class DashboardModel extends DOMWidgetModel {
       _view_name: 'DashboardView',
       _view_module: MODULE_NAME,
       _view_module_version: MODULE_VERSION,
-      block: '',
-      graph: null,
-      inspector: null,
-      timing: null
+      ...INITIAL_STATE
     };
   }
 
@@ -46,6 +46,10 @@ export class DashboardModel extends DOMWidgetModel {
 export class DashboardView extends DOMWidgetView {
   private _observer: MutationObserver | null = null;
   private _graphBox: HTMLDivElement | null = null;
+
+  private get _state(): IStateModel<IDashboardState> {
+    return this.model;
+  }
 
   render(): void {
     this.el.classList.add('hl-dashboard');
@@ -68,7 +72,7 @@ export class DashboardView extends DOMWidgetView {
   }
 
   private async _children(tabs: HTMLElement, pages: HTMLElement): Promise<void> {
-    const graph = this.model.get('graph') as WidgetModel | null;
+    const graph = this._state.get('graph');
     if (graph && this._graphBox) {
       const v = await this.create_child_view(graph);
       this._graphBox.appendChild(v.el);
@@ -76,8 +80,8 @@ export class DashboardView extends DOMWidgetView {
       this._observer.observe(this._graphBox, { childList: true, subtree: true });
     }
     const entries: [string, WidgetModel | null][] = [
-      ['Tensor inspector', this.model.get('inspector')],
-      ['Timing', this.model.get('timing')]
+      ['Tensor inspector', this._state.get('inspector')],
+      ['Timing', this._state.get('timing')]
     ];
     const buttons: HTMLButtonElement[] = [];
     const shown: HTMLElement[] = [];
@@ -110,8 +114,8 @@ export class DashboardView extends DOMWidgetView {
   }
 
   private _highlight(): void {
-    const inspector = this.model.get('inspector') as WidgetModel | null;
-    const flag = (inspector?.get('first_nonfinite') || {}) as { node?: string };
+    const inspector: IStateModel<ITensorInspectorState> | null = this._state.get('inspector');
+    const flag = inspector?.get('first_nonfinite') || {};
     if (this._graphBox) {
       this._observer?.disconnect();
       highlightNode(this._graphBox, flag.node || '');

@@ -1,21 +1,31 @@
 /**
  * The GraphView widget (ipywidgets 8): model and view for `hybridlab.lab.GraphView`.
  *
- * Synced traits (Python `hybridlab/lab/widgets.py`): `graph` (the graph JSON, `{}` before the
- * block's first call), `block` (the block's name), `reason` (why the cached op was last built),
- * `rebuilds` (how many builds the widget saw), `error` (a hybridization error, or `""`),
- * `param_stats` (per parameter: shape, dtype, mean, std, min, max, share of zeros).
+ * Synced state: `IGraphViewState` (`../tokens`, mirroring `hybridlab/lab/widgets.py`). The view
+ * draws `graph` and shows `status`, the status line the kernel computes (`GraphView.status_text`),
+ * as is; `param_stats` go to the details panel of parameter nodes.
  */
 import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/base';
 
 import { GraphCanvas } from '../graph/canvas';
-import { IGraphJSON, isGraphJSON, MODULE_NAME, MODULE_VERSION } from '../tokens';
-import { statusText } from './status';
+import { IGraphViewState, isGraphJSON, IStateModel, MODULE_NAME, MODULE_VERSION } from '../tokens';
 
-export { statusText };
+/** The state of a GraphView before the kernel's first sync. */
+const INITIAL_STATE: IGraphViewState = {
+  graph: {},
+  block: '',
+  reason: '',
+  detail: '',
+  signature: '',
+  rebuilds: 0,
+  error: '',
+  param_stats: {},
+  hybridized: true,
+  status: ''
+};
 
 export class GraphViewModel extends DOMWidgetModel {
-  defaults(): Backbone.ObjectHash {
+  defaults(): Backbone.ObjectHash & IGraphViewState {
     return {
       ...super.defaults(),
       _model_name: GraphViewModel.model_name,
@@ -24,12 +34,7 @@ export class GraphViewModel extends DOMWidgetModel {
       _view_name: GraphViewModel.view_name,
       _view_module: GraphViewModel.view_module,
       _view_module_version: GraphViewModel.view_module_version,
-      graph: {},
-      block: '',
-      reason: '',
-      rebuilds: 0,
-      error: '',
-      param_stats: {}
+      ...INITIAL_STATE
     };
   }
 
@@ -48,17 +53,19 @@ export class GraphViewModel extends DOMWidgetModel {
 export class GraphView extends DOMWidgetView {
   private _canvas: GraphCanvas | null = null;
 
+  private get _state(): IStateModel<IGraphViewState> {
+    return this.model;
+  }
+
   render(): void {
     this.el.classList.add('hl-graph-widget');
     this._canvas = new GraphCanvas();
     this.el.appendChild(this._canvas.node);
-    this.listenTo(this.model, 'change:graph change:reason change:rebuilds change:detail change:hybridized', this._update);
-    this.listenTo(this.model, 'change:error', this._showError);
+    this.listenTo(this.model, 'change:graph change:status change:error change:hybridized', this._update);
     this.listenTo(this.model, 'change:param_stats', this._updateStats);
     this.listenTo(this.model, 'comm_live_update', this._commChanged);
     this._update();
     this._updateStats();
-    this._showError();
   }
 
   /** Resolves when the latest graph is drawn (used by tests). */
@@ -76,32 +83,25 @@ export class GraphView extends DOMWidgetView {
     if (!this._canvas) {
       return;
     }
-    const g = this.model.get('graph');
-    const block = String(this.model.get('block') || '');
-    const info = statusText(
-      block,
-      String(this.model.get('reason') || ''),
-      Number(this.model.get('rebuilds') || 0),
-      String(this.model.get('detail') || ''),
-      this.model.get('hybridized') !== false
-    );
-    if (isGraphJSON(g)) {
-      void this._canvas.setGraph(g as IGraphJSON, info);
-    } else {
-      void this._canvas.setGraph(null, block ? `${block}: waiting for the block's first hybridized call` : 'No graph yet.');
+    const g = this._state.get('graph');
+    const drawn = this._canvas.setGraph(isGraphJSON(g) ? g : null, this._state.get('status'));
+    if (this._failed()) {
+      // after the layout, which shows its own summary in the status line
+      void drawn.then(() => {
+        if (this._canvas && this._failed()) {
+          this._canvas.setStatus(this._state.get('status'), 'error');
+        }
+      });
     }
+  }
+
+  /** Whether the status line is a hybridization error (the kernel's `status_text` shows it then). */
+  private _failed(): boolean {
+    return !!this._state.get('error') && this._state.get('hybridized');
   }
 
   private _updateStats(): void {
-    const stats = this.model.get('param_stats');
-    this._canvas?.setParamStats(stats && typeof stats === 'object' ? stats : {});
-  }
-
-  private _showError(): void {
-    const err = String(this.model.get('error') || '');
-    if (err && this._canvas) {
-      this._canvas.setStatus(`Hybridization failed: ${err}`, 'error');
-    }
+    this._canvas?.setParamStats(this._state.get('param_stats') || {});
   }
 
   private _commChanged(): void {

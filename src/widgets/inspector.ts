@@ -1,14 +1,22 @@
 /**
  * The TensorInspector widget: model and view for `hybridlab.lab.TensorInspector`.
  *
- * Synced traits (Python `hybridlab/lab/inspector.py`): `block`, `steps_json` (the inspected calls'
- * statistics as a JSON string), `calls`, `inspected`, `first_nonfinite`, `error`. The DOM is built
- * by `InspectorPanel` (no widget dependency, tested in jest); every string from the kernel (tensor,
- * node and op names) is set with `textContent`, never as HTML.
+ * Synced state: `ITensorInspectorState` (`../tokens`, mirroring `hybridlab/lab/inspector.py`);
+ * the status line is the kernel's (`status`, shown as is). The DOM is built by `InspectorPanel`
+ * (no widget dependency, tested in jest); every string from the kernel (tensor, node and op
+ * names) is set with `textContent`, never as HTML.
  */
 import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/base';
 
-import { IInspectorStep, INonFinite, ITensorStats, MODULE_NAME, MODULE_VERSION } from '../tokens';
+import {
+  IInspectorStep,
+  INonFinite,
+  IStateModel,
+  ITensorInspectorState,
+  ITensorStats,
+  MODULE_NAME,
+  MODULE_VERSION
+} from '../tokens';
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
@@ -129,12 +137,6 @@ export class InspectorPanel {
     this._slider.value = String(index);
     this._stepLabel.textContent = `call ${step.step} (${index + 1} of ${this._steps.length} kept)`;
     const flagged = this._flag.step === step.step ? this._flag.tensor : undefined;
-    if (this._flag.node) {
-      this.setStatus(
-        `First NaN/Inf: node ${this._flag.node} (${this._flag.op}), output ${this._flag.tensor}, call ${this._flag.step}`,
-        'error'
-      );
-    }
     for (const t of step.nodes) {
       const row = el('tr', 'hl-stats-row');
       row.dataset.hlTensor = t.name;
@@ -194,8 +196,19 @@ export class InspectorPanel {
   }
 }
 
+/** The state of a TensorInspector before the kernel's first sync. */
+const INITIAL_STATE: ITensorInspectorState = {
+  block: '',
+  steps_json: '[]',
+  calls: 0,
+  inspected: 0,
+  first_nonfinite: {},
+  error: '',
+  status: ''
+};
+
 export class TensorInspectorModel extends DOMWidgetModel {
-  defaults(): Backbone.ObjectHash {
+  defaults(): Backbone.ObjectHash & ITensorInspectorState {
     return {
       ...super.defaults(),
       _model_name: 'TensorInspectorModel',
@@ -204,12 +217,7 @@ export class TensorInspectorModel extends DOMWidgetModel {
       _view_name: 'TensorInspectorView',
       _view_module: MODULE_NAME,
       _view_module_version: MODULE_VERSION,
-      block: '',
-      steps_json: '[]',
-      calls: 0,
-      inspected: 0,
-      first_nonfinite: {},
-      error: ''
+      ...INITIAL_STATE
     };
   }
 
@@ -219,12 +227,16 @@ export class TensorInspectorModel extends DOMWidgetModel {
 export class TensorInspectorView extends DOMWidgetView {
   panel: InspectorPanel | null = null;
 
+  private get _state(): IStateModel<ITensorInspectorState> {
+    return this.model;
+  }
+
   render(): void {
     this.panel = new InspectorPanel();
     this.el.appendChild(this.panel.node);
     this.listenTo(this.model, 'change:steps_json', this._steps);
     this.listenTo(this.model, 'change:first_nonfinite', this._flag);
-    this.listenTo(this.model, 'change:error change:calls change:inspected', this._status);
+    this.listenTo(this.model, 'change:status change:error change:first_nonfinite', this._status);
     this.listenTo(this.model, 'comm_live_update', this._commChanged);
     this._status();
     this._steps();
@@ -232,23 +244,16 @@ export class TensorInspectorView extends DOMWidgetView {
   }
 
   private _steps(): void {
-    this.panel?.setSteps(parseSteps(String(this.model.get('steps_json') || '[]')));
+    this.panel?.setSteps(parseSteps(this._state.get('steps_json')));
   }
 
   private _flag(): void {
-    this.panel?.setFlag((this.model.get('first_nonfinite') || {}) as INonFinite);
+    this.panel?.setFlag(this._state.get('first_nonfinite') || {});
   }
 
   private _status(): void {
-    const err = String(this.model.get('error') || '');
-    const block = String(this.model.get('block') || '');
-    if (err) {
-      this.panel?.setStatus(`Inspector error: ${err}`, 'error');
-    } else if (!(this.model.get('first_nonfinite') || {}).node) {
-      this.panel?.setStatus(
-        `${block}: ${this.model.get('inspected')} of ${this.model.get('calls')} call(s) inspected`
-      );
-    }
+    const alarm = this._state.get('error') || (this._state.get('first_nonfinite') || {}).node;
+    this.panel?.setStatus(this._state.get('status'), alarm ? 'error' : '');
   }
 
   private _commChanged(): void {

@@ -1,14 +1,15 @@
 /**
  * The TimingPanel widget: model and view for `hybridlab.lab.TimingPanel`.
  *
- * Synced traits (Python `hybridlab/lab/timing.py`): `block`, `results` (modes with latencies,
- * trace/build cost, speed-up, break-even; the per-op breakdown), `progress`, `stage`, `running`,
- * `error`. The Run button sends `{event: "run"}`. The DOM is built by `TimingPanelDOM` (tested in
+ * Synced state: `ITimingPanelState` (`../tokens`, mirroring `hybridlab/lab/timing.py`): `results`
+ * (modes with latencies, trace/build cost, speed-up, break-even; the per-op breakdown), `progress`,
+ * `running`, and `status`, the status line the kernel computes (shown as is). The Run button
+ * sends `{event: "run"}`. The DOM is built by `TimingPanelDOM` (tested in
  * jest); strings from the kernel are set with `textContent` only.
  */
 import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/base';
 
-import { ITimingMode, ITimingResults, MODULE_NAME, MODULE_VERSION } from '../tokens';
+import { IStateModel, ITimingMode, ITimingPanelState, ITimingResults, MODULE_NAME, MODULE_VERSION } from '../tokens';
 import { fmt } from './inspector';
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string): HTMLElementTagNameMap[K] {
@@ -84,13 +85,10 @@ export class TimingPanelDOM {
   }
 
   /** The progress bar shows only while `running` (style/inspector.css hides it otherwise). */
-  setProgress(fraction: number, stage: string, running: boolean): void {
+  setProgress(fraction: number, running: boolean): void {
     this._progress.value = running ? fraction : 0;
     this.runButton.disabled = running;
     this.node.dataset.hlRunning = running ? 'true' : 'false';
-    if (running) {
-      this.setStatus(`Measuring: ${stage} (${Math.round(fraction * 100)}%)`);
-    }
   }
 
   setResults(r: ITimingResults | null): void {
@@ -102,7 +100,6 @@ export class TimingPanelDOM {
       return;
     }
     this._summary.textContent = summaryText(r);
-    this.setStatus(`${r.block}: ${r.calls} timed calls per mode on ${r.inputs}`);
     this._modes.appendChild(scroller(this._modeTable(r.modes)));
     if (r.ops && r.ops.length) {
       this._ops.appendChild(el('div', 'hl-detail-title', 'Per-op time (default hybridized, profiler)'));
@@ -170,8 +167,19 @@ export class TimingPanelDOM {
   }
 }
 
+/** The state of a TimingPanel before the kernel's first sync. */
+const INITIAL_STATE: ITimingPanelState = {
+  block: '',
+  results: {},
+  progress: 0,
+  stage: '',
+  running: false,
+  error: '',
+  status: ''
+};
+
 export class TimingPanelModel extends DOMWidgetModel {
-  defaults(): Backbone.ObjectHash {
+  defaults(): Backbone.ObjectHash & ITimingPanelState {
     return {
       ...super.defaults(),
       _model_name: 'TimingPanelModel',
@@ -180,12 +188,7 @@ export class TimingPanelModel extends DOMWidgetModel {
       _view_name: 'TimingPanelView',
       _view_module: MODULE_NAME,
       _view_module_version: MODULE_VERSION,
-      block: '',
-      results: {},
-      progress: 0,
-      stage: '',
-      running: false,
-      error: ''
+      ...INITIAL_STATE
     };
   }
 
@@ -198,17 +201,21 @@ export class TimingPanelView extends DOMWidgetView {
     this.send({ event: 'run' });
   };
 
+  private get _state(): IStateModel<ITimingPanelState> {
+    return this.model;
+  }
+
   render(): void {
     this.panel = new TimingPanelDOM();
     this.el.appendChild(this.panel.node);
     this.panel.runButton.addEventListener('click', this._onRun);
     this.listenTo(this.model, 'change:results', this._results);
-    this.listenTo(this.model, 'change:progress change:stage change:running', this._progress);
-    this.listenTo(this.model, 'change:error', this._error);
+    this.listenTo(this.model, 'change:progress change:running', this._progress);
+    this.listenTo(this.model, 'change:status change:error', this._status);
     this.listenTo(this.model, 'comm_live_update', this._commChanged);
     this._results();
     this._progress();
-    this._error();
+    this._status();
   }
 
   remove(): void {
@@ -217,19 +224,16 @@ export class TimingPanelView extends DOMWidgetView {
   }
 
   private _results(): void {
-    const r = this.model.get('results') as ITimingResults;
-    this.panel?.setResults(r && r.modes ? r : null);
+    const r = this._state.get('results');
+    this.panel?.setResults(r && Array.isArray(r.modes) ? (r as ITimingResults) : null); // `{}` before a run
   }
 
   private _progress(): void {
-    this.panel?.setProgress(Number(this.model.get('progress') || 0), String(this.model.get('stage') || ''), Boolean(this.model.get('running')));
+    this.panel?.setProgress(this._state.get('progress') || 0, this._state.get('running'));
   }
 
-  private _error(): void {
-    const err = String(this.model.get('error') || '');
-    if (err) {
-      this.panel?.setStatus(`Timing failed: ${err}`, 'error');
-    }
+  private _status(): void {
+    this.panel?.setStatus(this._state.get('status'), this._state.get('error') ? 'error' : '');
   }
 
   private _commChanged(): void {

@@ -27,11 +27,11 @@ Example::
 """
 from .cached_op import CachedOp, FLAG_DEFAULTS, parse_flags  # noqa: F401
 from .codegen import Program, compile_program, generate  # noqa: F401
-from .signature import Signature, infer_graph  # noqa: F401
+from .signature import Signature  # noqa: F401
 from .executor import Executor, attach as _attach_executor  # noqa: F401
 from ..symbol.symbol import Symbol as _Symbol
 
 _attach_executor(_Symbol)   # Symbol.bind / simple_bind / eval: the symbol layer cannot import us
 
-__all__ = ["CachedOp", "Executor", "Program", "Signature", "compile_program", "generate", "infer_graph",
+__all__ = ["CachedOp", "Executor", "Program", "Signature", "compile_program", "generate",
            "parse_flags", "FLAG_DEFAULTS"]

@@ -15,18 +15,19 @@ the saved entries the gradient graph actually reads are kept (pruning).
 
 Side effects of gradients are not traced: BatchNorm's gradient updates the moving statistics in
 place (MXNet 1.9 on CPU), so its stand-ins for the moving statistics carry no data, and the backward
-program gets an explicit update statement per BatchNorm node in training mode instead.
+program gets an explicit statement per node whose op declares a ``train_side_effect`` that applies
+in the forward's mode (``ops.registry.SideEffect``) instead.
 
 Example::
 
     >>> import numpy as np
     >>> import hybridlab as mx
     >>> from hybridlab.compiler.backward import BackwardPlan
-    >>> from hybridlab.compiler.signature import Signature, infer_graph
+    >>> from hybridlab.compiler.signature import Signature
     >>> x = mx.sym.var('x')
     >>> y = mx.sym.tanh(mx.sym._mul_scalar(x, scalar=2, name='m'), name='t')
     >>> sig = Signature(['x'], [(2,)], [np.dtype('float32')], mx.cpu(), True)
-    >>> shapes, dtypes = infer_graph(y._outputs, [x._outputs[0][0]], sig)
+    >>> shapes, dtypes = sig.infer(y._outputs, [x._outputs[0][0]])
     >>> plan = BackwardPlan(y._outputs, [x._outputs[0][0]], sig, shapes, dtypes, need=[True])
     >>> out, *saved = plan.forward.fn(np.array([0.0, 1.0], dtype=np.float32))
     >>> grads = plan.run(saved, [np.array([0.0, 1.0], dtype=np.float32)], [np.ones(2, np.float32)])
@@ -49,7 +50,7 @@ from ..symbol.symbol import Symbol
 from .codegen import compile_program
 from .passes._graph import gradient_path
 from .passes.train_variants import keep_workspaces
-from .signature import Signature, infer_graph
+from .signature import Signature
 
 __all__ = ["BackwardPlan", "derive_backward", "BackwardUnavailable"]
 
@@ -61,7 +62,7 @@ class BackwardUnavailable(MXNetError):
 
 class _AuxStandIn:
     """Stands for a mutated (aux) input in a traced gradient: no data, so the in-place update a
-    gradient would do (BatchNorm's moving statistics) is skipped while tracing."""
+    gradient would do (its op's ``train_side_effect``) is skipped while tracing."""
 
     __slots__ = ("shape", "dtype", "_data", "_node", "_grad_req", "_trace")
 
@@ -75,37 +76,11 @@ class _AuxStandIn:
         return len(self.shape)
 
 
-class _Raw:
-    """A raw array seen as ``NDArray``-like (``._data``) by a gradient's side-effect helper."""
-
-    __slots__ = ("_data",)
-
-    def __init__(self, data):
-        self._data = data
-
-
-def _bn_update(attrs, mean, var, moving_mean, moving_var):
-    """BatchNorm in training mode: the moving statistics updated in place, as its gradient does."""
-    from ..ops.norm import _bn_update_moving
-    _bn_update_moving(attrs, _Raw(mean), _Raw(var), _Raw(moving_mean), _Raw(moving_var))
-
-
-def _bn_updates(node, training):
-    """(saved entries read, update function) of a node whose gradient mutates its aux inputs."""
-    a = node.parsed_attrs()
-    if not training or a["use_global_stats"]:
-        return None
-    return [(node, 1), (node, 2), node.inputs[3], node.inputs[4]], _bn_update
-
-
-# op name -> f(node, training) -> None | (entries, fn(attrs, *raw arrays)): gradients with side effects
-SIDE_EFFECTS = {"BatchNorm": _bn_updates}
-
-
 class Derived:
     """The traced gradient graph: ``outputs`` (entries, one per input that gets a gradient),
     ``grad_inputs`` (their forward input indices), ``variables`` (backward graph variables with
-    ``spec``: ``("saved", (node, i))`` or ``("head", k)``) and ``updates`` (side-effect steps)."""
+    ``spec``: ``("saved", (node, i))`` or ``("head", k)``) and ``updates`` (side-effect steps:
+    ``(node, SideEffect, the variables its update reads)``)."""
 
     def __init__(self, outputs, grad_inputs, variables, spec, updates):
         self.outputs, self.grad_inputs = outputs, grad_inputs
@@ -179,13 +154,12 @@ def derive_backward(outputs, inputs, shapes, dtypes, device, training, need):
                             raise BackwardUnavailable(f"the gradient of node '{node.name}' ({node.op.name}) "
                                                       f"returned a value that is not traced")
                         accumulate((id(src), i), g)
-                effect = SIDE_EFFECTS.get(node.op.name)
-                step = effect(node, training) if effect else None
-                if step is not None:
-                    entries, fn = step
+                effect = node.op.train_side_effect
+                if effect is not None and effect.when(node.parsed_attrs(), training):
+                    entries = [(node, i) if kind == "output" else node.inputs[i] for kind, i in effect.reads]
                     for s, i in entries:
                         stand_in(s, i)
-                    updates.append((node, fn, [saved[(id(s), i)][0] for s, i in entries]))
+                    updates.append((node, effect, [saved[(id(s), i)][0] for s, i in entries]))
     except BackwardUnavailable:
         raise
     except Exception as err:   # noqa: BLE001 - a gradient that cannot be traced: say which node
@@ -219,6 +193,22 @@ def _claim(arrays, fwd_node, claimed):
         stack.extend(src for src, _ in node.inputs)
 
 
+def _traced_types(outputs, variables, signature):
+    """The backward graph's ``({id(node): [shape per output]}, {id(node): [dtype per output]})``:
+    its ``variables`` get ``signature``'s, its op nodes carry what tracing inferred for them
+    (``node.meta``: the graph was traced for this very signature, so it is not inferred again)."""
+    shapes, dtypes = {}, {}
+    for node, shape, dtype in zip(variables, signature.shapes, signature.dtypes):
+        shapes[id(node)], dtypes[id(node)] = [shape], [dtype]
+    for node in topo_order(outputs):
+        if not node.is_variable:
+            n_out = node.num_outputs()
+            got = list(node.meta["dtypes"])[:n_out]
+            shapes[id(node)] = (list(node.meta["shapes"]) + [None] * n_out)[:n_out]
+            dtypes[id(node)] = got + [got[0] if got else None] * (n_out - len(got))
+    return shapes, dtypes
+
+
 class BackwardPlan:
     """The compiled training pair of one signature and one gradient mask ``need`` (which inputs
     get a gradient): ``forward`` returns the outputs then the saved intermediates, ``backward``
@@ -228,9 +218,7 @@ class BackwardPlan:
     def __init__(self, outputs, inputs, signature, shapes, dtypes, need, title=""):
         self.need = tuple(bool(k) for k in need)
         # ops whose gradients reuse forward workspaces run their training variants (within a budget)
-        outputs, self.kept_workspaces = keep_workspaces(outputs, inputs, self.need, shapes, dtypes)
-        if self.kept_workspaces:
-            shapes, dtypes = infer_graph(outputs, inputs, signature)
+        outputs, self.kept_workspaces, shapes, dtypes = keep_workspaces(outputs, inputs, self.need, shapes, dtypes)
         self._outputs, self._fwd_shapes, self._fwd_dtypes = list(outputs), shapes, dtypes
         d = derive_backward(outputs, inputs, shapes, dtypes, signature.device, signature.training, self.need)
         self.grad_inputs = d.grad_inputs
@@ -271,11 +259,11 @@ class BackwardPlan:
             shapes_in.append(self._fwd_shapes[id(node)][i])
             dtypes_in.append(self._fwd_dtypes[id(node)][i])
         sig = Signature(names, shapes_in, dtypes_in, signature.device, signature.training)
-        shapes, dtypes = infer_graph(d.outputs, d.variables, sig)
+        shapes, dtypes = _traced_types(d.outputs, d.variables, sig)
         # the side effects are statements of the generated program; codegen names them and makes
         # the node name in their comment inert (see compiler.source_text)
-        effects = [(f"{node.name}: {node.op.name} training-mode side effect of its gradient (moving "
-                    f"statistics updated in place)", fn, node.parsed_attrs(), vs) for node, fn, vs in d.updates]
+        effects = [(f"{node.name}: {node.op.name} training-mode side effect of its gradient ({effect.doc})",
+                    effect.update, node.parsed_attrs(), vs) for node, effect, vs in d.updates]
         return compile_program(d.outputs, d.variables, sig, shapes, dtypes, title=title, instrument=instrument,
                                kind="backward", effects=effects)
 

@@ -59,7 +59,9 @@ the gradients needed: here only the weight's)::
     >>> op.backward_symbol().list_inputs()
     ['act_output_head_grad', 'fc_output', 'data']
 """
-from .. import autograd, profiler
+from .. import monitor_state
+from ..autograd import state as autograd_state
+from ..autograd.backward import run_backward, tape_order
 from ..base import MXNetError
 from ..device import current_device
 from ..ndarray.dispatch import OutOfMemory, shape_error
@@ -67,19 +69,24 @@ from ..ndarray.ndarray import NDArray
 from ..ops.infer import InferError
 from ..ops.registry import OpDef
 from ..symbol.graph import topo_order
+from ..symbol.provenance import where
 from .backward import BackwardPlan, BackwardUnavailable
 from .codegen import compile_program, make_entry
-from .instrument import ProfileMonitor, quiet, run_nodes, run_program
+from .instrument import ProfileMonitor, run_nodes, run_program
+from .interpreter import Interpreter
 from .memory import ArenaPool, plan_graph
-from .passes import partition_dynamic, run_pipeline
-from .signature import Signature, infer_graph, where
+from .partitioned import partition_dynamic
+from .passes import run_pipeline
+from .signature import Signature
 
 __all__ = ["CachedOp", "FLAG_DEFAULTS"]
 
-_state = autograd._state
+_state = autograd_state.flags
 
-# MXNet's CachedOpConfig fields and defaults (src/imperative/cached_op.h). Accepted and kept;
-# memory planning (static_alloc/static_shape) and bulking are not implemented by this compiler yet.
+# MXNet's CachedOpConfig fields and defaults (src/imperative/cached_op.h). static_alloc plans the
+# predict programs' buffers (compiler/memory.py); inline_limit sizes the segments of a partitioned
+# graph that run op by op (compiler/partitioned.py); the others are accepted and kept (a program is
+# one Python function: there is nothing to bulk).
 FLAG_DEFAULTS = {"static_alloc": False, "static_shape": False, "is_dynamic": False, "inline_limit": 2,
                  "forward_bulk_size": 15, "backward_bulk_size": 15, "data_indices": (),
                  "param_indices": (), "subgraph": ""}
@@ -145,7 +152,7 @@ class CachedOp:
         traced = topo_order(symbol._outputs)      # once: every question below about the traced graph
         dynamic = [n.name for n in traced if not n.is_variable and n.op.dynamic_shape]
         # partition_if_dynamic: ops whose output shape depends on values (boolean_mask) cannot be
-        # compiled ahead of the call: the graph is split around them (compiler.passes.dynamic)
+        # compiled ahead of the call: the graph is split around them (compiler.partitioned)
         self._partition = partition_dynamic(symbol, inline_limit=self.flags.get("inline_limit", 2)) \
             if dynamic else None
         if self._partition is not None and not partition_if_dynamic:
@@ -306,12 +313,12 @@ class CachedOp:
             else:
                 prog = plan.forward.instrumented()
                 monitor.start(prog.nodes, x0._device)
-                with quiet():      # its ops are reported by the monitor, not as imperative calls
+                with monitor_state.quiet():      # its ops are reported by the monitor, not as imperative calls
                     res = prog.fn(*datas, monitor)
         except Exception as err:
             raise _program_error(err, {plan.forward.filename: plan.forward}) from err.__cause__
         outs, saved = plan.split(res)
-        node = autograd.TapeNode(self._tape_op, (plan, saved, datas, label), list(args), tuple(outs), x0._device)
+        node = autograd_state.TapeNode(self._tape_op, (plan, saved, datas, label), list(args), tuple(outs), x0._device)
         wrapped = []
         for i, o in enumerate(outs):
             w = NDArray._wrap(o, x0._device, x0._np)
@@ -338,12 +345,12 @@ class CachedOp:
         if _state.recording:
             return self._grad_recorded(plan, inputs, ograds, training)
         x0 = inputs[0]
-        monitor = ProfileMonitor(label or repr(self.symbol)) if profiler.symbolic_active() else None
+        monitor = ProfileMonitor(label or repr(self.symbol)) if monitor_state.switches.symbolic else None
         try:
             if monitor is None:
                 grads = plan.run(saved, datas, [g._data for g in ograds])
             else:
-                with quiet():
+                with monitor_state.quiet():
                     grads = plan.run(saved, datas, [g._data for g in ograds], monitor)
         except Exception as err:
             raise _program_error(err, {plan.backward.filename: plan.backward}) from err.__cause__
@@ -359,41 +366,23 @@ class CachedOp:
             if k:
                 a._grad_req = "write"
             aliases.append(a)
-        with autograd._Scope(True, training):
+        with autograd_state.Scope(True, training):
             outs = self._call_recorded(aliases, None)
         outs = outs if isinstance(outs, list) else [outs]
-        got = autograd._run_backward(outs, list(ograds), True, True, training)
+        got = run_backward(outs, list(ograds), True, True, training)
         grads = [got[id(a)][1] if k and id(a) in got else None for a, k in zip(aliases, plan.need)]
         real = {id(a): x for a, x in zip(aliases, inputs)}
-        for tnode in autograd._toposort([g for g in grads if g is not None]):
+        for tnode in tape_order([g for g in grads if g is not None]):
             tnode.sources = [_source_of(real[id(s)]) if not isinstance(s, tuple) and id(s) in real else s
                              for s in tnode.sources]
         return grads
 
     def _call_recorded(self, args, default_device):
-        """Node by node through the imperative dispatcher, so autograd records every op (the path of
-        graphs whose backward cannot be compiled)."""
-        from ..ndarray.dispatch import invoke
+        """The optimized graph node by node (``compiler.interpreter``) through the imperative
+        dispatcher, so autograd records every op (the path of graphs whose backward cannot be
+        compiled)."""
         self._checked_key(args, default_device)          # checks the inputs, compiles the signature
-        values = {(id(n), 0): x for n, x in zip(self._inputs, args)}
-        for node in self._ops:
-            ins = []
-            for src, i in node.inputs:
-                v = values.get((id(src), i))
-                if v is None:
-                    raise MXNetError(f"CachedOp: node '{node.name}' reads hidden output {i} of node "
-                                     f"'{src.name}', which the recorded (autograd) path cannot provide")
-                ins.append(v)
-            try:
-                out = invoke(node.op, ins, node.attrs)
-            except MXNetError as err:
-                raise MXNetError(f"{err} [in node '{node.name}'{where(node)}]") from None
-            if isinstance(out, list):
-                for i, o in enumerate(out):
-                    values[(id(node), i)] = o
-            else:
-                values[(id(node), 0)] = out
-        outs = [values[(id(n), i)] for n, i in self._outputs]
+        outs = Interpreter(self._outputs).run(dict(zip(self.input_names, args)))
         return outs[0] if self._single else outs
 
     # ---- compiling --------------------------------------------------------------------------
@@ -408,14 +397,14 @@ class CachedOp:
         else:
             device = default_device or current_device()
         sig = Signature(self.input_names, [x.shape for x in args], [x.dtype for x in args], device, key[0])
-        shapes, dtypes = infer_graph(self._outputs, self._inputs, sig)
+        shapes, dtypes = sig.infer(self._outputs, self._inputs, self._ops)   # once per signature
         memory = None
         if self.flags.get("static_alloc") and not key[0]:   # predict programs reuse planned buffers
-            plan = plan_graph(self._outputs, shapes, dtypes)
+            plan = plan_graph(self._outputs, shapes, dtypes, nodes=self._ops)
             memory = (plan, self._pools.setdefault(device, ArenaPool()))
             self.memory_plans[key] = plan
         prog = compile_program(self._outputs, self._inputs, sig, shapes, dtypes, title=repr(self.symbol),
-                               memory=memory)
+                               memory=memory, nodes=self._ops)
         # op hooks and the profiler run the instrumented variant of the graph as traced (every op
         # visible under its own name), not the pipeline's rewrite (fused nodes)
         prog._gen = (self._traced_outputs, self._traced_inputs, {"signature": sig, "title": repr(self.symbol)})
@@ -555,16 +544,13 @@ def _optimized(symbol, traced, snapshots):
     """The graph the programs are generated from: ``symbol`` (whose nodes in order are ``traced``)
     after the pass pipeline (DCE, CSE, constant folding, elementwise fusion, in-place marks):
     ``(outputs, inputs in symbol's input order, op nodes in order, stages)``; ``stages`` are the
-    graph after each pass when ``snapshots``, else ``None`` (not kept)."""
+    graph after each pass when ``snapshots``, else ``None`` (not kept). Passes keep every
+    variable (each one is read by an output of the traced graph), so the inputs match by name."""
     original = [n.name for n in traced if n.is_variable]
     optimized, stages = run_pipeline(symbol, snapshots=snapshots)
     outputs = list(optimized._outputs)
     order = topo_order(outputs)
     by_name = {n.name: n for n in order if n.is_variable}
-    if len(by_name) != len(original) or set(by_name) != set(original):   # a pass changed the inputs
-        outputs, order = list(symbol._outputs), traced                    # (cannot happen: be safe)
-        by_name = {n.name: n for n in order if n.is_variable}
-        stages = []
     return outputs, [by_name[n] for n in original], [n for n in order if not n.is_variable], \
         stages if snapshots else None
 

@@ -28,11 +28,11 @@ Example::
     >>> import numpy as np
     >>> import hybridlab as mx
     >>> from hybridlab.compiler.codegen import compile_program
-    >>> from hybridlab.compiler.signature import Signature, infer_graph
+    >>> from hybridlab.compiler.signature import Signature
     >>> x = mx.sym.var('x')
     >>> y = mx.sym.relu(mx.sym.exp(x, name='e') * 2, name='act')
     >>> sig = Signature(['x'], [(2,)], [np.dtype('float32')], mx.cpu(), False)
-    >>> shapes, dtypes = infer_graph(y._outputs, [x._outputs[0][0]], sig)
+    >>> shapes, dtypes = sig.infer(y._outputs, [x._outputs[0][0]])
     >>> prog = compile_program(y._outputs, [x._outputs[0][0]], sig, shapes, dtypes, title=repr(y))
     >>> prog.fn(np.array([-1.0, 0.0], dtype=np.float32)).tolist()
     [0.7357588410377502, 2.0]
@@ -66,7 +66,8 @@ from numpy import asarray
 
 from ..base import MXNetError
 from ..ops.context import op_context
-from ..ops.relu_cpu import row_length, zero_row
+from ..ops.registry import all_ops
+from ..ops.relu_cpu import zero_row
 from ..symbol.graph import topo_order
 from .source_text import Namer, check_identifier, comment, literal
 
@@ -78,9 +79,14 @@ _KINDS = {"forward": ("forward", "program", "<hybridlab-cached-op>"),
           "backward": ("backward", "backward program", "<hybridlab-cached-op-backward>")}
 
 
+_DTYPE_NAMES = {}     # dtype -> its name (NumPy computes ``dtype.name`` anew on every read)
+
+
 def _fmt_shape(shape, dtype):
     s = "?" if shape is None else str(tuple(shape))
-    d = "?" if dtype is None else getattr(dtype, "name", str(dtype))
+    d = _DTYPE_NAMES.get(dtype)
+    if d is None:
+        d = _DTYPE_NAMES[dtype] = "?" if dtype is None else getattr(dtype, "name", str(dtype))
     return f"{s} {d}"
 
 
@@ -111,7 +117,7 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
     """Python source of the program for ``outputs`` ((node, index) entries) with variable nodes
     ``inputs`` as parameters, plus the globals it needs and ``{line number: node}``.
 
-    ``shapes``/``dtypes`` (``{id(node): [per output]}``, from ``signature.infer_graph``) only feed the
+    ``shapes``/``dtypes`` (``{id(node): [per output]}``, from ``Signature.infer``) only feed the
     comments and the 0-d rewrap on the CPU (NumPy returns scalars for 0-d results).
 
     ``instrument=True`` generates the INSTRUMENTED variant (op hooks, the profiler): the function
@@ -135,10 +141,11 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
     if nodes is None:
         nodes = [n for n in topo_order(outputs) if not n.is_variable]
     plan = memory[0] if memory is not None else None
-    namer = Namer({"ctx", "asarray", "single", "mon", fn_name} | set(_INLINE_UFUNCS)
+    inline_fns = _inline_functions(nodes)
+    namer = Namer({"ctx", "asarray", "single", "mon", fn_name} | set(inline_fns)
                   | set(plan.global_names() if plan else ()))
     env = {"ctx": op_context(signature.device, signature.training), "asarray": asarray, "single": _single,
-           **_INLINE_UFUNCS}
+           **inline_fns}
     kernels, attr_names, ctx_names = {}, {}, {}
     header = []
     for node in nodes:
@@ -170,7 +177,7 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
     keep = {(id(n), i) for n, i in outputs} | {(id(n), 0) for n in inputs}
     wrap0d = not signature.device.is_gpu
 
-    body, line_nodes, rows, out_kernels, called = [], {}, {}, {}, set()
+    body, line_nodes, rows, out_kernels, called, inlined = [], {}, {}, {}, set(), {}
 
     def zero_rows(dtype, n):
         if (dtype, n) not in rows:
@@ -205,6 +212,9 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
                   else _inline(node, a, args, shapes, dtypes, planned, zero_rows))
         if inline is not None:    # a NumPy expression instead of a kernel call (no call overhead)
             call = inline
+            rule = node.op.inline
+            inlined.update((f.__name__, None) for f in rule.functions if re.search(rf"\b{f.__name__}\(", call))
+            inlined.update(("." + m, None) for m in rule.methods if f".{m}(" in call)
         elif planned is not None:   # static_alloc: write into the planned buffer
             if node.op.name not in out_kernels:
                 out_kernels[node.op.name] = namer(f"{kernels[node.op.name]}_out")
@@ -254,12 +264,9 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
 
     if plan is not None:
         memory[1].bind(plan, signature.device.xp, target=env)
-    text = "\n".join(line for line in body if not line.lstrip().startswith("#"))
     kernels = {op: n for op, n in kernels.items() if op in called}   # inlined ops need no kernel
     bound = ", ".join(n if n == op else f"{n} = {op}" for op, n in kernels.items())
     kernel_note = f"the kernels {bound} (each op's compute)" if kernels else "no kernels (every op inlined)"
-    inlined = [f for f in _INLINE_UFUNCS if re.search(rf"\b{f}\(", text)]
-    inlined += [".sum"] if ".sum(axis=0" in text else []
     if inlined:
         kernel_note += f"; inlined as NumPy calls: {'/'.join(inlined)}"
     ctxs = [f"ctx = OpContext({signature.device}, is_train={signature.training})"]
@@ -279,53 +286,62 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
     return source, env, line_nodes
 
 
-_INLINE_UFUNCS = {"matmul": np.matmul, "add": np.add, "maximum": np.maximum, "multiply": np.multiply,
-                  "greater": np.greater}
+class _InlineSite:
+    """One call as an op's ``InlineRule`` sees it (``ops.registry.InlineRule`` documents each field):
+    generated identifiers, shapes, the one dtype, the planned buffer, and the literal writer."""
+
+    __slots__ = ("args", "shapes", "dtype", "out", "_zero_rows")
+    literal = staticmethod(literal)
+
+    def __init__(self, args, shapes, dtype, out, zero_rows):
+        self.args, self.shapes, self.dtype, self.out, self._zero_rows = args, shapes, dtype, out, zero_rows
+
+    @property
+    def out_arg(self):
+        return "" if self.out is None else f", out={self.out}"
+
+    def zero_row(self, n):
+        return self._zero_rows(self.dtype, n)
+
+
+def _inline_functions(nodes):
+    """``{name: function}`` of the NumPy functions the inline rules of registered ops (and of the ops
+    of ``nodes``) call: bound in every program and reserved in its namer, so a node's identifier does
+    not depend on which ops its graph has."""
+    registered = all_ops()
+    if _REGISTERED_INLINE[0] != registered:      # computed again only when the registry changed
+        _REGISTERED_INLINE[:] = [registered, _collect_inline_functions({}, registered)]
+    return _collect_inline_functions(dict(_REGISTERED_INLINE[1]), dict.fromkeys(n.op for n in nodes))
+
+
+_REGISTERED_INLINE = [None, {}]      # [the registered ops, the functions of their inline rules]
+
+
+def _collect_inline_functions(fns, ops):
+    for op in ops:
+        for f in op.inline.functions if op.inline is not None else ():
+            if fns.setdefault(f.__name__, f) is not f:
+                raise MXNetError(f"{op.name}: inline rule function {f.__name__!r} differs from another op's")
+    return fns
 
 
 def _inline(node, a, args, shapes, dtypes, planned, zero_rows):
-    """A NumPy expression computing ``node`` exactly as its kernel does, for the hot ops of small
-    models on the CPU (dense layers and relu, and in backward programs their gradients: 2-d ``dot``,
-    the relu mask ``_greater_scalar`` times the gradient, the bias gradient ``sum`` over the batch),
-    or ``None``: the generated line then calls the kernel (a call costs microseconds of Python).
-    ``planned`` (static_alloc) gives the buffer the result is written into; ``zero_rows(dtype, n)``
-    binds a row of ``n`` zeros as a global of the program and returns its name."""
-    op = node.op.name
-    srcs = [(shapes.get(id(s)) or [None] * (i + 1))[i] for s, i in node.inputs]
+    """The op's ``InlineRule`` expression for ``node`` (``None``: the program calls the kernel).
+    Rules are asked only when every input has one floating dtype; ``planned`` (static_alloc) gives
+    the buffer the result is written into; ``zero_rows(dtype, n)`` binds a row of ``n`` zeros as a
+    global of the program and returns its name."""
+    rule = node.op.inline
+    if rule is None:
+        return None
     kinds = [(dtypes.get(id(s)) or [None] * (i + 1))[i] for s, i in node.inputs]
     if not kinds or any(k is None or np.dtype(k) != np.dtype(kinds[0]) or np.dtype(k).kind != "f" for k in kinds):
         return None
-    out = f", out={check_identifier(planned[1])}" if planned is not None else ""
-    if op == "FullyConnected" and srcs[0] is not None and (len(srcs[0]) == 2 or a["flatten"] and len(srcs[0]) > 2):
-        data = args[0] if len(srcs[0]) == 2 else f"{args[0]}.reshape({literal(srcs[0][0])}, -1)"
-        product = f"matmul({data}, {args[1]}.T{out})"
-        if a["no_bias"]:
-            return product
-        return f"add({product}, {args[2]}{out})"
-    if op == "relu" or (op == "Activation" and a["act_type"] == "relu"):
-        shape = srcs[0]
-        n = row_length(shape) if shape is not None else None
-        if n is None:
-            return f"maximum({args[0]}, 0{out})"
-        row = zero_rows(np.dtype(kinds[0]), n)   # rows of zeros, not the scalar 0: NumPy's fast loop
-        if n == shape[-1]:
-            return f"maximum({args[0]}, {row}{out})"
-        out = f", out={check_identifier(planned[1])}.reshape(-1, {literal(n)})" if planned is not None else ""
-        return f"maximum({args[0]}.reshape(-1, {literal(n)}), {row}{out}).reshape({literal(tuple(shape))})"
-    if op == "dot" and all(s is not None and len(s) == 2 for s in srcs):
-        lhs = f"{args[0]}.T" if a["transpose_a"] else args[0]
-        rhs = f"{args[1]}.T" if a["transpose_b"] else args[1]
-        return f"matmul({lhs}, {rhs}{out})"
-    if op == "elemwise_mul":
-        return f"multiply({args[0]}, {args[1]}{out})"
-    if op == "_greater_scalar":   # 1.0 / 0.0 in the input's dtype (NaN compares false, as in the kernel)
-        if planned is not None:
-            return f"greater({args[0]}, {literal(a['scalar'])}{out})"
-        return f"greater({args[0]}, {literal(a['scalar'])}).astype({args[0]}.dtype)"
-    if (op == "sum" and a["axis"] == (0,) and not a["keepdims"] and not a["exclude"]
-            and srcs[0] is not None and len(srcs[0]) == 2):
-        return f"{args[0]}.sum(axis=0{out})"
-    return None
+    srcs = [(shapes.get(id(s)) or [None] * (i + 1))[i] for s, i in node.inputs]
+    out = check_identifier(planned[1]) if planned is not None else None
+    expr = rule.expression(a, _InlineSite(args, srcs, np.dtype(kinds[0]), out, zero_rows))
+    if expr is not None and not (type(expr) is str and expr.isprintable()):
+        raise MXNetError(f"{node.op.name}: inline rule expected one line of source text or None, got {expr!r}")
+    return expr
 
 
 class Program:
@@ -373,12 +389,14 @@ class Program:
 
 
 def compile_program(outputs, inputs, signature, shapes=None, dtypes=None, title="", instrument=False,
-                    memory=None, kind="forward", effects=()):
+                    memory=None, kind="forward", effects=(), nodes=None):
     """Generate, compile and register the program of ``outputs`` for ``signature`` (see ``generate``;
     ``instrument=True``: the instrumented variant, see ``Program.instrumented``; ``memory``: the
     static_alloc plan and buffer pool; instrumented variants never reuse buffers, so hooks may keep
-    the arrays they are given; ``kind`` and ``effects``: a backward program, see ``generate``)."""
-    nodes = [n for n in topo_order(outputs) if not n.is_variable]
+    the arrays they are given; ``kind`` and ``effects``: a backward program, see ``generate``;
+    ``nodes``: the op nodes of ``outputs`` in topological order, when the caller has them)."""
+    if nodes is None:
+        nodes = [n for n in topo_order(outputs) if not n.is_variable]
     source, env, line_nodes = generate(outputs, inputs, signature, shapes, dtypes, kind=kind, title=title,
                                        instrument=instrument, memory=memory, effects=effects, nodes=nodes)
     fn_name, _, prefix = _KINDS[kind]

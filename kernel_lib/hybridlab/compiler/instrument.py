@@ -13,13 +13,14 @@ values are raw NumPy/CuPy arrays). Two monitors exist:
   run with an ``MXNetError`` naming the node, its op and the tensor; nothing of the cached op is
   changed, so the next call works.
 * ``ProfileMonitor``: times each node (``time.perf_counter``; the device is synchronised first on a
-  GPU) into ``hybridlab.profiler``.
+  GPU) into ``hybridlab.profiler`` (through ``monitor_state.record``).
 
 ``run_program(cached_op, args, monitor)`` runs a ``CachedOp`` on NDArray ``args`` through the
 instrumented variant of the program compiled for their signature (compiling it if needed); the
 plain program is left as it is. ``run_nodes(cached_op, args, monitor)`` runs the graph node by node
 through the imperative dispatcher instead (autograd records each op), for calls under
-``autograd.record()``.
+``autograd.record()``: a ``MonitoredInterpreter`` (``compiler.interpreter``) calls the monitor
+around each node.
 
 Example::
 
@@ -33,32 +34,15 @@ Example::
     >>> out.asnumpy().tolist(), seen
     ([1.0, 1.0], [('e_output', 'exp'), ('act_output', 'relu')])
 """
-import contextlib
 import time
 
+from .. import monitor_state
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
-from .signature import where
+from ..symbol.provenance import where
+from .interpreter import Interpreter
 
-__all__ = ["HookMonitor", "ProfileMonitor", "MonitorChain", "run_program", "run_nodes", "suspended", "quiet"]
-
-_suspend = [0]     # > 0 while a graph runs under a monitor: the imperative monitor stays quiet
-
-
-@contextlib.contextmanager
-def quiet():
-    """Inside: imperative op calls are not reported to op hooks or the profiler (parameter
-    initialisation, a monitored graph run that reports its ops itself)."""
-    _suspend[0] += 1
-    try:
-        yield
-    finally:
-        _suspend[0] -= 1
-
-
-def suspended():
-    """Whether a monitored graph run is in progress (the imperative op monitor skips its ops)."""
-    return _suspend[0] > 0
+__all__ = ["HookMonitor", "ProfileMonitor", "MonitorChain", "run_program", "run_nodes", "MonitoredInterpreter"]
 
 
 class _Monitor:
@@ -134,10 +118,9 @@ class ProfileMonitor(_Monitor):
         if self._sync is not None:
             self._sync()
         t1 = time.perf_counter()
-        from .. import profiler
         node = self.nodes[k]
-        profiler.record(node.op.name, self._t0, t1, "operator",
-                        {"mode": "hybridized", "node": node.name, "block": self.block})
+        monitor_state.record(node.op.name, self._t0, t1, "operator",
+                             {"mode": "hybridized", "node": node.name, "block": self.block})
 
 
 class MonitorChain(_Monitor):
@@ -177,11 +160,8 @@ def run_program(cached_op, args, monitor):
     prog = cached_op.program_for(args).instrumented()
     x0 = args[0]
     monitor.start(prog.nodes, x0._device)
-    _suspend[0] += 1
-    try:
+    with monitor_state.quiet():      # its ops are reported by the monitor, not as imperative calls
         res = prog.fn(*[x._data for x in args], monitor)
-    finally:
-        _suspend[0] -= 1
     if prog.n_outputs == 1:
         return NDArray._wrap(res, x0._device, x0._np)
     return [NDArray._wrap(r, x0._device, x0._np) for r in res]
@@ -190,34 +170,27 @@ def run_program(cached_op, args, monitor):
 def run_nodes(cached_op, args, monitor):
     """Run ``cached_op``'s graph node by node through the imperative dispatcher (so autograd records
     every op, under ``autograd.record()``), calling ``monitor`` around each node."""
-    from ..ndarray.dispatch import invoke
-    from ..symbol.graph import topo_order
-    outputs = list(cached_op.symbol._outputs)
-    nodes = [n for n in topo_order(outputs) if not n.is_variable]
-    inputs = [n for n in topo_order(outputs) if n.is_variable]
-    if len(args) != len(inputs):
+    interpreter = MonitoredInterpreter(cached_op.symbol, monitor)
+    if len(args) != len(interpreter.inputs):
         return cached_op(*args)
-    values = {(id(n), 0): x for n, x in zip(inputs, args)}
-    monitor.start(nodes, args[0]._device if args else None)
-    _suspend[0] += 1
-    try:
-        for k, node in enumerate(nodes):
-            ins = [values[(id(src), i)] for src, i in node.inputs]
-            monitor.enter(k, [x._data for x in ins])
-            try:
-                out = invoke(node.op, ins, node.attrs)
-            except MXNetError as err:
-                raise MXNetError(f"{err} [in node '{node.name}'{where(node)}]") from None
-            outs = out if isinstance(out, list) else [out]
-            for i, o in enumerate(outs):
-                values[(id(node), i)] = o
-            monitor.exit(k, [o._data for o in outs])
-    finally:
-        _suspend[0] -= 1
-    res = []
-    for n, i in outputs:
-        v = values.get((id(n), i))
-        if v is None:
-            raise MXNetError(f"CachedOp: output {i} of node '{n.name}' is hidden; the recorded path cannot return it")
-        res.append(v)
-    return res[0] if len(res) == 1 else res
+    monitor.start(interpreter.nodes, args[0]._device if args else None)
+    with monitor_state.quiet():
+        outs = interpreter.run({n.name: x for n, x in zip(interpreter.inputs, args)})
+    return outs[0] if len(outs) == 1 else outs
+
+
+class MonitoredInterpreter(Interpreter):
+    """An ``Interpreter`` that calls ``monitor.enter(k, inputs)`` / ``monitor.exit(k, outputs)``
+    (raw arrays) around op node ``k`` of ``nodes``; call ``monitor.start`` before ``run``."""
+
+    def __init__(self, graph, monitor):
+        super().__init__(graph)
+        self.monitor = monitor
+        self._index = {n: k for k, n in enumerate(self.nodes)}
+
+    def step(self, node, inputs):
+        k = self._index[node]
+        self.monitor.enter(k, [x._data for x in inputs])
+        outs = super().step(node, inputs)
+        self.monitor.exit(k, [o._data for o in outs])
+        return outs

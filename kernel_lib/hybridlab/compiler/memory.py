@@ -5,7 +5,8 @@ signature, gets a slot in a small set of reusable buffers, allocated once and re
 walks the op nodes in program order (``topo_order``, the order codegen emits) and decides, for each
 output value, one *storage*:
 
-``buffer``  the node has an ``out=`` kernel (``out_kernels``): the value lives in buffer ``b`` of
+``buffer``  the node's op has an ``out=`` kernel (``OpDef.out_kernel``) covering its attributes, and
+            its inputs and output share one floating dtype: the value lives in buffer ``b`` of
             the plan; a buffer is taken from the free list (best fit within ``match_range`` times
             the size, growing a smaller one if needed: MXNet's GraphAllocator policy) and given back
             after the value's last reader ran. *In place*: an elementwise node whose input dies at
@@ -26,7 +27,7 @@ allocated per call). Each node's decision is stored in ``node.meta["memory"]``.
 
 **Wiring a plan into a generated program** (what codegen does for ``static_alloc``)::
 
-    plan = plan_graph(outputs, shapes, dtypes)          # shapes/dtypes from signature.infer_graph
+    plan = plan_graph(outputs, shapes, dtypes)          # shapes/dtypes from Signature.infer
     pool = ArenaPool()                                  # one per cached op (and device)
     pool.bind(plan, xp, target=env)                     # env: the program's globals; adds one
                                                         # typed view per planned value, named
@@ -65,7 +66,7 @@ import numpy as np
 
 from ..base import MXNetError
 from ..symbol.graph import topo_order
-from .out_kernels import inplace_ok, out_kernel
+from .interpreter import Interpreter
 from .source_text import check_identifier
 
 __all__ = ["MemoryPlan", "Value", "ArenaPool", "plan", "plan_graph", "execute"]
@@ -200,10 +201,11 @@ def plan(symbol, input_shapes, input_dtypes=None, *, inplace=True, match_range=1
     return plan_graph(symbol._outputs, got_shapes, got_dtypes, inplace=inplace, match_range=match_range)
 
 
-def plan_graph(outputs, shapes, dtypes, *, inplace=True, match_range=16):
+def plan_graph(outputs, shapes, dtypes, *, inplace=True, match_range=16, nodes=None):
     """Plan the graph of ``outputs`` ((node, index) heads) given ``{id(node): [shape per output]}``
-    and ``{id(node): [dtype per output]}`` (what ``signature.infer_graph`` returns)."""
-    ops = [n for n in topo_order(outputs) if not n.is_variable]
+    and ``{id(node): [dtype per output]}`` (what ``Signature.infer`` returns); ``nodes``: its op
+    nodes in topological order, when the caller has them."""
+    ops = nodes if nodes is not None else [n for n in topo_order(outputs) if not n.is_variable]
     values, by_key, node_values = [], {}, []
     for step, node in enumerate(ops):
         vs = []
@@ -234,7 +236,7 @@ def plan_graph(outputs, shapes, dtypes, *, inplace=True, match_range=16):
     for step in range(n_steps - 1, -1, -1):
         node, vs = ops[step], node_values[step]
         in_dtypes = [dtypes[id(s)][i] for s, i in node.inputs]
-        kernel = out_kernel(node, in_dtypes, [v.dtype for v in vs])
+        kernel = _out_kernel(node, in_dtypes + [v.dtype for v in vs])
         for v in vs:
             if v.key in heads:
                 v.storage = "output"
@@ -261,6 +263,19 @@ def plan_graph(outputs, shapes, dtypes, *, inplace=True, match_range=16):
     return memory_plan
 
 
+def _out_kernel(node, dtypes):
+    """The kernel writing ``node``'s one output into a buffer, or ``None`` when the node allocates its
+    own result: no out kernel for its op or these attributes, several outputs, or ``dtypes`` (its
+    inputs' and output's) not all one floating dtype (so no casting question arises)."""
+    spec = node.op.out_kernel if node.op is not None else None
+    if spec is None or node.num_outputs() != 1 or not dtypes or any(d is None for d in dtypes):
+        return None
+    dt = np.dtype(dtypes[0])
+    if dt.kind != "f" or any(np.dtype(d) != dt for d in dtypes) or not spec.covers(node.parsed_attrs()):
+        return None
+    return spec.kernel
+
+
 def _assign(ops, node_values, by_key, inplace, match_range):
     """Greedy buffer assignment in program order; returns the size of each buffer id."""
     sizes, free, refs = [], [], {}     # refs: buffer id -> number of live values in it
@@ -271,7 +286,7 @@ def _assign(ops, node_values, by_key, inplace, match_range):
         for v in node_values[step]:
             if v.storage != "buffer":
                 continue
-            if inplace and inplace_ok(node):
+            if inplace and node.op.out_kernel.inplace:
                 for u in dying:
                     if u.buffer not in taken and refs[u.buffer] == 1 and u.shape == v.shape and u.dtype == v.dtype:
                         v.buffer, v.inplace_of = u.buffer, u
@@ -373,17 +388,20 @@ def execute(plan, views, ctx, outputs, inputs, arrays):
     """Run the planned graph node by node (reference interpreter): ``views`` from
     ``ArenaPool.bind``, ``ctx`` an ``OpContext``, ``inputs`` the variable nodes matching the raw
     ``arrays``. Returns the list of head values."""
-    env = {(id(n), 0): a for n, a in zip(inputs, arrays)}
-    for node in topo_order(outputs):
-        if node.is_variable:
-            continue
-        args = [env[(id(s), i)] for s, i in node.inputs]
-        call = plan.out_call(node)
+    return _PlannedRun(plan, views, ctx, outputs).run({n.name: a for n, a in zip(inputs, arrays)})
+
+
+class _PlannedRun(Interpreter):
+    """Raw arrays through each op's compute, writing into the planned view where the plan says."""
+
+    def __init__(self, plan, views, ctx, outputs):
+        super().__init__(outputs)
+        self.plan, self.views, self.ctx = plan, views, ctx
+
+    def step(self, node, inputs):
+        call = self.plan.out_call(node)
         if call is not None:
-            out = call[0](ctx, node.parsed_attrs(), views[call[1]], *args)
+            out = call[0](self.ctx, node.parsed_attrs(), self.views[call[1]], *inputs)
         else:
-            out = node.op.compute(ctx, node.parsed_attrs(), *args)
-        outs = out if isinstance(out, tuple) else (out,)
-        for i, o in enumerate(outs):
-            env[(id(node), i)] = o
-    return [env[(id(n), i)] for n, i in outputs]
+            out = node.op.compute(self.ctx, node.parsed_attrs(), *inputs)
+        return list(out) if isinstance(out, tuple) else [out]

@@ -399,6 +399,19 @@ class Block:
         for child in self._children.values():
             child.register_op_hook(callback, monitor_all)
 
+    @property
+    def op_hook(self):
+        """The op hook installed by ``register_op_hook`` (``None`` when there is none).
+
+        >>> import hybridlab as mx
+        >>> net = mx.gluon.nn.Dense(2)
+        >>> net.op_hook is None
+        True
+        >>> net.register_op_hook(print); net.op_hook is print
+        True
+        """
+        return self._callback
+
     def summary(self, *inputs):
         """Print each layer's output shape and parameter count for one forward on ``inputs``."""
         from .summary import print_summary

@@ -8,12 +8,14 @@ program (``hybridize()``), in both Gluon styles:
 * MXNet 2.0: define ``forward(self, x)`` with ``mx.np``/``mx.npx`` (or ``mx.nd``) calls; the graph
   is built by tracing it with deferred compute (``mx._deferred_compute``).
 
-After ``hybridize()``, the first call builds the graph (``block._cached_graph``: the input
-symbols and the output Symbol) and a ``CachedOp`` (``block.cached_op``; ``print`` shows the
-generated Python). Hybridized children are traced into their parent's graph. Each build (the
-first call, a new input signature, a call after the cache was invalidated) is recorded in
-``block.rebuild_history`` with its reason (``print(block.rebuild_history)``: a table; see
-``gluon.rebuild_history``) and published as a ``"cache_built"`` event (``hybridlab.events``).
+After ``hybridize()``, the first call builds the graph (the input variables and the output
+Symbol) and a ``CachedOp`` (``block.cached_op``; ``print`` shows the generated Python), both kept
+in the block's ``HybridizationState`` (``block.hybridization``: flags, graph, signatures, programs,
+build history; see ``gluon.hybridization``). Hybridized children are traced into their parent's
+graph. Each build (the first call, a new input signature, a call after the cache was invalidated)
+is recorded in ``block.rebuild_history`` with its reason (``print(block.rebuild_history)``: a
+table; see ``gluon.rebuild_history``) and published as a ``"cache_built"`` event
+(``hybridlab.events``).
 
 ``register_op_hook(callback, monitor_all)`` reports every op's outputs (and inputs) to
 ``callback(name, op_name, array)``: hybridized, through an instrumented variant of the generated
@@ -32,25 +34,26 @@ Example::
     >>> net.hybridize()
     >>> bool(abs(net(x).asnumpy() - before).max() < 1e-6)
     True
-    >>> net._cached_graph[1].list_outputs()[0].endswith('_fwd_output')
+    >>> net.hybridization.graph.list_outputs()[0].endswith('_fwd_output')
     True
 """
 import contextlib
 import threading
 import warnings
 
-from .. import autograd, ndarray, symbol
+from .. import ndarray, symbol
 from ..base import MXNetValueError
 from .. import deferred as _dc
 from ..ndarray.ndarray import NDArray
 from ..symbol import provenance
 from ..symbol.symbol import Symbol
 from .. import profiler as _profiler
-from ..compiler.instrument import quiet as _quiet
+from ..monitor_state import quiet as _quiet
 from . import monitoring as _monitoring
 from .block import Block
-from .parameter import DATA_VERSION as _PARAM_DATA_VERSION, DeferredInitializationError
-from .rebuild_history import RebuildHistory, flags_diff, note_build, note_inactive
+from .hybridization import HybridizationState, signature_key
+from .parameter import DeferredInitializationError
+from .rebuild_history import flags_diff, note_build, note_inactive
 from .hybrid_graph import infer_attrs, trace
 from .trace_names import NamingNamespace
 from .utils import flatten, regroup, shape_is_known
@@ -95,40 +98,35 @@ def _np_style(out):
 class HybridBlock(Block):
     """A Block that can be hybridized: see the module docstring for the two styles."""
 
-    _partition_if_dynamic = True   # hybridize(partition_if_dynamic=...)
-    _keep_pipeline = False         # hybridize(keep_pipeline=...)
-
     def __init__(self, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
-        self._cached_graph = ()
-        self._cached_op = None
-        self._cached_op_args = []
-        self._out_format = None
-        self._in_format = None
-        self._active = False
-        self._flags = []
-        self._callback = None
-        self._monitor_all = False
-        self._rebuild_reason = "first call"
-        self._rebuild_pending = []     # (reason, detail) of invalidations since the last build
-        self._rebuild_detail = ""
-        self._last_key = None
-        self._signatures = set()
-        self._cargs_cache = None      # (parameter data version, device, argument list, data slots)
-        self._fast = None             # the last call's signature and program (see _fast_path)
-        self._backend, self._backend_opts = None, {}   # set by optimize_for
-        self.rebuild_history = RebuildHistory()
+        self._hybridization = HybridizationState()
 
     def __setattr__(self, name, value):
         super().__setattr__(name, value)
         if isinstance(value, HybridBlock):
-            if self._active:
-                warnings.warn("Currently the model has been hybridized. Automatically deactivate the "
-                              "hybridization when changing the children blocks.", stacklevel=2)
-                self._active = False
-                note_inactive(self, f"child {value.name} added (hybridize() again to rebuild)")
-            self._rebuild_detail = value.name
-            self._clear_cached_op("child added")
+            self._child_added(value, "changing the children blocks", stacklevel=3)
+
+    def _child_added(self, child, how, stacklevel):
+        """Adding a child turns hybridization off (as in MXNet 1.x) and drops the cached graph."""
+        state = self._hybridization
+        if state.active:
+            warnings.warn(f"Currently the model has been hybridized. Automatically deactivate the "
+                          f"hybridization when {how}.", stacklevel=stacklevel)
+            state.active = False
+            note_inactive(self, f"child {child.name} added (hybridize() again to rebuild)")
+        self._clear_cached_op("child added", child.name)
+
+    @property
+    def hybridization(self):
+        """This block's ``HybridizationState`` (``gluon.hybridization``): flags, traced graph,
+        signatures and their programs, build history."""
+        return self._hybridization
+
+    @property
+    def rebuild_history(self):
+        """Why the cached op was (re)built, one record per build (``gluon.rebuild_history``)."""
+        return self._hybridization.history
 
     # ---- style ------------------------------------------------------------------------------
     def _is_legacy(self):
@@ -140,7 +138,7 @@ class HybridBlock(Block):
     def cached_op(self):
         """The CachedOp running the hybridized graph (``None`` before the first hybridized call);
         ``print(block.cached_op)`` shows its generated Python source."""
-        return self._cached_op
+        return self._hybridization.cached_op
 
     # ---- calling ----------------------------------------------------------------------------
     def __call__(self, x, *args):
@@ -164,7 +162,7 @@ class HybridBlock(Block):
     def forward(self, x, *args):
         """MXNet 1.x dispatch: NDArrays run ``hybrid_forward(mx.nd, ...)`` (or the cached op when
         hybridized), Symbols build the graph with ``hybrid_forward(mx.sym, ...)``."""
-        if self._active and not args and x.__class__ is NDArray and not _dc.state.active:
+        if self._hybridization.active and not args and x.__class__ is NDArray and not _dc.state.tracing.active:
             return self._call_cached_op(x)           # the hot path: one array into the cached op
         if type(self).hybrid_forward is HybridBlock.hybrid_forward:
             raise NotImplementedError(f"{type(self).__name__} must define forward(self, x, ...) (MXNet 2.0) or "
@@ -177,7 +175,7 @@ class HybridBlock(Block):
                                  f"NDArray, but got {type(x)}")
         if _dc.is_deferred_compute():
             return self._traced_forward(x, *args)
-        if self._active:
+        if self._hybridization.active:
             self._check_devices(devices)
             return self._call_cached_op(x, *args)
         with x.device as device:
@@ -207,7 +205,7 @@ class HybridBlock(Block):
         if _dc.is_deferred_compute():
             with self._graph_scope():
                 return self.forward(*args)
-        if self._active:
+        if self._hybridization.active:
             self._check_devices(devices)
             return self._call_cached_op(*args)
         self._finish_own_deferred_init(*args)
@@ -286,9 +284,12 @@ class HybridBlock(Block):
 
     # ---- graph building ---------------------------------------------------------------------
     def _get_graph(self, *args):
-        if not self._cached_graph:
-            self._cached_graph = self._trace(*args)
-        return self._cached_graph
+        """(input variables, output Symbol): traced now for ``args`` unless already traced."""
+        state = self._hybridization
+        if state.graph is None:
+            inputs, out, in_format, out_format = self._trace(*args)
+            state.set_graph(inputs, out, in_format, out_format)
+        return state.inputs, state.graph
 
     def _builds_symbolically(self):
         """1.x style all the way down: the graph is built with ``F = mx.sym`` (else it is traced
@@ -296,7 +297,8 @@ class HybridBlock(Block):
         return self._is_legacy() and all(c._builds_symbolically() for c in self._children.values())
 
     def _trace(self, *args):
-        """Build the graph: (input variables, output Symbol); see ``hybrid_graph.trace``."""
+        """Build the graph: (input variables, output Symbol, in format, out format); see
+        ``hybrid_graph.trace``."""
         return trace(self, *args)
 
     def _build_cache(self, *args):
@@ -330,119 +332,63 @@ class HybridBlock(Block):
                 self._deferred_infer_shape(*args)
             for p in used:
                 p._finish_deferred_init()
-        self._cached_op_args = [(True, name, data_names[name]) if name in data_names else (False, name, params[name])
-                                for name in input_names]
-        self._cargs_cache = None
-        flags = [("data_indices", [i for i, a in enumerate(self._cached_op_args) if a[0]]),
-                 ("param_indices", [i for i, a in enumerate(self._cached_op_args) if not a[0]])] + self._flags
+        state = self._hybridization
+        state.op_args = [(True, name, data_names[name]) if name in data_names else (False, name, params[name])
+                         for name in input_names]
+        flags = [("data_indices", [i for i, a in enumerate(state.op_args) if a[0]]),
+                 ("param_indices", [i for i, a in enumerate(state.op_args) if not a[0]])] + state.flags
         from ..compiler import CachedOp
         stages = []
-        if self._backend is not None:   # optimize_for: the backend partitions the graph first
+        if state.backend is not None:   # optimize_for: the backend partitions the graph first
             from ..compiler.backends import optimize_for
             real = [a for a in flatten(args, "input")[0] if a is not None]
             shapes = {name: real[i].shape for name, i in data_names.items() if i < len(real)}
-            out = optimize_for(out, self._backend, args_shapes=shapes, stages=stages, **self._backend_opts)
+            out = optimize_for(out, state.backend, args_shapes=shapes, stages=stages, **state.backend_options)
         # the graph after each pass is copied only when someone will look: hybridize(keep_pipeline=
-        # True) or a cache_built listener (a GraphView: its event's graph JSON shows the passes);
-        # otherwise CachedOp.pipeline computes it if it is ever read
+        # True) or a cache_built listener (a GraphView shows the passes); otherwise
+        # CachedOp.pipeline computes it if it is ever read
         from .. import events
-        keep = self._keep_pipeline or events.has_subscribers("cache_built")
-        self._cached_op = CachedOp(out, flags, partition_if_dynamic=self._partition_if_dynamic,
-                                   keep_pipeline=keep, backend_stages=stages)
-        if self._cached_op.input_names != [a[1] for a in self._cached_op_args]:   # a backend reordered inputs
-            by_name = {a[1]: a for a in self._cached_op_args}
-            self._cached_op_args = [by_name[n] for n in self._cached_op.input_names]
+        keep = state.keep_pipeline or events.has_subscribers("cache_built")
+        cop = state.cached_op = CachedOp(out, flags, partition_if_dynamic=state.partition_if_dynamic,
+                                         keep_pipeline=keep, backend_stages=stages)
+        if cop.input_names != [a[1] for a in state.op_args]:   # a backend reordered inputs
+            by_name = {a[1]: a for a in state.op_args}
+            state.op_args = [by_name[n] for n in cop.input_names]
 
     def _call_cached_op(self, *args):
-        fast = self._fast
-        if fast is not None and len(args) == 1:   # same array signature and parameters as last call
-            x = args[0]
-            if (x.__class__ is NDArray and fast[0] == _PARAM_DATA_VERSION[0] and x._device is fast[1]
-                    and x._data.shape == fast[2] and x._data.dtype == fast[3] and x._np == fast[4]
-                    and autograd._state.training == fast[5] and not autograd._state.recording
-                    and self._callback is None and not _pstate.running):
-                res = fast[6](x._data, *fast[7])
-                return NDArray._wrap(res, x._device, x._np)
-        if self._cached_op is None:
+        state = self._hybridization
+        monitored = self._callback is not None or _pstate.running
+        if len(args) == 1 and not monitored:       # same array signature and parameters as last call?
+            res = state.fast_call(args[0])
+            if res is not None:
+                return res
+        if state.cached_op is None:
             self._build_cache(*args)
         if len(args) == 1 and args[0].__class__ is NDArray:
             flat, fmt = args, _ONE
         else:
             flat, fmt = flatten(args, "input")
-        if fmt != self._in_format:
-            valid = False
-            n = min(len(fmt), len(self._in_format)) if isinstance(fmt, list) and isinstance(self._in_format, list) \
-                else None
-            if n is not None and len(fmt) != len(self._in_format):
-                longer = fmt if len(fmt) > len(self._in_format) else self._in_format
-                valid = fmt[:n] == self._in_format[:n] and all(f == -1 for f in longer[n:])
-            if not valid:
-                raise MXNetValueError(f"The argument structure of HybridBlock does not match the cached version. "
-                                 f"Stored format = {self._in_format}, input format = {fmt} (block '{self.name}')")
+        state.check_format(fmt, self.name)
         real = [a for a in flat if a is not None]
-        device = real[0]._device
-        cache = self._cargs_cache
-        if cache is not None and cache[0] == _PARAM_DATA_VERSION[0] and cache[1] is device:
-            cargs = list(cache[2])             # parameter arrays unchanged since the last call
-            for pos, ref in cache[3]:
-                cargs[pos] = real[ref]
-        else:
-            cargs = [real[ref] if is_arg else (ref._data[0] if ref._data is not None and len(ref._data) == 1
-                                               else ref.data(device))
-                     for is_arg, _, ref in self._cached_op_args]
-            self._cargs_cache = (_PARAM_DATA_VERSION[0], device, cargs,
-                                 [(pos, ref) for pos, (is_arg, _, ref) in enumerate(self._cached_op_args) if is_arg])
-        cop = self._cached_op
+        cargs = state.arguments(real)
+        cop = state.cached_op
         compiled = cop.compile_count
-        if self._callback is None and not _pstate.running:
-            out = cop(*cargs)
-        else:
-            out = _monitoring.run_cached_op(self, cargs)
+        out = cop(*cargs) if not monitored else _monitoring.run_cached_op(self, cargs)
         if cop.compile_count != compiled:   # a program was built for this call: record why
-            key = (tuple([(a._data.shape, a._data.dtype) for a in real]), device, autograd._state.training)
-            if key not in self._signatures:
-                self._note_signature(key)
-        self._fast = self._fast_path(real, cargs, out)
+            key = signature_key(real)
+            if key not in state.built:
+                note_build(self, key)
+        state.remember_fast(real, cargs, out, monitored)
         if isinstance(out, NDArray):
             out = [out]
         if real and real[0]._np:
             out = [o if o._np else o.as_np_ndarray() for o in out]
-        return regroup(out, self._out_format)
+        return regroup(out, state.out_format)
 
-    def _fast_path(self, real, cargs, out):
-        """What the next call may reuse without any lookup: one array in position 0, one output, no
-        hooks/profiler/recording (``_call_cached_op`` re-checks device, shape, dtype, mode and the
-        parameters' data version)."""
-        if (len(real) != 1 or self._out_format != 0 or not isinstance(out, NDArray) or not self._cached_op_args
-                or not self._cached_op_args[0][0] or self._callback is not None or _pstate.running
-                or autograd._state.recording):
-            return None
-        fn = self._cached_op.program_fn(cargs)
-        x = real[0]
-        # raw parameter buffers: an NDArray never rebinds its buffer (updates write into it), and a
-        # Parameter given new arrays bumps the data version checked on every call
-        return None if fn is None else (_PARAM_DATA_VERSION[0], x._device, x._data.shape, x._data.dtype, x._np,
-                                        autograd._state.training, fn, tuple(p._data for p in cargs[1:]))
-
-    def _note_signature(self, key):
-        """A build for a new signature: record why in ``rebuild_history``, publish ``cache_built``."""
-        note_build(self, key)
-
-    def _clear_cached_op(self, reason="first call"):
-        """Drop the cached graph and op; the next call builds again, recorded with ``reason`` (and
-        ``self._rebuild_detail``, set just before; ``"first call"`` adds no reason)."""
-        detail = getattr(self, "_rebuild_detail", "")
-        self._rebuild_detail = ""
-        self._cached_graph = ()
-        self._cached_op = None
-        self._cached_op_args = []
-        self._cargs_cache = None
-        self._fast = None
-        self._signatures = set()
-        if reason != "first call" and getattr(self, "rebuild_history", None):
-            self._rebuild_pending.append((reason, detail))
-        self._rebuild_reason = self._rebuild_pending[0][0] if getattr(self, "_rebuild_pending", None) \
-            else "first call"
+    def _clear_cached_op(self, reason="first call", detail=""):
+        """Drop the cached graph and op; the next call builds again, recorded with ``reason`` and
+        ``detail`` (``"first call"`` adds no reason)."""
+        self._hybridization.clear(reason, detail)
 
     # ---- configuration ----------------------------------------------------------------------
     def register_child(self, block, name=None):
@@ -450,30 +396,24 @@ class HybridBlock(Block):
             raise ValueError(f"Children of HybridBlock must also be HybridBlock, but {block} has type "
                              f"{type(block)}. If you are using Sequential, please try HybridSequential instead.")
         super().register_child(block, name)
-        if getattr(self, "_active", False):
-            warnings.warn("Currently the model has been hybridized. Automatically deactivate the hybridization "
-                          "when adding new children block.", stacklevel=3)
-            self._active = False
-            note_inactive(self, f"child {block.name} added (hybridize() again to rebuild)")
-        if hasattr(self, "_cached_graph"):
-            self._rebuild_detail = block.name
-            self._clear_cached_op("child added")
+        if "_hybridization" in self.__dict__:
+            self._child_added(block, "adding new children block", stacklevel=4)
 
     def hybridize(self, active=True, partition_if_dynamic=True, static_alloc=False, static_shape=False,
                   inline_limit=2, forward_bulk_size=None, backward_bulk_size=None, backend=None, clear=True,
                   keep_pipeline=False, **kwargs):
         """Activate (or deactivate) running this block and its HybridBlock children as a cached,
-        compiled graph. The flags are MXNet's CachedOp flags (accepted and kept in ``_flags``). As in
+        compiled graph. The flags are MXNet's CachedOp flags (kept in ``hybridization.flags``). As in
         MXNet 1.9.1, other keyword arguments (backend options) and ``backend``/``clear`` are accepted and
         ignored here (``optimize_for`` applies a backend). ``keep_pipeline=True`` keeps the graph after
-        each pass at every build (``cached_op.pipeline``; without it a build copies nothing and the
+        each pass at every build (``hybridization.pipeline``; without it a build copies nothing and the
         pipeline is computed when first read; a ``cache_built`` listener, such as a ``GraphView``,
         asks for it too).
 
         >>> import hybridlab as mx
         >>> net = mx.gluon.nn.Dense(2, in_units=3); net.initialize()
         >>> net.hybridize(keep_pipeline=True); _ = net(mx.nd.ones((1, 3)))
-        >>> [name for name, _ in net.cached_op._pipeline][:2]
+        >>> [name for name, _ in net.hybridization.pipeline][:2]
         ['dce', 'cse']
         """
         flags = [("static_alloc", static_alloc), ("static_shape", static_shape), ("inline_limit", inline_limit)]
@@ -481,21 +421,22 @@ class HybridBlock(Block):
             flags.append(("forward_bulk_size", forward_bulk_size))
         if backward_bulk_size is not None:
             flags.append(("backward_bulk_size", backward_bulk_size))
-        reason = "first call"
-        was_active = self._active
+        state = self._hybridization
+        reason, detail = "first call", ""
+        was_active = state.active
         if not active:      # turned off: the flags of the next build are compared with the last active ones
-            if self.rebuild_history and not any(r == "hybridized again" for r, _ in self._rebuild_pending):
-                reason, self._rebuild_detail = "hybridized again", "after hybridize(active=False)"
-            flags = self._flags or flags
-        elif self._flags and flags != self._flags:
-            reason, self._rebuild_detail = "hybridize flags changed", flags_diff(self._flags, flags)
-        elif self._signatures and not self._rebuild_pending:
-            reason, self._rebuild_detail = "hybridize called again", "same flags"
-        self._active = active
-        self._partition_if_dynamic = partition_if_dynamic
-        self._keep_pipeline = bool(keep_pipeline)
-        self._flags = flags
-        self._clear_cached_op(reason)
+            if state.history and not any(r == "hybridized again" for r, _ in state.pending):
+                reason, detail = "hybridized again", "after hybridize(active=False)"
+            flags = state.flags or flags
+        elif state.flags and flags != state.flags:
+            reason, detail = "hybridize flags changed", flags_diff(state.flags, flags)
+        elif state.built and not state.pending:
+            reason, detail = "hybridize called again", "same flags"
+        state.active = active
+        state.partition_if_dynamic = partition_if_dynamic
+        state.keep_pipeline = bool(keep_pipeline)
+        state.flags = flags
+        self._clear_cached_op(reason, detail)
         if not active and (was_active or self.rebuild_history):
             note_inactive(self, "hybridize(active=False): the cached graph is dropped, calls run imperatively")
         if active and (self._forward_hooks or self._forward_pre_hooks):
@@ -515,8 +456,7 @@ class HybridBlock(Block):
         >>> import hybridlab as mx
         >>> net = mx.gluon.nn.Dense(2, in_units=3); net.initialize()
         >>> net.optimize_for(mx.nd.ones((1, 3)), backend="default")
-        >>> from hybridlab.graph_json import graph_json
-        >>> [p["name"] for p in graph_json(net)["passes"]][:2]
+        >>> [name for name, _ in net.hybridization.pipeline][:2]
         ['dce', 'cse']
         """
         from ..compiler.backends import get_backend
@@ -526,20 +466,20 @@ class HybridBlock(Block):
             get_backend(backend)          # an unknown name fails here, listing the registered ones
         self.hybridize(True, partition_if_dynamic, static_alloc, static_shape, inline_limit, forward_bulk_size,
                        backward_bulk_size)
-        self._backend, self._backend_opts = backend, backend_opts
+        state = self._hybridization
+        state.backend, state.backend_options = backend, backend_opts
         self._clear_cached_op("optimize_for")
-        self._rebuild_pending = [("optimize_for", f"backend {backend}")]   # the reason even for a first build
+        state.pending = [("optimize_for", f"backend {backend}")]   # the reason even for a first build
         self._build_cache(x, *args)
         self(x, *args)
 
     def cast(self, dtype):
-        if self._active:
+        if self._hybridization.active:
             warnings.warn("Currently the model has been hybridized. Automatically deactivate the hybridization when "
                           "cast the block to use another data type.", stacklevel=2)
-            self._active = False
+            self._hybridization.active = False
             note_inactive(self, f"cast to {getattr(dtype, '__name__', dtype)} (hybridize() again to rebuild)")
-        self._rebuild_detail = str(getattr(dtype, "__name__", dtype))
-        self._clear_cached_op("cast")
+        self._clear_cached_op("cast", str(getattr(dtype, "__name__", dtype)))
         super().cast(dtype)
 
     def register_op_hook(self, callback, monitor_all=False):

@@ -8,10 +8,10 @@ __all__ = ["export_block"]
 
 def export_block(block, path, epoch=0, remove_amp_cast=True):
     """See ``HybridBlock.export``."""
-    if not block._cached_graph:
+    sym = block.hybridization.graph
+    if sym is None:
         raise RuntimeError("Please first call block.hybridize() and then run forward with this block at least "
                            "once before calling export.")
-    sym = block._cached_graph[1]
     arg_names = set(sym.list_arguments())
     aux_names = set(sym.list_auxiliary_states())
     arg_dict = {}

@@ -1,4 +1,4 @@
-"""How a HybridBlock becomes a graph: ``trace`` builds (input variables, output Symbol) from a
+"""How a HybridBlock becomes a graph: ``trace`` builds (input variables, output Symbol, formats) from a
 block's forward (MXNet 1.x style: ``hybrid_forward`` with ``F = mx.sym``; 2.0 style: ``forward``
 traced with deferred compute, where a dynamic-shape op such as boolean_mask runs on the real input
 and parameter values to learn its output shape), and ``infer_attrs`` fills parameter shapes/dtypes
@@ -14,8 +14,9 @@ __all__ = ["trace", "infer_attrs"]
 
 
 def trace(block, *args):
-    """Build the graph: (input variables, output Symbol). 1.x style calls ``hybrid_forward`` with
-    Symbols; 2.0 style traces ``forward`` with value-less arrays (deferred compute)."""
+    """Build the graph: (input variables, output Symbol, input format, output format; the formats
+    as ``gluon.utils.flatten`` gives them). 1.x style calls ``hybrid_forward`` with Symbols; 2.0
+    style traces ``forward`` with value-less arrays (deferred compute)."""
     flat_args, in_format = flatten(args, "input")
     real = [a for a in flat_args if a is not None]
     if not real:
@@ -51,8 +52,7 @@ def trace(block, *args):
         _dc.clear(flat_out)
         for p in block.collect_params().values():
             p._take_traced_shape()
-    block._in_format, block._out_format = in_format, out_format
-    return inputs, out_sym
+    return inputs, out_sym, in_format, out_format
 
 
 def _variable_values(block, inputs, real):

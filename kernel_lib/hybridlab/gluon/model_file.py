@@ -54,12 +54,12 @@ def save_model(block, prefix):
         structure[type(blk).__name__.lower() + str(index)] = mdl
         index += 1
         if isinstance(blk, HybridBlock):
-            if blk._cached_graph:
-                syms, out = blk._cached_graph
-                mdl["in_format"] = blk._in_format
-                mdl["out_format"] = blk._out_format
-                mdl["inputs"] = [s.tojson() for s in syms]
-                mdl["symbol"] = out.tojson()
+            state = blk.hybridization
+            if state.graph is not None:
+                mdl["in_format"] = state.in_format
+                mdl["out_format"] = state.out_format
+                mdl["inputs"] = [s.tojson() for s in state.inputs]
+                mdl["symbol"] = state.graph.tojson()
                 mdl["hybridized"] = True
             else:
                 mdl["hybridized"] = False
@@ -114,26 +114,38 @@ def load_model(block, prefix):
     for blk, _, graph, where in plan:
         if graph is not None:
             _check_graph_inputs(blk, graph, names, where)
-    saved = [(blk, blk._cached_graph, blk._in_format, blk._out_format, blk._active,
-              [(p, p._var_name, p._var) for p in blk._reg_params.values()]) for blk, _, _, _ in plan]
+    saved = [(blk, _graph_of(blk), [(p, p._var_name, p._var) for p in blk._reg_params.values()])
+             for blk, _, _, _ in plan]
     for blk, mdl, graph, _ in plan:
         for name, var_name in mdl["params"].items():
             param = blk._reg_params[name]
             param._var_name, param._var = var_name, None
         if graph is not None:
+            in_format, out_format, (syms, out) = graph
             blk._clear_cached_op("loaded")
-            blk._in_format, blk._out_format, blk._cached_graph = graph
-            blk._active = True
+            blk.hybridization.set_graph(syms, out, in_format, out_format)
+            blk.hybridization.active = True
     try:
         block.load_parameters(os.fspath(prefix) + "-model.params")
     except BaseException:
-        for blk, cached, in_format, out_format, active, params in saved:     # put the model back
-            if blk._cached_graph is not cached:
+        for blk, before, params in saved:     # put the model back
+            if before is not None and blk.hybridization.graph is not before[1]:
                 blk._clear_cached_op("load failed")
-                blk._cached_graph, blk._in_format, blk._out_format, blk._active = cached, in_format, out_format, active
+                blk.hybridization.set_graph(*before[:4])
+                blk.hybridization.active = before[4]
             for p, var_name, var in params:
                 p._var_name, p._var = var_name, var
         raise
+
+
+def _graph_of(blk):
+    """What loading may replace on a HybridBlock: (inputs, graph, in_format, out_format, active);
+    None for a plain Block."""
+    from .hybrid_block import HybridBlock
+    if not isinstance(blk, HybridBlock):
+        return None
+    s = blk.hybridization
+    return s.inputs, s.graph, s.in_format, s.out_format, s.active
 
 
 def _read(path):

@@ -28,9 +28,10 @@ def monitoring(block):
 
 def call_monitored(block, call, args):
     """Run ``call(*args)`` (the block's normal call) with hooks and timing."""
-    if _dc.state.active or not args or not isinstance(args[0], NDArray):
+    if _dc.state.tracing.active or not args or not isinstance(args[0], NDArray):
         return call(*args)                  # graph building: nothing runs, nothing to report
-    hybridized = bool(getattr(block, "_active", False))
+    state = getattr(block, "hybridization", None)     # None: a plain Block
+    hybridized = state is not None and state.active
     token = profiler.call_begin()
     if block._callback is not None and not hybridized:
         with op_monitor.hooks(block.prefix, block._callback, block._monitor_all):
@@ -43,7 +44,7 @@ def call_monitored(block, call, args):
 
 def run_cached_op(block, cargs):
     """The block's cached op on ``cargs`` with its op hook and/or per-op profiling."""
-    op = block._cached_op
+    op = block.hybridization.cached_op
     monitors = []
     if block._callback is not None:
         monitors.append(instrument.HookMonitor(block._callback, block._monitor_all))

@@ -450,11 +450,11 @@ class _NoTrace:
     """Run real computations even inside a deferred-compute trace (initialisation needs values)."""
 
     def __enter__(self):
-        self._prev, _dc.state.active = _dc.state.active, False
+        self._prev, _dc.state.tracing.active = _dc.state.tracing.active, False
         return self
 
     def __exit__(self, *exc):
-        _dc.state.active = self._prev
+        _dc.state.tracing.active = self._prev
         return False
 
 

@@ -17,7 +17,8 @@ as in MXNet 1.x) builds nothing; it is published as a ``"hybridize_off"`` event 
 
 Several invalidations before the next build are joined (``"cast + hybridize flags changed"``).
 ``print(block.rebuild_history)`` (or ``.table()``) shows them as a table; each build is also
-published as a ``"cache_built"`` event with ``reason``, ``detail`` and ``signature``.
+published as a ``"cache_built"`` event with ``reason``, ``detail``, ``signature`` and the data
+to draw the graph (``graph``: the Symbol, ``inputs``, ``shapes``, ``dtypes``).
 
 Example::
 
@@ -107,36 +108,36 @@ class RebuildHistory(list):
 
 
 def note_build(block, key):
-    """``block`` (a HybridBlock) built its cached op for the new signature ``key``: append the
-    record (reason: first call, the pending invalidations, or the signature diff) and publish
-    ``cache_built`` (payload keys ``block``, ``reason``, ``graph``, ``signature`` as before, plus
-    ``block_id``, ``detail`` and ``history``, the record's index)."""
-    names = [v.name for v in block._cached_graph[0]]
+    """``block`` (a HybridBlock) built its cached op for the new signature ``key``
+    (``hybridization.signature_key``): append the record (reason: first call, the pending
+    invalidations, or the signature diff) to its ``hybridization.history`` and publish
+    ``cache_built`` (see ``hybridlab.events``: the block's name and id, reason, detail, signature,
+    the record's index, and the graph Symbol with its data inputs' names, shapes and dtypes)."""
+    state = block.hybridization
+    names = [v.name for v in state.inputs]
     sig = describe_key(names, key)
-    if block._rebuild_pending:
-        reason = " + ".join(dict.fromkeys(r for r, _ in block._rebuild_pending))
-        detail = "; ".join(d for _, d in block._rebuild_pending if d)
-    elif not block.rebuild_history:
+    if state.pending:
+        reason = " + ".join(dict.fromkeys(r for r, _ in state.pending))
+        detail = "; ".join(d for _, d in state.pending if d)
+    elif not state.history:
         reason, detail = "first call", sig
     else:
-        reason, detail = "new input signature", signature_diff(names, block._last_key, key)
-        if dict(block._flags).get("static_shape"):
+        reason, detail = "new input signature", signature_diff(names, state.last_key, key)
+        if dict(state.flags).get("static_shape"):
             detail += " (static_shape: the program is specialised to the new shapes)"
-    block._signatures.add(key)
-    block._last_key = key
-    block._rebuild_pending = []
-    block._rebuild_reason = "first call"
-    block.rebuild_history.add(reason, detail, sig)
+    state.built.add(key)
+    state.last_key = key
+    state.pending = []
+    state.history.add(reason, detail, sig)
     from .. import events
     if events.has_subscribers("cache_built"):
-        from ..graph_json import graph_json   # built only when someone listens
         shapes, device, training = key
         short = ", ".join(f"{sh} {dt}" for sh, dt in shapes) + f", device={device}, " + \
             ("train" if training else "predict")
-        graph = graph_json(block, shapes={n: sh for n, (sh, _) in zip(names, shapes)},
-                           dtypes={n: dt for n, (_, dt) in zip(names, shapes)})
-        events.publish("cache_built", block=block.name, block_id=id(block), reason=reason, graph=graph,
-                       signature=short, detail=detail, history=len(block.rebuild_history) - 1)
+        events.publish("cache_built", block=block.name, block_id=id(block), reason=reason, detail=detail,
+                       signature=short, history=len(state.history) - 1, graph=state.graph, inputs=names,
+                       shapes={n: sh for n, (sh, _) in zip(names, shapes)},
+                       dtypes={n: dt for n, (_, dt) in zip(names, shapes)})
 
 
 def note_inactive(block, detail):

@@ -47,7 +47,7 @@ def print_summary(block, inputs):
     hooks = []
 
     def register(blk):
-        if isinstance(blk, HybridBlock) and blk._active:
+        if isinstance(blk, HybridBlock) and blk.hybridization.active:
             raise AssertionError(f'"{type(blk).__name__}" must not be hybridized to print summary.')
 
         def hook(b, _, outputs):

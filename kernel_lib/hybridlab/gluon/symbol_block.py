@@ -93,8 +93,8 @@ class SymbolBlock(HybridBlock):
             inputs = [inputs]
         if isinstance(outputs, (list, tuple)) and len(outputs) == 1:
             outputs = outputs[0]
-        syms, self._in_format = flatten(inputs, "input")
-        out, self._out_format = flatten(outputs, "output")
+        syms, in_format = flatten(inputs, "input")
+        out, out_format = flatten(outputs, "output")
         input_names = set()
         for s in syms:
             if len(s.get_internals().list_outputs()) != 1:
@@ -130,18 +130,17 @@ class SymbolBlock(HybridBlock):
                         p.grad_req = "null"
                 self._reg_params[name] = p
                 self._params[name] = p
-        self._cached_graph = syms, out
+        self._hybridization.set_graph(syms, out, in_format, out_format)
 
     def __repr__(self):
-        if not self._cached_graph:
+        state = self._hybridization
+        if state.graph is None:
             return f"{self.__class__.__name__}(\n)"
-        syms, out = self._cached_graph
-        return f"{self.__class__.__name__}(\n{out} : {len(syms)} -> {len(out.list_outputs())}\n)"
+        return f"{self.__class__.__name__}(\n{state.graph} : {len(state.inputs)} -> " \
+               f"{len(state.graph.list_outputs())}\n)"
 
-    def _clear_cached_op(self, reason="first call"):
-        graph = getattr(self, "_cached_graph", ())
-        super()._clear_cached_op(reason)
-        self._cached_graph = graph
+    def _clear_cached_op(self, reason="first call", detail=""):
+        self._hybridization.clear(reason, detail, keep_graph=True)     # the graph is the block
 
     def _builds_symbolically(self):
         return True
@@ -168,11 +167,11 @@ class SymbolBlock(HybridBlock):
             raise AssertionError(f"HybridBlock requires the first argument to forward be either Symbol or NDArray, "
                                  f"but got {type(x)}")
         flat, in_fmt = flatten([x] + list(args), "input")
-        if in_fmt != self._in_format:
-            raise AssertionError(f"Invalid input format: expected {self._in_format}, got {in_fmt}")
-        syms, out = self._cached_graph
-        ret = substitute(out, {s.name: a for s, a in zip(syms, flat)})
-        return regroup(list(ret), self._out_format)
+        state = self._hybridization
+        if in_fmt != state.in_format:
+            raise AssertionError(f"Invalid input format: expected {state.in_format}, got {in_fmt}")
+        ret = substitute(state.graph, {s.name: a for s, a in zip(state.inputs, flat)})
+        return regroup(list(ret), state.out_format)
 
 
 def _dtype_of(flag):

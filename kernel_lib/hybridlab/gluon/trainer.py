@@ -21,7 +21,8 @@ Example::
 """
 import os
 
-from .. import autograd, optimizer as opt
+from .. import optimizer as opt
+from ..autograd import state as autograd_state
 from ..base import MXNetError
 from ..fileio import read_file
 from .parameter import Parameter
@@ -146,7 +147,7 @@ class Trainer:
         per_device = {}
         for i, param in self._trainable():
             for w, g in zip(param.list_data(), param.list_grad()):
-                if not autograd.take_fresh(g):
+                if not autograd_state.take_fresh(g):
                     if not ignore_stale_grad:
                         raise UserWarning(
                             f"Gradient of Parameter `{param.name}` on context {w.device} has not been updated by "

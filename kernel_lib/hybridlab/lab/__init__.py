@@ -1,10 +1,12 @@
 """The lab layer: what the JupyterLab extension reads from the kernel.
 
 It depends on the core (``hybridlab.symbol``, ``hybridlab.events``...), never the reverse, and
-importing it needs neither JupyterLab nor ipywidgets (the widgets load on first use).
-``graph_json`` (built in the core, ``hybridlab.graph_json``, because the core's "cache_built"
-events carry it) turns a Symbol or a hybridized block into the graph JSON contract
-(docs/graph-json.md).
+importing it needs neither JupyterLab nor ipywidgets (the widgets load on first use). It reads
+blocks through their public hybridization state (``block.hybridization``) and the data the
+core's events carry.
+
+- ``graph_json(symbol_or_block)``: the graph JSON contract (docs/graph-json.md,
+  ``hybridlab.lab.graph_json``);
 
 - ``GraphView(block_or_symbol)``: the live graph widget (``hybridlab.lab.widgets``);
 - ``TensorInspector(block)``: per-op tensor statistics through an op hook (``hybridlab.lab.inspector``);
@@ -26,7 +28,7 @@ Example::
     >>> len(json.dumps(g)) > 0
     True
 """
-from ..graph_json import graph_json  # noqa: F401
+from .graph_json import graph_json  # noqa: F401
 from .mime import GRAPH_MIME_TYPE, graph_mimebundle, register_formatters  # noqa: F401
 
 __all__ = ["graph_json", "GraphView", "TensorInspector", "TimingPanel", "Dashboard", "inspect", "GRAPH_MIME_TYPE",

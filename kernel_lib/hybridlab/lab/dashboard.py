@@ -82,9 +82,9 @@ class Dashboard(widgets.DOMWidget):
 def inspect(block, *inputs, every=None, calls=30, **timing_options):
     """A ``Dashboard`` of ``block``: its graph, a ``TensorInspector`` (``every``: its sampling)
     and, given ``inputs``, a ``TimingPanel`` (``calls`` and ``timing_options`` go to it)."""
-    if not hasattr(block, "hybridize") or not hasattr(block, "_cached_graph"):
+    if not hasattr(block, "hybridize") or not hasattr(block, "hybridization"):
         raise TypeError(f"inspect: expected a HybridBlock, got {type(block).__name__}")
-    if not getattr(block, "_active", False):
+    if not block.hybridization.active:
         block.hybridize()
     graph = GraphView(block)
     inspector = TensorInspector(block, every=every)

@@ -29,7 +29,7 @@ call, at most twice a second while calls go on, after each notebook cell and by 
 ``inspected`` (calls inspected), ``first_nonfinite`` (``{step, node, tensor, op}`` of the first op
 output that held a NaN or Inf, ``{}`` until one does, plus ``inspected``, ``detail`` and
 ``located_step`` when the call was not inspected; the dashboard highlights that node on the
-graph), ``error``. ``detach()`` removes the hooks and keeps the view; ``close()`` also closes it.
+graph), ``error``, ``status`` (``status_text()``). ``detach()`` removes the hooks and keeps the view; ``close()`` also closes it.
 
 Example::
 
@@ -62,9 +62,9 @@ import weakref
 
 import numpy as np
 import ipywidgets as widgets
-from traitlets import Dict, Int, Unicode
+from traitlets import Dict, Int, Unicode, observe
 
-from ..graph_json import graph_json
+from .graph_json import graph_json
 from . import fallback
 from .widgets import MODULE_NAME, MODULE_VERSION
 
@@ -234,6 +234,7 @@ class TensorInspector(widgets.DOMWidget):
     inspected = Int(0).tag(sync=True)
     first_nonfinite = Dict().tag(sync=True)
     error = Unicode("").tag(sync=True)
+    status = Unicode("").tag(sync=True)     # ``status_text()``, kept up to date: the frontend shows it as is
 
     def __init__(self, block, every=None, budget=0.25, history=10, bins=16, sample=4096, preview=16,
                  monitor_all=False, **kwargs):
@@ -252,6 +253,7 @@ class TensorInspector(widgets.DOMWidget):
         self._current = None      # the records of the call in progress (None: not inspected)
         self._t0 = 0.0
         self._calls = 0           # calls seen (the synced ``calls`` follows at each inspected call)
+        self.status = self.status_text()
         self.steps = []           # the history (Python side; synced as ``steps_json``)
         self._step_json = []      # each step's JSON, serialized once
         ref = weakref.ref(self)
@@ -268,7 +270,7 @@ class TensorInspector(widgets.DOMWidget):
 
         def hook(name, op_name, arr):
             me = ref()
-            if me is not None and me._current is not None:
+            if me is not None:
                 me._record(name, op_name, arr)
 
         self._hook = hook
@@ -353,7 +355,8 @@ class TensorInspector(widgets.DOMWidget):
             return node
         block = self._block_ref()
         builds = len(getattr(block, "rebuild_history", None) or [])
-        if block is not None and builds != self._names_for and getattr(block, "_cached_graph", None):
+        if block is not None and builds != self._names_for and getattr(block, "hybridization", None) is not None \
+                and block.hybridization.graph is not None:
             self._names_for = builds
             g = graph_json(block)
             for n in g["nodes"]:
@@ -368,6 +371,8 @@ class TensorInspector(widgets.DOMWidget):
         return node
 
     def _record(self, name, op_name, arr):
+        if self._current is None:      # this call is not inspected
+            return
         try:
             with np.errstate(all="ignore"):     # NaN/Inf are what is being looked for: no warnings
                 stats = tensor_stats(arr, **self._opts)
@@ -429,8 +434,9 @@ class TensorInspector(widgets.DOMWidget):
                 pass
             self._cell_hook = None
         block = self._block_ref() if hasattr(self, "_block_ref") else None
-        if block is not None and getattr(block, "_callback", None) is self._hook:
+        if block is not None and block.op_hook is getattr(self, "_hook", None):   # ours, not a user's since
             block.register_op_hook(None)
+        self._armed = False
         if hasattr(self, "_calls") and self.comm is not None:
             self.calls = self._calls
 
@@ -439,8 +445,15 @@ class TensorInspector(widgets.DOMWidget):
         self.detach()
         super().close()
 
+    @observe("calls", "inspected", "first_nonfinite", "error")
+    def _update_status(self, _change):
+        self.status = self.status_text()
+
     def status_text(self):
-        """``mlp_: 2 of 7 calls inspected`` (and the first NaN/Inf when one was seen)."""
+        """``mlp_: 2 of 7 calls inspected`` (and the first NaN/Inf when one was seen); synced as
+        ``status``."""
+        if self.error:
+            return f"{self.block}: inspector error: {self.error}"
         text = f"{self.block}: {self.inspected} of {self._calls} call{'' if self._calls == 1 else 's'} inspected"
         flag = self.first_nonfinite
         if flag:

@@ -22,8 +22,8 @@ Example::
 """
 import shutil
 
-from ..graph_json import graph_json
 from ..symbol.symbol import Symbol
+from .graph_json import graph_json
 
 __all__ = ["GRAPH_MIME_TYPE", "graph_mimebundle", "graph_symbol", "register_formatters", "has_dot"]
 
@@ -40,17 +40,15 @@ def graph_symbol(obj):
     block has no cached graph yet."""
     if isinstance(obj, Symbol):
         return obj
-    cached = getattr(obj, "_cached_graph", None)
-    if not cached:
-        return None
-    out = cached[1]
-    if isinstance(out, Symbol):
+    state = getattr(obj, "hybridization", None)
+    out = state.graph if state is not None else None
+    if out is None or isinstance(out, Symbol):
         return out
     flat = []
 
     def walk(item):
         if isinstance(item, Symbol):
-            flat.extend(item._outputs)
+            flat.extend(item.entries)
         elif isinstance(item, (list, tuple)):
             for x in item:
                 walk(x)

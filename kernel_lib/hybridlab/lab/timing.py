@@ -20,7 +20,7 @@ kept. Parameters must be initialized (call the block once first).
 ``TimingPanel`` runs ``time_block`` when created (``run=True``) and again when its view's Run
 button is pressed, with a progress bar (``progress`` 0..1, ``stage``). Synced traits: ``block``,
 ``results`` (``time_block``'s dict, ``{}`` before a run), ``progress``, ``stage``, ``running``,
-``error``.
+``error``, ``status`` (``status_text()``).
 
 Example::
 
@@ -38,7 +38,7 @@ Example::
     ['imperative', 'default', 'static_alloc', 'static_alloc+static_shape']
     >>> sorted({o["node"] for o in panel.results["ops"]})
     ['mlp_dense0_fwd', 'mlp_dense0_relu_fwd', 'mlp_dense1_fwd']
-    >>> net._active, net.cached_op is None          # the user's block is untouched
+    >>> net.hybridization.active, net.cached_op is None      # the user's block is untouched
     (False, True)
     >>> print(panel.text())                          # doctest: +ELLIPSIS
     mlp: 5 timed calls per mode on (4, 5) float32
@@ -53,60 +53,18 @@ import time
 
 import numpy as np
 import ipywidgets as widgets
-from traitlets import Bool, Dict, Float, Unicode
+from traitlets import Bool, Dict, Float, Unicode, observe
 
 from .. import profiler
-from ..graph_json import graph_json
+from ..gluon.hybridization import build, trial
 from . import fallback
+from .graph_json import graph_json
 from .widgets import MODULE_NAME, MODULE_VERSION
 
 __all__ = ["TimingPanel", "time_block", "MODES", "payoff_text", "results_text"]
 
 MODES = [("imperative", None), ("default", {}), ("static_alloc", {"static_alloc": True}),
          ("static_alloc+static_shape", {"static_alloc": True, "static_shape": True})]
-
-_CONTAINERS = (list, set, dict)
-
-
-def _tree(block):
-    yield block
-    for child in block._children.values():
-        yield from _tree(child)
-
-
-class _Preserved:
-    """Saves every block's attributes (and the contents of its mutable containers) on entry and
-    puts them back on exit; meanwhile hooks are off and the top block is renamed."""
-
-    def __init__(self, block):
-        self.block = block
-
-    def __enter__(self):
-        self.saved = []
-        for b in _tree(self.block):
-            attrs = dict(vars(b))
-            contents = {k: (v.copy() if not isinstance(v, list) else list(v)) for k, v in attrs.items()
-                        if isinstance(v, _CONTAINERS) and not k.startswith("_forward")}
-            self.saved.append((b, attrs, contents))
-            b._forward_hooks, b._forward_pre_hooks = type(b._forward_hooks)(), type(b._forward_pre_hooks)()
-            if hasattr(b, "_callback"):
-                b._callback = None
-        self.block._name = f"{self.block.name} (timing)"
-        return self
-
-    def __exit__(self, *exc):
-        for b, attrs, contents in self.saved:
-            for k, v in contents.items():
-                obj = attrs[k]
-                obj.clear()
-                if isinstance(obj, list):
-                    obj.extend(v)
-                else:
-                    obj.update(v)
-            b.__dict__.clear()
-            b.__dict__.update(attrs)
-        return False
-
 
 def payoff_text(mode):
     """When hybridizing pays off, in words, for one mode of ``time_block``'s results.
@@ -159,10 +117,10 @@ def _summary(lat):
             "min_ms": float(a.min())}
 
 
-def _op_breakdown(block, start, graph):
+def _op_breakdown(block, samples, graph):
     by_name = {n["name"]: n for n in graph.get("nodes", [])}
     rows = {}
-    for name, domain, t0, t1, args, _tid in profiler.records()[start:]:
+    for name, domain, t0, t1, args, _tid in samples:
         if domain != "operator" or not isinstance(args, dict) or args.get("block") != block.name:
             continue
         node = str(args.get("node", name))
@@ -181,7 +139,7 @@ def _op_breakdown(block, start, graph):
 def time_block(block, *inputs, calls=30, warmup=2, profile_calls=3, progress=None):
     """Imperative vs hybridized timings of ``block`` on ``inputs`` (see the module docstring).
     ``progress(fraction, stage)`` is called as the runs advance."""
-    if not hasattr(block, "hybridize") or not hasattr(block, "_children"):
+    if not hasattr(block, "hybridization"):
         raise TypeError(f"time_block: expected a HybridBlock, got {type(block).__name__}")
     if not inputs:
         raise ValueError("time_block: expected at least one input array, got none")
@@ -196,7 +154,7 @@ def time_block(block, *inputs, calls=30, warmup=2, profile_calls=3, progress=Non
         report(min(1.0, done[0] / total_steps), stage)
 
     modes, ops, graph = [], [], {}
-    with _Preserved(block):
+    with trial(block, f"{block.name} (timing)"):
         for name, flags in MODES:
             entry = {"name": name, "flags": flags or {}, "trace_ms": None, "build_ms": None, "first_ms": None}
             if flags is None:
@@ -205,7 +163,7 @@ def time_block(block, *inputs, calls=30, warmup=2, profile_calls=3, progress=Non
             else:
                 block.hybridize(True, **flags)
                 t = time.perf_counter()
-                block._build_cache(*inputs)
+                build(block, *inputs)
                 entry["trace_ms"] = (time.perf_counter() - t) * 1e3
                 entry["first_ms"] = _timed(lambda: block(*inputs))
                 step(f"{name}: trace and build")
@@ -243,21 +201,11 @@ def _profile(block, inputs, n, graph, step):
     was_running = profiler.is_running()
     if was_running:          # the user's own profiling session: leave it alone
         return []
-    config = dict(profiler._config)
-    start = len(profiler.records())
-    profiler.set_config(profile_symbolic=True, profile_imperative=False)
-    profiler.set_state("run")
-    try:
+    with profiler.isolated(profile_symbolic=True, profile_imperative=False) as samples:   # ours go, the user's stay
         for _ in range(n):
             _sync(block(*inputs))
             step("default: per-op profile")
-    finally:
-        profiler.set_state("stop")
-        profiler._config.clear()
-        profiler._config.update(config)
-    rows = _op_breakdown(block, start, graph)
-    del profiler._records[start:]      # the user's earlier records stay, ours go
-    return rows
+    return _op_breakdown(block, samples, graph)
 
 
 class TimingPanel(widgets.DOMWidget):
@@ -278,9 +226,10 @@ class TimingPanel(widgets.DOMWidget):
     stage = Unicode("").tag(sync=True)
     running = Bool(False).tag(sync=True)
     error = Unicode("").tag(sync=True)
+    status = Unicode("").tag(sync=True)     # ``status_text()``, kept up to date: the frontend shows it as is
 
     def __init__(self, block, *inputs, calls=30, warmup=2, profile_calls=3, run=True, **kwargs):
-        if not hasattr(block, "hybridize") or not hasattr(block, "_children"):
+        if not hasattr(block, "hybridization"):
             raise TypeError(f"TimingPanel: expected a HybridBlock, got {type(block).__name__}")
         if not inputs:
             raise ValueError("TimingPanel: expected the block's input arrays after the block, got none")
@@ -317,6 +266,22 @@ class TimingPanel(widgets.DOMWidget):
             except Exception:  # noqa: BLE001 -- already in ``error`` for the view
                 pass
 
+    @observe("block", "results", "progress", "stage", "running", "error")
+    def _update_status(self, _change):
+        self.status = self.status_text()
+
+    def status_text(self):
+        """The status line (synced as ``status``): ``mlp_: 30 timed calls per mode on data (1, 512)
+        float32``, or the stage while measuring, or the error."""
+        if self.error:
+            return f"{self.block}: timing failed: {self.error}"
+        if self.running:
+            return f"{self.block}: measuring: {self.stage} ({round(100 * self.progress)}%)"
+        r = self.results
+        if not r.get("modes"):
+            return f"{self.block}: timing not run"
+        return f"{r['block']}: {r['calls']} timed calls per mode on {r['inputs']}"
+
     def text(self):
         """The results as a text table (``results_text``)."""
         return results_text(self.results)
@@ -325,7 +290,7 @@ class TimingPanel(widgets.DOMWidget):
         bundle = super()._repr_mimebundle_(**kwargs)
         r = self.results
         if not r.get("modes"):
-            return fallback.widget_bundle(bundle, fallback.box("timing", f"{self.block}: timing not run"))
+            return fallback.widget_bundle(bundle, fallback.box("timing", self.status_text()))
         rows = [[m["name"], m["median_ms"], m["p10_ms"], m["p90_ms"], m["trace_ms"], m["build_ms"],
                  f"{m['speedup']:.2f}x" if m.get("speedup") else "—", payoff_text(m)] for m in r["modes"]]
         parts = [fallback.table(["mode", "median ms", "p10 ms", "p90 ms", "trace ms", "build ms", "speed-up",
@@ -335,8 +300,7 @@ class TimingPanel(widgets.DOMWidget):
             parts.append(fallback.table(["node", "op", "calls", "avg ms", "share"],
                                         [[o["node"], o["op"], o["count"], o["avg_ms"], f"{100 * o['share']:.1f}%"]
                                          for o in r["ops"]]))
-        title = f"{r['block']}: {r['calls']} timed calls per mode on {r['inputs']}"
-        return fallback.widget_bundle(bundle, fallback.box("timing", title, *parts))
+        return fallback.widget_bundle(bundle, fallback.box("timing", self.status_text(), *parts))
 
     def __repr__(self):
         modes = self.results.get("modes", [])

@@ -2,9 +2,10 @@
 ``src/widgets/``).
 
 ``GraphView(block_or_symbol)`` draws a Symbol or a hybridized block's cached graph (the graph JSON
-of ``hybridlab.graph_json``, docs/graph-json.md) with Graphviz in the browser. For a block it
+of ``hybridlab.lab.graph_json``, docs/graph-json.md) with Graphviz in the browser. For a block it
 subscribes to the ``"cache_built"`` event (``hybridlab.events``), so when the block builds or
-rebuilds its cached op the view updates and shows why (``reason``, ``detail``). It follows that
+rebuilds its cached op the view updates (its graph JSON built here from the event's graph, shapes
+and dtypes and the block's ``hybridization`` state) and shows why (``reason``, ``detail``). It follows that
 block object only (events carry ``block_id``): a new block with the same name (a "create the
 model" cell run again) has its own views. ``"hybridize_off"`` events (``hybridize(active=False)``)
 set ``reason`` to ``"not hybridized: runs imperatively"`` and ``hybridized`` to False; the graph
@@ -18,7 +19,8 @@ last built; ``detail`` is the human-readable diff: ``data: (1, 3) float32 -> (5,
 the block has made), ``error`` (the last hybridization error as text, ``""`` when none),
 ``param_stats`` (per parameter, keyed by its graph variable name: ``shape``, ``dtype``, ``mean``,
 ``std``, ``min``, ``max``, ``zeros`` (share of zeros); computed in the kernel, refreshed on every
-build; the frontend shows them in the details panel of the parameter's node).
+build; the frontend shows them in the details panel of the parameter's node), ``status`` (the
+status line, ``status_text()``: the frontend shows it as is).
 
 Example::
 
@@ -53,12 +55,12 @@ import weakref
 
 import numpy as np
 import ipywidgets as widgets
-from traitlets import Bool, Dict, Int, Unicode
+from traitlets import Bool, Dict, Int, Unicode, observe
 
 from .. import events
-from ..graph_json import graph_json
 from ..symbol.symbol import Symbol
 from . import fallback
+from .graph_json import graph_json
 
 __all__ = ["GraphView", "MODULE_NAME", "MODULE_VERSION", "param_stats", "is_event_of"]
 
@@ -111,15 +113,16 @@ def is_event_of(event, block, name):
 
 
 def _block_graph(block):
-    """The graph JSON of a built block with the shapes of its last build (as its ``cache_built``
-    event carried them)."""
-    key = getattr(block, "_last_key", None)
-    try:
-        names = [v.name for v in block._cached_graph[0]]
-        shapes = {n: sh for n, (sh, _) in zip(names, key[0])}
-        dtypes = {n: dt for n, (_, dt) in zip(names, key[0])}
-    except Exception:  # noqa: BLE001 -- no signature recorded: the shapes the nodes carry
+    """The graph JSON of a built block with its data inputs' shapes and dtypes of the latest
+    compiled signature (as its ``cache_built`` event carried them); without one, the shapes the
+    nodes carry."""
+    state = block.hybridization
+    if not state.signatures:
         return graph_json(block)
+    sig = state.signatures[-1]
+    names = {v.name for v in state.inputs}
+    shapes = {n: sh for n, sh in zip(sig.names, sig.shapes) if n in names}
+    dtypes = {n: dt for n, dt in zip(sig.names, sig.dtypes) if n in names}
     return graph_json(block, shapes=shapes, dtypes=dtypes)
 
 
@@ -165,6 +168,7 @@ class GraphView(widgets.DOMWidget):
     error = Unicode("").tag(sync=True)
     param_stats = Dict().tag(sync=True)
     hybridized = Bool(True).tag(sync=True)
+    status = Unicode("").tag(sync=True)     # ``status_text()``, kept up to date: the frontend shows it as is
 
     def __init__(self, block_or_symbol, shapes=None, dtypes=None, inputs=None, **kwargs):
         super().__init__(**kwargs)
@@ -175,19 +179,20 @@ class GraphView(widgets.DOMWidget):
             self._symbol = block_or_symbol
             self.graph = graph_json(block_or_symbol, shapes=shapes, dtypes=dtypes, inputs=inputs)
             return
-        if not hasattr(block_or_symbol, "_cached_graph") or not hasattr(block_or_symbol, "name"):
+        state = getattr(block_or_symbol, "hybridization", None)
+        if state is None or not hasattr(block_or_symbol, "name"):
             raise TypeError(f"GraphView: expected a Symbol or a HybridBlock, got {type(block_or_symbol).__name__}")
         self.block = block_or_symbol.name
         self._block_ref = weakref.ref(block_or_symbol)
-        history = list(getattr(block_or_symbol, "rebuild_history", None) or [])
-        if block_or_symbol._cached_graph:
+        history = list(state.history)
+        if state.graph is not None:
             self.graph = _block_graph(block_or_symbol)
             if history:
                 last = history[-1]
                 self.reason, self.detail, self.signature = last.reason, last.detail, last.signature
-        elif history and not getattr(block_or_symbol, "_active", False):
+        elif history and not state.active:
             self.reason, self.detail = events.NOT_HYBRIDIZED, "hybridize(active=False): calls run imperatively"
-        self.hybridized = bool(getattr(block_or_symbol, "_active", False))
+        self.hybridized = state.active
         self.rebuilds = len(history)
         self.param_stats = param_stats(block_or_symbol)
         self._subscriptions.append(_subscribe_weakly("cache_built", self, "_on_cache_built"))
@@ -195,20 +200,20 @@ class GraphView(widgets.DOMWidget):
         self._subscriptions.append(_subscribe_weakly("hybridize_error", self, "_on_hybridize_error"))
 
     def _on_cache_built(self, event):
-        if not is_event_of(event, self._block_ref(), self.block):
+        block = self._block_ref()
+        if not is_event_of(event, block, self.block):
             return
+        graph = graph_json(block, shapes=event.get("shapes"), dtypes=event.get("dtypes"))
         with self.hold_sync():
             self.hybridized = True
-            self.graph = event["graph"]
+            self.graph = graph
             self.reason = str(event.get("reason", ""))
             self.detail = str(event.get("detail", "") or "")
             self.signature = str(event.get("signature", "") or "")
             history = event.get("history")
             self.rebuilds = history + 1 if isinstance(history, int) else self.rebuilds + 1
             self.error = ""
-            block = self._block_ref()
-            if block is not None:
-                self.param_stats = param_stats(block)
+            self.param_stats = param_stats(block)
 
     def _on_hybridize_off(self, event):
         if not is_event_of(event, self._block_ref(), self.block):
@@ -224,10 +229,16 @@ class GraphView(widgets.DOMWidget):
         err = event.get("error")
         self.error = f"{type(err).__name__}: {err}" if isinstance(err, BaseException) else str(err)
 
+    @observe("graph", "block", "reason", "detail", "rebuilds", "hybridized", "error")
+    def _update_status(self, _change):
+        self.status = self.status_text()
+
     def status_text(self):
-        """The status line as text: ``mlp0: cached op rebuilt (new input signature: data: (1, 3)
-        float32 -> (5, 3) float32), build #2``."""
+        """The status line as text (synced as ``status``): ``mlp0: cached op rebuilt (new input
+        signature: data: (1, 3) float32 -> (5, 3) float32), build #2``."""
         who = self.block or "graph"
+        if self.error and self.hybridized:     # turned off, the block no longer tries to hybridize
+            return f"{who}: hybridization failed: {self.error}"
         if not self.reason:
             return f"{who}: waiting for the block's first hybridized call" if self.block and not self.graph else who
         why = f"{self.reason}: {self.detail}" if self.detail and self.reason != "first call" else self.reason

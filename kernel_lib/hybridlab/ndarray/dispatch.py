@@ -3,7 +3,8 @@ compute with the device's array module, wrap the outputs, and record a tape node
 needs one. This is the hot path of every imperative call: keep it lean."""
 from numpy import asarray as _asarray, generic as _generic, ndarray as _ndarray
 
-from .. import autograd, deferred
+from ..autograd import state as autograd_state
+from ..deferred import state as deferred_state
 from ..base import MXNetError
 from ..device import current_device
 from ..ops.context import _contexts, op_context
@@ -18,8 +19,8 @@ class OutOfMemory(MXNetError, MemoryError):
     """An op's result does not fit in memory (``except MemoryError`` catches it too)."""
 
 
-_autograd_state = autograd._state
-_dc_state = deferred.state
+_autograd_flags = autograd_state.flags
+_tracing = deferred_state.tracing
 
 
 def invoke_name(name, inputs, attrs, out=None, np_style=None):
@@ -29,10 +30,10 @@ def invoke_name(name, inputs, attrs, out=None, np_style=None):
 def invoke(op, inputs, attrs, out=None, np_style=None):
     """Run ``op`` on ``inputs`` (NDArrays; NumPy arrays, lists and scalars are converted) with
     keyword ``attrs``; returns the visible output(s)."""
-    if _dc_state.active:
+    if _tracing.active:
         if out is not None:
             raise MXNetError(f"{op.name}: out= is not supported while the graph is being traced")
-        return deferred.record(op, inputs, attrs, np_style)
+        return deferred_state.tracer.record(op, inputs, attrs, np_style)
     a = op.parse_attrs(attrs)
     device = a[op.device_attr] if op.device_attr else None
     first = None
@@ -64,7 +65,7 @@ def invoke(op, inputs, attrs, out=None, np_style=None):
         op.infer_shape(a, [d.shape for d in datas])
     except InferError as err:
         raise shape_error(op, a, err) from None
-    ctx = _contexts.get((device, _autograd_state.training)) or op_context(device, _autograd_state.training)
+    ctx = _contexts.get((device, _autograd_flags.training)) or op_context(device, _autograd_flags.training)
     try:
         res = op.compute(ctx, a, *datas)
     except InferError as err:        # a check only the compute makes (softmax's axis): name the op
@@ -77,8 +78,8 @@ def invoke(op, inputs, attrs, out=None, np_style=None):
         outs = [_wrap(r, device, np_style) for r in res[:nvis]]
     else:
         nvis, outs, res = 1, [_wrap(res, device, np_style)], (res,)
-    if _autograd_state.recording and (op.grad is not None or op.zero_grad) and autograd.needs_record(arrays):
-        node = autograd.TapeNode(op, a, arrays, res, device)
+    if _autograd_flags.recording and (op.grad is not None or op.zero_grad) and autograd_state.needs_record(arrays):
+        node = autograd_state.TapeNode(op, a, arrays, res, device)
         for i, o in enumerate(outs):
             o._node = (node, i)
     if out is not None:

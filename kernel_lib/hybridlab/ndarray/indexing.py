@@ -32,8 +32,9 @@ Example::
 """
 import numpy as np
 
-from .. import autograd
+from ..autograd import state as autograd_state
 from ..base import MXNetError, MXNetIndexError, MXNetValueError
+from ..deferred import state as deferred_state
 from .dispatch import invoke_name
 from .ndarray import NDArray
 
@@ -179,10 +180,9 @@ def _direct(arr, entries):
 def can_view(arr):
     """Whether a result may share ``arr``'s memory: not while tracing (no data) nor while autograd
     records ``arr`` (then the recorded ops copy, so the gradient sees the value it was taken at)."""
-    from .. import deferred
-    if deferred.state.active:
+    if deferred_state.tracing.active:
         return False
-    return not (autograd.is_recording() and (arr._node is not None or arr._grad_req != "null"))
+    return not (autograd_state.is_recording() and (arr._node is not None or arr._grad_req != "null"))
 
 
 def _contiguous(arr, entries):
@@ -330,7 +330,7 @@ def _value_data(arr, value):
 def set_item(arr, key, value):
     """``arr[key] = value`` (see the module docstring)."""
     entries = _parse(arr, key)
-    if autograd.is_recording():
+    if autograd_state.is_recording():
         in_graph = arr._node is not None
         value_in_graph = isinstance(value, NDArray) and (value._node is not None or value._grad_req != "null")
         if arr._node is None and arr._grad_req != "null":

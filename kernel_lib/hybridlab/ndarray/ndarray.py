@@ -18,9 +18,9 @@ import re
 
 import numpy as np
 
-from .. import autograd
+from ..autograd import state as autograd_state
 from ..base import MXNetError, normalize_dtype
-from ..deferred import TracedValue
+from ..deferred.state import TracedValue
 from ..device import Device, current_device
 
 __all__ = ["NDArray", "array", "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write"]
@@ -204,14 +204,12 @@ class NDArray:
     def attach_grad(self, grad_req="write", stype=None):
         """Allocate a gradient buffer; the array becomes a variable that ``backward`` writes
         (``'write'``), accumulates (``'add'``) or skips (``'null'``)."""
-        autograd._check_req(grad_req)
+        autograd_state.check_grad_req(grad_req)
         self._grad = NDArray._wrap(self._device.xp.zeros_like(self._data), self._device, self._np)
         self._grad_req = grad_req
         self._node = None
 
-    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
-        """Back-propagate from this array (``out_grad`` defaults to ones)."""
-        autograd.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+    # backward(out_grad=None, retain_graph=False, train_mode=True): attached by autograd/backward.py
 
     def detach(self):
         """The same data, cut from the autograd graph."""
@@ -358,7 +356,7 @@ class NDArray:
     def _inplace(self, result):
         """``x op= y``: write into this buffer (views and holders see it) unless autograd must
         keep the old value, in which case the name is rebound to the new array."""
-        if autograd.is_recording() and (self._node is not None or result._node is not None):
+        if autograd_state.is_recording() and (self._node is not None or result._node is not None):
             return result
         if result.shape != self.shape:
             raise MXNetError(f"in-place operation: result shape {result.shape} does not fit the array's "

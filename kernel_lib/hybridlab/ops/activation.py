@@ -21,8 +21,8 @@ from .attrs import Attr
 from .elemwise import sigmoid, softplus
 from .elemwise_special import erf64
 from .infer import InferError, merge_shape, normalize_axis, same_shape, unary_shape
-from .registry import OpDef, register
-from .relu_cpu import negative_part, relu
+from .registry import InlineRule, OpDef, OutKernel, register
+from .relu_cpu import negative_part, relu, relu_expression
 from .select_cpu import select
 
 __all__ = ["erf", "softmax_forward"]
@@ -65,8 +65,21 @@ def _act_grad(F, a, ins, outs, og):
     return [F.elemwise_div(g, F.square(F._plus_scalar(F.abs(x), scalar=1.0)))]  # softsign
 
 
+def _act_out(ctx, a, out, x):
+    """The out kernel of relu and tanh (the activations of one ufunc call)."""
+    if a["act_type"] == "relu":
+        return relu(ctx.xp, x, out=out)
+    return ctx.xp.tanh(x, out=out)
+
+
+def _act_inline(a, site):
+    return relu_expression(a, site) if a["act_type"] == "relu" else None
+
+
 register(OpDef(
     "Activation", family="nn", npx="activation", monotone=lambda a: a["act_type"] == "relu",
+    out_kernel=OutKernel(_act_out, applies=lambda a: a["act_type"] in ("relu", "tanh"), inplace=True),
+    inline=InlineRule(_act_inline, functions=(onp.maximum,)),
     attrs={"act_type": Attr("enum", choices=("relu", "sigmoid", "softrelu", "softsign", "tanh"),
                             doc="Activation function to apply.")},
     compute=lambda ctx, a, x: _act_forward(ctx.xp, x, a["act_type"]).astype(x.dtype, copy=False),

@@ -26,7 +26,7 @@ import numpy as _np
 
 from .attrs import Attr
 from .infer import InferError, broadcast_shape, merge_shape, same_shape, unary_shape
-from .registry import OpDef, register
+from .registry import InlineRule, Lowering, OpDef, OutKernel, register
 from .select_cpu import select
 
 _BOOL, _F32, _F64, _I64 = _np.dtype(bool), _np.dtype(_np.float32), _np.dtype(_np.float64), _np.dtype(_np.int64)
@@ -191,8 +191,9 @@ def _sum_to(F, g, like):
     return F._reduce_sum_like(g, like)
 
 
-def broadcast(name, fn, *, aliases=(), np=(), doc="", out_type=_arith_type, logic=False, hidden=False):
-    """Register ``lhs (fn) rhs`` with NumPy broadcasting; ``fn`` names a forward and a gradient."""
+def broadcast(name, fn, *, aliases=(), np=(), doc="", out_type=_arith_type, logic=False, hidden=False, **opdef):
+    """Register ``lhs (fn) rhs`` with NumPy broadcasting; ``fn`` names a forward and a gradient;
+    ``opdef``: further ``OpDef`` fields (``out_kernel``, ``lowering``)."""
     grad = None if logic else _GRAD[fn]
 
     def gradient(F, a, inputs, outputs, ograds):
@@ -204,11 +205,12 @@ def broadcast(name, fn, *, aliases=(), np=(), doc="", out_type=_arith_type, logi
                           infer_shape=_broadcast_infer, infer_type=out_type,
                           grad=None if logic else gradient, aliases=aliases, np=np, doc=doc,
                           family="broadcast", no_grad_reason=_NO_GRAD if logic else "", hidden=hidden,
-                          zero_grad=logic))
+                          zero_grad=logic, **opdef))
 
 
-def elemwise(name, fn, *, aliases=(), doc="", logic=False):
-    """Register ``lhs (fn) rhs`` for inputs of one shape (MXNet's elemwise_* / _maximum / _equal ...)."""
+def elemwise(name, fn, *, aliases=(), doc="", logic=False, **opdef):
+    """Register ``lhs (fn) rhs`` for inputs of one shape (MXNet's elemwise_* / _maximum / _equal ...);
+    ``opdef``: further ``OpDef`` fields."""
     grad = None if logic else _GRAD[fn]
 
     def gradient(F, a, inputs, outputs, ograds):
@@ -217,7 +219,7 @@ def elemwise(name, fn, *, aliases=(), doc="", logic=False):
     return register(OpDef(name, inputs=("lhs", "rhs"), compute=_binary_compute(_FORWARD[fn], _arith_type),
                           infer_shape=same_shape, infer_type=_arith_type,
                           grad=None if logic else gradient, aliases=aliases, doc=doc, family="elemwise",
-                          no_grad_reason=_NO_GRAD if logic else "", zero_grad=logic))
+                          no_grad_reason=_NO_GRAD if logic else "", zero_grad=logic, **opdef))
 
 
 def _wrap_int(value, dtype):
@@ -230,9 +232,9 @@ def _wrap_int(value, dtype):
     return dtype.type(value)
 
 
-def scalar(name, forward, grad, *, aliases=(), doc="", no_grad_reason="", zero_grad=False):
+def scalar(name, forward, grad, *, aliases=(), doc="", no_grad_reason="", zero_grad=False, **opdef):
     """Register ``forward(xp, x, scalar)`` (attributes ``scalar``, ``is_int`` as MXNet's);
-    ``grad(F, x, y, og, scalar)`` returns dx."""
+    ``grad(F, x, y, og, scalar)`` returns dx; ``opdef``: further ``OpDef`` fields."""
     attrs = {"scalar": Attr("float", 1.0, doc="scalar input value"),
              "is_int": Attr("bool", True, doc="whether the scalar is an integer")}
 
@@ -249,33 +251,89 @@ def scalar(name, forward, grad, *, aliases=(), doc="", no_grad_reason="", zero_g
 
     return register(OpDef(name, compute=compute, infer_shape=unary_shape, attrs=attrs, infer_type=_scalar_type,
                           grad=gradient if grad is not None else None, aliases=aliases, doc=doc,
-                          family="elemwise", no_grad_reason=no_grad_reason, zero_grad=zero_grad))
+                          family="elemwise", no_grad_reason=no_grad_reason, zero_grad=zero_grad, **opdef))
+
+
+# ---- what the compiler asks: out= kernels (static memory plans), fused-kernel steps, inline rules ----
+def _ufunc_out(ufunc):
+    """The out kernel of ``ufunc(lhs, rhs)``, a NumPy/CuPy ufunc: elementwise, so ``out`` may be an input."""
+    return OutKernel(lambda ctx, a, out, lhs, rhs: getattr(ctx.xp, ufunc)(lhs, rhs, out=out), inplace=True)
+
+
+def _scalar_out(ufunc, reverse=False):
+    """The out kernel of ``ufunc(x, scalar)`` (``ufunc(scalar, x)`` when ``reverse``)."""
+    if reverse:
+        def kernel(ctx, a, out, x):
+            return getattr(ctx.xp, ufunc)(a["scalar"], x, out=out)
+    else:
+        def kernel(ctx, a, out, x):
+            return getattr(ctx.xp, ufunc)(x, a["scalar"], out=out)
+    return OutKernel(kernel, applies=lambda a: isinstance(a["scalar"], (int, float)), inplace=True)
+
+
+def _multiply_inline(a, site):
+    return f"multiply({site.args[0]}, {site.args[1]}{site.out_arg})"
+
+
+def _greater_inline(a, site):
+    """1.0 / 0.0 in the input's dtype (NaN compares false, as in the kernel); a planned float buffer
+    takes the booleans as they are."""
+    x, s = site.args[0], site.literal(a["scalar"])
+    if site.out is not None:
+        return f"greater({x}, {s}{site.out_arg})"
+    return f"greater({x}, {s}).astype({x}.dtype)"
 
 
 # ---- broadcast_* and their NumPy names ---------------------------------------------------------
-broadcast("broadcast_add", "add", aliases=("broadcast_plus",), np="add", doc="lhs + rhs with NumPy broadcasting.")
+broadcast("broadcast_add", "add", aliases=("broadcast_plus",), np="add", out_kernel=_ufunc_out("add"),
+          lowering=Lowering("add", "xy", "({0} + {1})"),
+          doc="lhs + rhs with NumPy broadcasting.")
 broadcast("broadcast_sub", "sub", aliases=("broadcast_minus",), np="subtract",
+          out_kernel=_ufunc_out("subtract"), lowering=Lowering("subtract", "xy", "({0} - {1})"),
           doc="lhs - rhs with NumPy broadcasting.")
-broadcast("broadcast_mul", "mul", np="multiply", doc="lhs * rhs with NumPy broadcasting.")
-broadcast("broadcast_div", "div", doc="lhs / rhs with NumPy broadcasting (integer inputs: truncating division).")
+broadcast("broadcast_mul", "mul", np="multiply", out_kernel=_ufunc_out("multiply"),
+          lowering=Lowering("multiply", "xy", "({0} * {1})"),
+          doc="lhs * rhs with NumPy broadcasting.")
+broadcast("broadcast_div", "div", out_kernel=_ufunc_out("divide"),
+          lowering=Lowering("true_divide", "xy", "({0} / {1})"),
+          doc="lhs / rhs with NumPy broadcasting (integer inputs: truncating division).")
 broadcast("_npi_true_divide", "true_divide", np=("divide", "true_divide"), out_type=_truediv_type, hidden=True,
           doc="lhs / rhs with NumPy broadcasting; integer inputs give float32 (NumPy's true division).")
 broadcast("broadcast_mod", "mod", np=("mod", "remainder"),
           doc="lhs mod rhs with broadcasting; the result has the sign of rhs, and is 0 where rhs is 0.")
-broadcast("broadcast_power", "power", np="power", doc="lhs ** rhs with NumPy broadcasting.")
-broadcast("broadcast_maximum", "maximum", np="maximum", doc="Elementwise maximum with NumPy broadcasting.")
-broadcast("broadcast_minimum", "minimum", np="minimum", doc="Elementwise minimum with NumPy broadcasting.")
+broadcast("broadcast_power", "power", np="power", lowering=Lowering("power", "xy", "pow({0}, {1})"),
+          doc="lhs ** rhs with NumPy broadcasting.")
+broadcast("broadcast_maximum", "maximum", np="maximum", out_kernel=_ufunc_out("maximum"),
+          lowering=Lowering("maximum", "xy", "max({0}, {1})"),
+          doc="Elementwise maximum with NumPy broadcasting.")
+broadcast("broadcast_minimum", "minimum", np="minimum", out_kernel=_ufunc_out("minimum"),
+          lowering=Lowering("minimum", "xy", "min({0}, {1})"),
+          doc="Elementwise minimum with NumPy broadcasting.")
 broadcast("broadcast_hypot", "hypot", np="hypot", doc="sqrt(lhs**2 + rhs**2) with NumPy broadcasting.")
 
 # ---- equal-shape variants ---------------------------------------------------------------------
-elemwise("elemwise_add", "add", aliases=("_plus", "_add", "_Plus"), doc="lhs + rhs; both must have the same shape.")
-elemwise("elemwise_sub", "sub", aliases=("_minus", "_sub", "_Minus"), doc="lhs - rhs; both must have the same shape.")
-elemwise("elemwise_mul", "mul", aliases=("_mul", "_Mul"), doc="lhs * rhs; both must have the same shape.")
-elemwise("elemwise_div", "div", aliases=("_div", "_Div"), doc="lhs / rhs; both must have the same shape.")
+elemwise("elemwise_add", "add", aliases=("_plus", "_add", "_Plus"), out_kernel=_ufunc_out("add"),
+         lowering=Lowering("add", "xy", "({0} + {1})"),
+         doc="lhs + rhs; both must have the same shape.")
+elemwise("elemwise_sub", "sub", aliases=("_minus", "_sub", "_Minus"), out_kernel=_ufunc_out("subtract"),
+         lowering=Lowering("subtract", "xy", "({0} - {1})"),
+         doc="lhs - rhs; both must have the same shape.")
+elemwise("elemwise_mul", "mul", aliases=("_mul", "_Mul"), out_kernel=_ufunc_out("multiply"),
+         lowering=Lowering("multiply", "xy", "({0} * {1})"),
+         inline=InlineRule(_multiply_inline, functions=(_np.multiply,)),
+         doc="lhs * rhs; both must have the same shape.")
+elemwise("elemwise_div", "div", aliases=("_div", "_Div"), out_kernel=_ufunc_out("divide"),
+         lowering=Lowering("true_divide", "xy", "({0} / {1})"),
+         doc="lhs / rhs; both must have the same shape.")
 elemwise("_mod", "mod", aliases=("_Mod",), doc="lhs mod rhs (sign of rhs, 0 where rhs is 0); same shapes.")
-elemwise("_power", "power", aliases=("_Power",), doc="lhs ** rhs; both must have the same shape.")
-elemwise("_maximum", "maximum", aliases=("_Maximum",), doc="Elementwise maximum; both must have the same shape.")
-elemwise("_minimum", "minimum", aliases=("_Minimum",), doc="Elementwise minimum; both must have the same shape.")
+elemwise("_power", "power", aliases=("_Power",), lowering=Lowering("power", "xy", "pow({0}, {1})"),
+         doc="lhs ** rhs; both must have the same shape.")
+elemwise("_maximum", "maximum", aliases=("_Maximum",), out_kernel=_ufunc_out("maximum"),
+         lowering=Lowering("maximum", "xy", "max({0}, {1})"),
+         doc="Elementwise maximum; both must have the same shape.")
+elemwise("_minimum", "minimum", aliases=("_Minimum",), out_kernel=_ufunc_out("minimum"),
+         lowering=Lowering("minimum", "xy", "min({0}, {1})"),
+         doc="Elementwise minimum; both must have the same shape.")
 elemwise("_hypot", "hypot", aliases=("_Hypot",), doc="sqrt(lhs**2 + rhs**2); both must have the same shape.")
 
 # ---- comparisons and logical ops: broadcast_X (1/0 in the input dtype), _npi_X (bool, NumPy
@@ -287,6 +345,7 @@ _SCALAR_FN = {
     "logical_and": lambda xp, x, s: (x != 0) & bool(s), "logical_or": lambda xp, x, s: (x != 0) | bool(s),
     "logical_xor": lambda xp, x, s: (x != 0) ^ bool(s),
 }
+_SCALAR_INLINE = {"greater": InlineRule(_greater_inline, functions=(_np.greater,))}   # the relu gradient's mask
 for _fn, _np_name, _elem_alias, _scalar_alias, _text in [
         ("equal", "equal", "_Equal", "_EqualScalar", "lhs == rhs"),
         ("not_equal", "not_equal", "_Not_Equal", "_NotEqualScalar", "lhs != rhs"),
@@ -304,6 +363,7 @@ for _fn, _np_name, _elem_alias, _scalar_alias, _text in [
     elemwise(f"_{_fn}", _fn, aliases=(_elem_alias,), logic=True,
              doc=f"1 where {_text}, else 0, in the inputs' dtype; both must have the same shape.")
     scalar(f"_{_fn}_scalar", _SCALAR_FN[_fn], None, aliases=(_scalar_alias,), no_grad_reason=_NO_GRAD, zero_grad=True,
+           inline=_SCALAR_INLINE.get(_fn),
            doc=f"1 where {_text.replace('rhs', 'scalar').replace('lhs', 'x')}, else 0, in x's dtype.")
 
 
@@ -326,28 +386,44 @@ def _g_rpower(F, x, y, og, s):
 
 
 
-scalar("_plus_scalar", lambda xp, x, s: x + s, lambda F, x, y, og, s: og, aliases=("_PlusScalar",), doc="x + scalar.")
+scalar("_plus_scalar", lambda xp, x, s: x + s, lambda F, x, y, og, s: og, aliases=("_PlusScalar",),
+       out_kernel=_scalar_out("add"), lowering=Lowering("add", "xs", "({0} + {s})"),
+       doc="x + scalar.")
 scalar("_minus_scalar", lambda xp, x, s: x - s, lambda F, x, y, og, s: og, aliases=("_MinusScalar",),
+       out_kernel=_scalar_out("subtract"), lowering=Lowering("subtract", "xs", "({0} - {s})"),
        doc="x - scalar.")
 scalar("_rminus_scalar", lambda xp, x, s: s - x, lambda F, x, y, og, s: F.negative(og), aliases=("_RMinusScalar",),
+       out_kernel=_scalar_out("subtract", reverse=True), lowering=Lowering("subtract", "sx", "({s} - {0})"),
        doc="scalar - x.")
 scalar("_mul_scalar", lambda xp, x, s: x * s, lambda F, x, y, og, s: F._mul_scalar(og, scalar=s),
-       aliases=("_MulScalar",), doc="x * scalar.")
+       aliases=("_MulScalar",), out_kernel=_scalar_out("multiply"), lowering=Lowering("multiply", "xs", "({0} * {s})"),
+       doc="x * scalar.")
 scalar("_div_scalar", lambda xp, x, s: x / s, lambda F, x, y, og, s: F._div_scalar(og, scalar=s),
-       aliases=("_DivScalar",), doc="x / scalar.")
-scalar("_rdiv_scalar", lambda xp, x, s: s / x, _g_rdiv, aliases=("_RDivScalar",), doc="scalar / x.")
+       aliases=("_DivScalar",), out_kernel=_scalar_out("divide"), lowering=Lowering("true_divide", "xs", "({0} / {s})"),
+       doc="x / scalar.")
+scalar("_rdiv_scalar", lambda xp, x, s: s / x, _g_rdiv, aliases=("_RDivScalar",),
+       out_kernel=_scalar_out("divide", reverse=True), lowering=Lowering("true_divide", "sx", "({s} / {0})"),
+       doc="scalar / x.")
 scalar("_mod_scalar", lambda xp, x, s: _mod(xp, x, xp.full_like(x, s)), lambda F, x, y, og, s: og,
        aliases=("_ModScalar",), doc="x mod scalar (the sign of scalar; 0 where scalar is 0).")
 scalar("_rmod_scalar", lambda xp, x, s: _mod(xp, xp.full_like(x, s), x), _g_rmod, aliases=("_RModScalar",),
        doc="scalar mod x (the sign of x; 0 where x is 0).")
-scalar("_power_scalar", lambda xp, x, s: _power(xp, x, s), _g_power_scalar, aliases=("_PowerScalar",), doc="x ** scalar.")
-scalar("_rpower_scalar", lambda xp, x, s: _power(xp, s, x), _g_rpower, aliases=("_RPowerScalar",), doc="scalar ** x.")
+scalar("_power_scalar", lambda xp, x, s: _power(xp, x, s), _g_power_scalar, aliases=("_PowerScalar",),
+       lowering=Lowering("power", "xs", "pow({0}, {s})"),
+       doc="x ** scalar.")
+scalar("_rpower_scalar", lambda xp, x, s: _power(xp, s, x), _g_rpower, aliases=("_RPowerScalar",),
+       lowering=Lowering("power", "sx", "pow({s}, {0})"),
+       doc="scalar ** x.")
 scalar("_maximum_scalar", lambda xp, x, s: xp.maximum(x, s),
        lambda F, x, y, og, s: F.elemwise_mul(og, F._greater_equal_scalar(x, scalar=s)),
-       aliases=("_MaximumScalar",), doc="max(x, scalar), elementwise.")
+       aliases=("_MaximumScalar",), out_kernel=_scalar_out("maximum"),
+       lowering=Lowering("maximum", "xs", "max({0}, {s})"),
+       doc="max(x, scalar), elementwise.")
 scalar("_minimum_scalar", lambda xp, x, s: xp.minimum(x, s),
        lambda F, x, y, og, s: F.elemwise_mul(og, F._lesser_equal_scalar(x, scalar=s)),
-       aliases=("_MinimumScalar",), doc="min(x, scalar), elementwise.")
+       aliases=("_MinimumScalar",), out_kernel=_scalar_out("minimum"),
+       lowering=Lowering("minimum", "xs", "min({0}, {s})"),
+       doc="min(x, scalar), elementwise.")
 scalar("_hypot_scalar", lambda xp, x, s: xp.hypot(x, s),
        lambda F, x, y, og, s: F.elemwise_mul(og, F.elemwise_div(x, y)), aliases=("_HypotScalar",),
        doc="sqrt(x**2 + scalar**2), elementwise.")

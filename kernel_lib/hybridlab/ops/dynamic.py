@@ -2,8 +2,8 @@
 (``dynamic_shape=True``, like boolean_mask in ``index.py``).
 
 A graph containing them cannot be compiled ahead of the call: a hybridized block runs it split
-around them (``partition_if_dynamic``, ``compiler/passes/dynamic.py``), and tracing a 2.0-style
-``forward`` computes them on the real values to learn their output shape (``deferred.py``).
+around them (``partition_if_dynamic``, ``compiler/partitioned.py``), and tracing a 2.0-style
+``forward`` computes them on the real values to learn their output shape (``deferred/trace.py``).
 Their shape inference only checks the input and returns an unknown output shape (``None``).
 
 * ``nonzero`` (``mx.npx.nonzero``, MXNet's ``_npx_nonzero``): the indices of the nonzero elements

@@ -19,8 +19,8 @@ import numpy as _np
 
 from .attrs import Attr
 from .infer import unary_shape
-from .registry import OpDef, register
-from .relu_cpu import relu
+from .registry import Lowering, OpDef, OutKernel, register
+from .relu_cpu import RELU_INLINE, relu
 from .select_cpu import select
 
 _LN10, _LN2 = math.log(10.0), math.log(2.0)
@@ -46,6 +46,11 @@ def unary(name, forward, grad=None, *, aliases=(), np=(), npx=(), doc="", no_gra
                           grad=gradient if grad is not None else None, aliases=aliases, np=np, npx=npx,
                           doc=doc, no_grad_reason=no_grad_reason, attrs=attrs, family=family, hidden=hidden,
                           **opdef))
+
+
+def _ufunc_out(fn):
+    """The out kernel of an elementwise op computed by ``fn(xp, x, out)``: ``out`` may be ``x``."""
+    return OutKernel(lambda ctx, a, out, x: fn(ctx.xp, x, out), inplace=True)
 
 
 # ---- gradient helpers (registered ops only) ------------------------------------------------------
@@ -125,8 +130,10 @@ def _g_clip(F, x, y, og, a):
 
 # ---- math ----------------------------------------------------------------------------------------
 unary("negative", lambda xp, x, a: xp.negative(x), lambda F, x, y, og, a: F.negative(og), np="negative",
+      out_kernel=_ufunc_out(lambda xp, x, out: xp.negative(x, out=out)), lowering=Lowering("negative", "x", "(-{0})"),
       doc="Numerical negative, elementwise.")
 unary("abs", lambda xp, x, a: xp.abs(x), lambda F, x, y, og, a: _mul(F, og, F.sign(x)), np=("absolute", "abs"),
+      out_kernel=_ufunc_out(lambda xp, x, out: xp.absolute(x, out=out)), lowering=Lowering("abs", "x", "abs({0})"),
       doc="Absolute value, elementwise.")
 def _sign(xp, x, a):
     """MXNet's sign: (x > 0) - (x < 0), so NaN gives 0 (NumPy's sign gives NaN)."""
@@ -147,8 +154,11 @@ unary("floor", lambda xp, x, a: xp.floor(x), _zero, np="floor", doc="Floor, elem
 unary("trunc", lambda xp, x, a: xp.trunc(x), _zero, np="trunc", doc="Round towards zero; gradient 0.")
 unary("fix", lambda xp, x, a: xp.trunc(x), _zero, np="fix", doc="Round towards zero; gradient 0.")
 unary("square", lambda xp, x, a: x * x, lambda F, x, y, og, a: _scale(F, _mul(F, og, x), 2.0), np="square",
+      out_kernel=_ufunc_out(lambda xp, x, out: xp.multiply(x, x, out=out)),
+      lowering=Lowering("square", "x", "({0} * {0})"),
       doc="x ** 2, elementwise.")
 unary("sqrt", lambda xp, x, a: xp.sqrt(x), lambda F, x, y, og, a: _div(F, _scale(F, og, 0.5), y), np="sqrt",
+      out_kernel=_ufunc_out(lambda xp, x, out: xp.sqrt(x, out=out)), lowering=Lowering("sqrt", "x", "sqrt({0})"),
       doc="Square root, elementwise.")
 unary("rsqrt", lambda xp, x, a: 1.0 / xp.sqrt(x),
       lambda F, x, y, og, a: _mul(F, og, _scale(F, _mul(F, y, F.square(y)), -0.5)),
@@ -159,20 +169,26 @@ unary("rcbrt", lambda xp, x, a: 1.0 / xp.cbrt(x),
       lambda F, x, y, og, a: _mul(F, og, _scale(F, F.square(F.square(y)), -1.0 / 3.0)),
       doc="1 / cbrt(x), elementwise.")
 unary("exp", lambda xp, x, a: xp.exp(x), lambda F, x, y, og, a: _mul(F, og, y), np="exp",
+      out_kernel=_ufunc_out(lambda xp, x, out: xp.exp(x, out=out)), lowering=Lowering("exp", "x", "exp({0})"),
       doc="Exponential, elementwise.")
 unary("expm1", lambda xp, x, a: xp.expm1(x), lambda F, x, y, og, a: _mul(F, og, F._plus_scalar(y, scalar=1.0)),
-      np="expm1", doc="exp(x) - 1, accurate near 0.")
+      np="expm1", lowering=Lowering("expm1", "x", "expm1({0})"),
+      doc="exp(x) - 1, accurate near 0.")
 unary("log", lambda xp, x, a: xp.log(x), lambda F, x, y, og, a: _div(F, og, x), np="log",
+      out_kernel=_ufunc_out(lambda xp, x, out: xp.log(x, out=out)), lowering=Lowering("log", "x", "log({0})"),
       doc="Natural logarithm, elementwise.")
 unary("log10", lambda xp, x, a: xp.log10(x), lambda F, x, y, og, a: _div(F, og, _scale(F, x, _LN10)),
       np="log10", doc="Base-10 logarithm, elementwise.")
 unary("log2", lambda xp, x, a: xp.log2(x), lambda F, x, y, og, a: _div(F, og, _scale(F, x, _LN2)),
       np="log2", doc="Base-2 logarithm, elementwise.")
 unary("log1p", lambda xp, x, a: xp.log1p(x), lambda F, x, y, og, a: _div(F, og, F._plus_scalar(x, scalar=1.0)),
-      np="log1p", doc="log(1 + x), accurate near 0.")
+      np="log1p", lowering=Lowering("log1p", "x", "log1p({0})"),
+      doc="log(1 + x), accurate near 0.")
 unary("sin", lambda xp, x, a: xp.sin(x), lambda F, x, y, og, a: _mul(F, og, F.cos(x)), np="sin",
+      out_kernel=_ufunc_out(lambda xp, x, out: xp.sin(x, out=out)), lowering=Lowering("sin", "x", "sin({0})"),
       doc="Sine (radians), elementwise.")
 unary("cos", lambda xp, x, a: xp.cos(x), lambda F, x, y, og, a: F.negative(_mul(F, og, F.sin(x))), np="cos",
+      out_kernel=_ufunc_out(lambda xp, x, out: xp.cos(x, out=out)), lowering=Lowering("cos", "x", "cos({0})"),
       doc="Cosine (radians), elementwise.")
 unary("tan", lambda xp, x, a: xp.tan(x),
       lambda F, x, y, og, a: _mul(F, og, F._plus_scalar(F.square(y), scalar=1.0)), np="tan",
@@ -190,6 +206,7 @@ unary("sinh", lambda xp, x, a: xp.sinh(x), lambda F, x, y, og, a: _mul(F, og, F.
 unary("cosh", lambda xp, x, a: xp.cosh(x), lambda F, x, y, og, a: _mul(F, og, F.sinh(x)), np="cosh",
       doc="Hyperbolic cosine, elementwise.")
 unary("tanh", lambda xp, x, a: xp.tanh(x), lambda F, x, y, og, a: _mul(F, og, _one_minus_sq(F, y)), np="tanh",
+      out_kernel=_ufunc_out(lambda xp, x, out: xp.tanh(x, out=out)), lowering=Lowering("tanh", "x", "tanh({0})"),
       doc="Hyperbolic tangent, elementwise.")
 unary("arcsinh", lambda xp, x, a: xp.arcsinh(x),
       lambda F, x, y, og, a: _mul(F, og, F.rsqrt(F._plus_scalar(F.square(x), scalar=1.0))), np="arcsinh",
@@ -204,7 +221,8 @@ unary("degrees", lambda xp, x, a: x * (180.0 / math.pi), lambda F, x, y, og, a: 
 unary("radians", lambda xp, x, a: x * (math.pi / 180.0), lambda F, x, y, og, a: _scale(F, og, math.pi / 180.0),
       np="radians", doc="Degrees to radians.")
 unary("reciprocal", lambda xp, x, a: 1.0 / x, lambda F, x, y, og, a: F.negative(_mul(F, og, F.square(y))),
-      np="reciprocal", doc="1 / x, elementwise.")
+      np="reciprocal", lowering=Lowering("reciprocal", "x", "((T)1 / {0})"),
+      doc="1 / x, elementwise.")
 unary("logical_not", lambda xp, x, a: x == 0, None, no_grad_reason="logical op: piecewise constant", zero_grad=True,
       doc="1 where x is 0, else 0, in x's dtype.")
 unary("_npi_logical_not", lambda xp, x, a: x == 0, None, np="logical_not", hidden=True,
@@ -214,6 +232,8 @@ unary("_npi_logical_not", lambda xp, x, a: x == 0, None, np="logical_not", hidde
 # ---- activations as unary ops -----------------------------------------------------------------
 unary("relu", lambda xp, x, a: relu(xp, x),
       lambda F, x, y, og, a: _mul(F, og, F._greater_scalar(x, scalar=0)), npx="relu", monotone=True,
+      out_kernel=_ufunc_out(lambda xp, x, out: relu(xp, x, out=out)),
+      lowering=Lowering("maximum", "x0", "max({0}, (T)0)"), inline=RELU_INLINE,
       doc="Rectified linear unit: max(x, 0).")
 unary("sigmoid", lambda xp, x, a: sigmoid(xp, x),
       lambda F, x, y, og, a: _mul(F, og, _mul(F, y, F._rminus_scalar(y, scalar=1.0))), npx="sigmoid",
@@ -249,6 +269,7 @@ unary("amp_cast", lambda xp, x, a: x.astype(_amp_dtype(a, x.dtype)),
       doc="Mixed-precision cast: a floating-point input is cast to ``dtype``, an integer or bool input "
           "is left unchanged (MXNet's amp_cast); the gradient is cast back to the input's dtype.")
 unary("_copy", lambda xp, x, a: x.copy(), lambda F, x, y, og, a: og, aliases=("identity",), np="copy",
+      out_kernel=_ufunc_out(lambda xp, x, out: xp.copyto(out, x) or out),
       doc="A copy of the input.")
 unary("BlockGrad", lambda xp, x, a: x.copy(), None, aliases=("stop_gradient",), npx="stop_gradient",
       no_grad_reason="blocks gradients: its input gets a zero gradient", zero_grad=True,

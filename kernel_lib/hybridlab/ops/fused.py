@@ -12,14 +12,15 @@ result. An intermediate may be read by several steps. How a call runs:
 * on a GPU the chain becomes one ``cupy.ElementwiseKernel`` (untested here: no CUDA device);
 * otherwise (mixed or integer dtypes) each step runs its op's own ``compute``.
 
-Both generated sources (the CPU function, the kernel's C expression) are built only from the
-``LOWERING`` table, generated names (``x0``, ``b1``) and scalars written by ``compiler.source_text``
-(NaN and the infinities spelled safely): nothing of the attribute text reaches them.
+Both generated sources (the CPU function, the kernel's C expression) are built only from the steps'
+``Lowering`` (an ``OpDef`` field, defined with each op), generated names (``x0``, ``b1``) and scalars
+written by ``compiler.source_text`` (NaN and the infinities spelled safely): nothing of the attribute
+text reaches them.
 ``compiler.source_text`` is a layer above ``ops``, so it registers its literal writers here when it
 loads (``use_source_text``); until then no source is generated and chains run step by step.
 
-Only ops in ``LOWERING`` (a name -> (ufunc call, C expression) table: the kernel library) are
-fused. The gradient re-expands the chain with registered ops and runs each step's own gradient.
+Only elementwise ops with a ``lowering`` are fused. The gradient re-expands the chain with registered
+ops and runs each step's own gradient.
 
 Example::
 
@@ -45,7 +46,7 @@ from ..fileio import parse_json
 from .attrs import Attr
 from .registry import OpDef, get_op, register
 
-__all__ = ["LOWERING", "lowerable", "gpu_source", "use_source_text", "ConstantValue", "add_constant",
+__all__ = ["lowerable", "gpu_source", "use_source_text", "ConstantValue", "add_constant",
            "get_constant"]
 
 _literals = []    # [(literal, c_literal)] from compiler.source_text, once it has loaded
@@ -56,38 +57,9 @@ def use_source_text(literal, c_literal):
     _literals[:] = [(literal, c_literal)]
 
 
-# ---- the lowering table: op name -> (NumPy ufunc, argument pattern, C expression) -----------------
-# patterns: "x" (the input), "xy" (two inputs), "xs" (input, scalar attribute), "sx" (scalar, input),
-# "x0" (input, 0)
-def _t(ufunc, pattern, c_expr):
-    return (ufunc, pattern, c_expr)
-
-
-LOWERING = {
-    "negative": _t("negative", "x", "(-{0})"), "abs": _t("abs", "x", "abs({0})"), "exp": _t("exp", "x", "exp({0})"),
-    "log": _t("log", "x", "log({0})"), "sqrt": _t("sqrt", "x", "sqrt({0})"),
-    "square": _t("square", "x", "({0} * {0})"), "tanh": _t("tanh", "x", "tanh({0})"),
-    "sin": _t("sin", "x", "sin({0})"), "cos": _t("cos", "x", "cos({0})"), "log1p": _t("log1p", "x", "log1p({0})"),
-    "expm1": _t("expm1", "x", "expm1({0})"), "reciprocal": _t("reciprocal", "x", "((T)1 / {0})"),
-    "relu": _t("maximum", "x0", "max({0}, (T)0)"),
-    "elemwise_add": _t("add", "xy", "({0} + {1})"), "broadcast_add": _t("add", "xy", "({0} + {1})"),
-    "elemwise_sub": _t("subtract", "xy", "({0} - {1})"), "broadcast_sub": _t("subtract", "xy", "({0} - {1})"),
-    "elemwise_mul": _t("multiply", "xy", "({0} * {1})"), "broadcast_mul": _t("multiply", "xy", "({0} * {1})"),
-    "elemwise_div": _t("true_divide", "xy", "({0} / {1})"), "broadcast_div": _t("true_divide", "xy", "({0} / {1})"),
-    "_maximum": _t("maximum", "xy", "max({0}, {1})"), "broadcast_maximum": _t("maximum", "xy", "max({0}, {1})"),
-    "_minimum": _t("minimum", "xy", "min({0}, {1})"), "broadcast_minimum": _t("minimum", "xy", "min({0}, {1})"),
-    "_power": _t("power", "xy", "pow({0}, {1})"), "broadcast_power": _t("power", "xy", "pow({0}, {1})"),
-    "_plus_scalar": _t("add", "xs", "({0} + {s})"), "_minus_scalar": _t("subtract", "xs", "({0} - {s})"),
-    "_rminus_scalar": _t("subtract", "sx", "({s} - {0})"), "_mul_scalar": _t("multiply", "xs", "({0} * {s})"),
-    "_div_scalar": _t("true_divide", "xs", "({0} / {s})"), "_rdiv_scalar": _t("true_divide", "sx", "({s} / {0})"),
-    "_maximum_scalar": _t("maximum", "xs", "max({0}, {s})"), "_minimum_scalar": _t("minimum", "xs", "min({0}, {s})"),
-    "_power_scalar": _t("power", "xs", "pow({0}, {s})"), "_rpower_scalar": _t("power", "sx", "pow({s}, {0})"),
-}
-
-
 def lowerable(op):
     """Whether ``op`` (an OpDef) can be a step of ``_fused_elemwise``."""
-    return op is not None and op.name in LOWERING and op.family in ("elemwise", "broadcast")
+    return op is not None and op.lowering is not None and op.family in ("elemwise", "broadcast")
 
 
 # ---- the fused program ------------------------------------------------------------------------------
@@ -98,7 +70,7 @@ class _Step:
         self.op, self.attrs, self.refs = op, attrs, refs
         self.reuse = None   # the intermediate whose buffer this step overwrites (read last here)
         self.a = op.parse_attrs(attrs)
-        self.lowering = LOWERING.get(op.name)
+        self.lowering = op.lowering
 
 
 _plans = {}
@@ -176,7 +148,7 @@ def _cpu_program(steps, n_in):
         lines += ["    if dt.kind != 'f':", "        return None", "    shape = x0.shape"]
     names, n_bufs = list(xs), 0
     for s in steps:
-        ufunc, pattern, _ = s.lowering
+        ufunc, pattern = s.lowering.ufunc, s.lowering.pattern
         args = [names[r] for r in s.refs]
         scalar = literal(s.a["scalar"]) if "s" in pattern else None
         call = {"x": args[:1], "xy": args[:2], "xs": [args[0], scalar], "sx": [scalar, args[0]],
@@ -190,7 +162,7 @@ def _cpu_program(steps, n_in):
         lines.append(f"    {ufunc}({', '.join(call)}, out={out})")
         names.append(out)
     lines.append(f"    return {names[-1]}")
-    env = {u: getattr(_np, u) for u, _, _ in LOWERING.values()}
+    env = {s.lowering.ufunc: getattr(_np, s.lowering.ufunc) for s in steps}
     env.update(empty=_np.empty, broadcast_shapes=_np.broadcast_shapes)
     # generated from the validated plan: table ufuncs, generated names, source_text literals
     exec(compile("\n".join(lines) + "\n", "<hybridlab-fused-elemwise>", "exec"), env)  # noqa: S102
@@ -227,7 +199,7 @@ def _gpu_kernel(a, steps, n_in, xp, xs):
 
 def gpu_source(steps, n_in):
     """(input parameter list, body) of the ``cupy.ElementwiseKernel`` for ``steps``: C expressions
-    from the lowering table over generated names ``i0``, ``i1``..., scalars from
+    from the steps' lowerings over generated names ``i0``, ``i1``..., scalars from
     ``source_text.c_literal`` cast to ``T``.
 
     Example::
@@ -241,8 +213,8 @@ def gpu_source(steps, n_in):
     c_literal = _literals[0][1]
     exprs = [f"i{k}" for k in range(n_in)]
     for s in steps:
-        scalar = f"((T){c_literal(s.a['scalar'])})" if "s" in s.lowering[1] else ""
-        exprs.append("(" + s.lowering[2].format(*[exprs[r] for r in s.refs], s=scalar) + ")")
+        scalar = f"((T){c_literal(s.a['scalar'])})" if "s" in s.lowering.pattern else ""
+        exprs.append("(" + s.lowering.c_expr.format(*[exprs[r] for r in s.refs], s=scalar) + ")")
     return ", ".join(f"T i{k}" for k in range(n_in)), f"out = {exprs[-1]};"
 
 
@@ -260,8 +232,9 @@ def _fused_infer(field):
     return infer
 
 
-def _fused_grad(F, a, inputs, outputs, ograds):
-    """Re-expand the chain with registered ops, then run each step's gradient in reverse."""
+def _fused_grad(F, a, inputs, outputs, ograds, training):
+    """Re-expand the chain with registered ops, then run each step's gradient in reverse (in the
+    forward's mode ``training``)."""
     steps = plan(a)
     n_in = len(inputs)
     vals = list(inputs)
@@ -276,7 +249,7 @@ def _fused_grad(F, a, inputs, outputs, ograds):
         s, g = steps[j], grads[n_in + j]
         if g is None:
             continue
-        step_grads = s.op.grad(F, s.a, [vals[r] for r in s.refs], [vals[n_in + j]], [g])
+        step_grads = s.op.gradient(F, s.a, [vals[r] for r in s.refs], [vals[n_in + j]], [g], training)
         for r, gr in zip(s.refs, step_grads):
             if gr is not None:
                 grads[r] = gr if grads[r] is None else F.elemwise_add(grads[r], gr)
@@ -286,7 +259,7 @@ def _fused_grad(F, a, inputs, outputs, ograds):
 register(OpDef("_fused_elemwise", variadic=True, family="elemwise", hidden=True,
                attrs={"program": Attr("str", doc="JSON list of [op, attrs, refs] steps")},
                compute=_fused_compute, infer_shape=_fused_infer("shape"), infer_type=_fused_infer("dtype"),
-               grad=_fused_grad,
+               grad=_fused_grad, grad_mode=True,
                doc="A chain of elementwise ops run as one kernel (made by the fusion pass)."))
 
 

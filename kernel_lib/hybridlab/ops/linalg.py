@@ -14,9 +14,11 @@ Example::
     >>> mx.nd.batch_dot(mx.nd.ones((5, 2, 3)), mx.nd.ones((5, 3, 4))).shape
     (5, 2, 4)
 """
+import numpy as _np
+
 from .attrs import Attr
 from .infer import InferError, broadcast_shape, normalize_axis, prod
-from .registry import OpDef, register
+from .registry import InlineRule, OpDef, register
 
 _T_ATTRS = {"transpose_a": Attr("bool", False, doc="Transpose the first input before the product."),
             "transpose_b": Attr("bool", False, doc="Transpose the second input before the product.")}
@@ -107,8 +109,18 @@ def dot_grads(F, lhs, rhs, og, ta=False, tb=False):
     return dl, dr
 
 
+def _dot_inline(a, site):
+    """``matmul`` of 2-d operands (a backward's weight and data gradients)."""
+    if any(s is None or len(s) != 2 for s in site.shapes):
+        return None
+    lhs = f"{site.args[0]}.T" if a["transpose_a"] else site.args[0]
+    rhs = f"{site.args[1]}.T" if a["transpose_b"] else site.args[1]
+    return f"matmul({lhs}, {rhs}{site.out_arg})"
+
+
 register(OpDef(
     "dot", family="linalg", inputs=("lhs", "rhs"), attrs={**_T_ATTRS, **_STYPE},
+    inline=InlineRule(_dot_inline, functions=(_np.matmul,)),
     compute=_dot_compute, infer_shape=_dot_infer,
     grad=lambda F, a, ins, outs, og: list(dot_grads(F, ins[0], ins[1], og[0], a["transpose_a"], a["transpose_b"])),
     doc="Dot product. 1-d x 1-d: inner product, shape (1,). Otherwise the sum product over the last "

@@ -16,7 +16,7 @@ import numpy as onp
 from .attrs import Attr
 from .dtype_check import check_dtypes, uniform_dtypes
 from .infer import merge_shape, prod
-from .registry import OpDef, register
+from .registry import InlineRule, OpDef, OutKernel, register
 
 
 # ---- FullyConnected ---------------------------------------------------------------------------------
@@ -69,8 +69,30 @@ def _fc_grad(F, a, ins, outs, og):
     return [dx, dw] if a["no_bias"] else [dx, dw, db]
 
 
+def _fc_out(ctx, a, out, x, w, b=None):
+    """``out = x @ w.T (+ b)`` written into ``out`` (never in place: ``out`` is not an input)."""
+    if a["flatten"] and x.ndim != 2:
+        x = x.reshape(x.shape[0], -1)
+    ctx.xp.matmul(x, w.T, out=out)
+    if b is not None:
+        ctx.xp.add(out, b, out=out)
+    return out
+
+
+def _fc_inline(a, site):
+    """``matmul(x, w.T)`` (``add``-ed to the bias) for 2-d data, or data flattened to 2-d."""
+    shape = site.shapes[0]
+    if shape is None or not (len(shape) == 2 or a["flatten"] and len(shape) > 2):
+        return None
+    x, w = site.args[0], site.args[1]
+    data = x if len(shape) == 2 else f"{x}.reshape({site.literal(shape[0])}, -1)"
+    product = f"matmul({data}, {w}.T{site.out_arg})"
+    return product if a["no_bias"] else f"add({product}, {site.args[2]}{site.out_arg})"
+
+
 register(OpDef(
     "FullyConnected", family="nn", npx="fully_connected",
+    out_kernel=OutKernel(_fc_out), inline=InlineRule(_fc_inline, functions=(onp.matmul, onp.add)),
     inputs=lambda a: ("data", "weight") if a["no_bias"] else ("data", "weight", "bias"),
     all_inputs=("data", "weight", "bias"),
     attrs={"num_hidden": Attr("int", doc="Number of hidden nodes of the output."),

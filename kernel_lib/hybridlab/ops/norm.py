@@ -23,7 +23,7 @@ Example::
 from .attrs import Attr
 from .dtype_check import check_dtypes, norm_param_dtype, norm_param_dtypes, uniform_dtypes
 from .infer import InferError, merge_shape, normalize_axis, prod
-from .registry import OpDef, register
+from .registry import OpDef, SideEffect, register
 
 
 def _bshape(ndim, axis, n):
@@ -106,14 +106,18 @@ def _bn_infer(a, s):
 
 def _bn_update_moving(a, mean, inv_std, moving_mean, moving_var):
     """MXNet 1.9 CPU: the moving statistics are updated by the backward pass, in place, with the batch
-    variance recovered from the saved inverse std as MXNet does (1/inv_std^2 - eps)."""
-    if any(getattr(t, "_data", None) is None for t in (mean, inv_std, moving_mean, moving_var)):
-        return
-    var = 1.0 / (inv_std._data * inv_std._data) - inv_std._data.dtype.type(a["eps"])
+    variance recovered from the saved inverse std as MXNet does (1/inv_std^2 - eps). Raw arrays."""
+    var = 1.0 / (inv_std * inv_std) - inv_std.dtype.type(a["eps"])
     m = a["momentum"]
-    for stat, batch in ((moving_mean._data, mean._data), (moving_var._data, var)):
+    for stat, batch in ((moving_mean, mean), (moving_var, var)):
         stat *= stat.dtype.type(m)
         stat += (batch * (1.0 - m)).astype(stat.dtype, copy=False)
+
+
+def _bn_updates_moving(a, training):
+    """Whether a call in mode ``training`` normalised with the batch statistics (and so its gradient
+    updates the moving ones)."""
+    return training and not a["use_global_stats"]
 
 
 def _bn_grad(F, a, ins, outs, og, training):
@@ -126,9 +130,10 @@ def _bn_grad(F, a, ins, outs, og, training):
     red = tuple(i for i in range(x.ndim) if i != ax)
     # ``training`` is the forward's mode: in training the forward used the batch statistics, and
     # (as MXNet 1.9 on CPU) the backward updates the moving statistics in place.
-    train = not a["use_global_stats"] and training
-    if train:
-        _bn_update_moving(a, mean, inv_std, ins[3], ins[4])
+    train = _bn_updates_moving(a, training)
+    stats = [getattr(t, "_data", None) for t in (mean, inv_std, ins[3], ins[4])]
+    if train and all(t is not None for t in stats):   # traced gradients see no data: see train_side_effect
+        _bn_update_moving(a, *stats)
     mean_b = F.Reshape(mean, shape=bs)
     inv_std_b = F.Reshape(inv_std, shape=bs)
     centered = F.broadcast_sub(x, mean_b)
@@ -162,6 +167,9 @@ register(OpDef(
            "min_calib_range": Attr("float?", None, doc="Quantisation only; ignored."),
            "max_calib_range": Attr("float?", None, doc="Quantisation only; ignored.")},
     compute=_bn_compute, infer_shape=_bn_infer, infer_type=_bn_types, grad=_bn_grad, grad_mode=True,
+    train_side_effect=SideEffect(reads=(("output", 1), ("output", 2), ("input", 3), ("input", 4)),
+                                 update=_bn_update_moving, when=_bn_updates_moving,
+                                 doc="moving statistics updated in place"),
     doc="Batch normalisation along the channel ``axis``: (x - mean) / sqrt(var + eps) * gamma + beta. In "
         "training mode mean/var are the batch statistics (biased variance) and the moving statistics are "
         "updated in backward (new = old*momentum + batch*(1-momentum)); otherwise (or with "

@@ -11,7 +11,7 @@ import numpy as _numpy
 
 from .attrs import Attr
 from .infer import InferError, merge_shape, normalize_axis, prod
-from .registry import NsName, OpDef, register
+from .registry import InlineRule, NsName, OpDef, register
 
 __all__ = ["reduce_axes", "reduced_shape", "restore_reduced"]
 
@@ -104,10 +104,11 @@ def _mean_type(a, dtypes):
 
 
 def reduction(name, kernel, grad, *, legacy, uses_y=False, aliases=(), np=(), doc="", infer_type=None,
-              initial=None, has_dtype=True, grad_op=None):
+              initial=None, has_dtype=True, grad_op=None, inline=None):
     """Register a reduction. ``kernel(xp, x, axes, dtype)`` reduces with keepdims=True;
     ``grad(F, x, y_keep, g_keep)`` gives dx from keepdims-shaped output and output gradient, or
-    ``grad_op`` names the one op that does (``_backward_sum``, ``_backward_mean``)."""
+    ``grad_op`` names the one op that does (``_backward_sum``, ``_backward_mean``); ``inline``: its
+    ``InlineRule``."""
     if legacy:
         attrs = dict(_REDUCE_ATTRS)
     else:
@@ -139,7 +140,7 @@ def reduction(name, kernel, grad, *, legacy, uses_y=False, aliases=(), np=(), do
 
     return register(OpDef(name, compute=compute, infer_shape=infer_shape, attrs=attrs, grad=gradient,
                           infer_type=infer_type, aliases=aliases, np=np, family="reduce", doc=doc,
-                          inputs=("data",) if legacy else ("a",)))
+                          inputs=("data",) if legacy else ("a",), inline=inline))
 
 
 def _keep(fn):
@@ -187,8 +188,16 @@ def _k_np_prod(xp, x, axes, dt):
 
 _LEGACY_DOC = (" over `axis` (all axes when None or ()); `exclude=True` reduces every other axis; "
                "reducing every axis without keepdims gives shape (1,).")
+def _sum_rows_inline(a, site):
+    """``x.sum(axis=0)`` of a 2-d input: a bias gradient in a backward program."""
+    shape = site.shapes[0]
+    if a["axis"] != (0,) or a["keepdims"] or a["exclude"] or shape is None or len(shape) != 2:
+        return None
+    return f"{site.args[0]}.sum(axis=0{site.out_arg})"
+
+
 reduction("sum", _K_SUM, _grad_sum, legacy=True, aliases=("sum_axis",), doc="Sum" + _LEGACY_DOC,
-          grad_op="_backward_sum")
+          grad_op="_backward_sum", inline=InlineRule(_sum_rows_inline, methods=("sum",)))
 reduction("mean", _k_mean, _grad_mean, legacy=True, doc="Mean" + _LEGACY_DOC + " Integer inputs keep their dtype.",
           grad_op="_backward_mean")
 reduction("prod", _K_PROD, _grad_prod, legacy=True, uses_y=True, doc="Product" + _LEGACY_DOC)

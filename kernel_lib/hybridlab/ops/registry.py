@@ -33,6 +33,18 @@ An op definition holds
     ``applies(a, in_shapes)`` when the variant covers some cases only (Pooling's); compiled training
     steps may run it (``compiler.passes.train_variants``).
 
+What the compiler asks an op (it knows no op by name; each field is ``None`` for ops without it):
+
+  * ``inline``: an ``InlineRule``: the op's call written as a NumPy expression in generated CPU
+    programs (no kernel call: dense layers, relu and their gradients in small models),
+  * ``out_kernel``: an ``OutKernel``: the ``out=`` variant of ``compute`` that static memory plans
+    (``static_alloc``) call with a preallocated buffer, and whether that buffer may be an input,
+  * ``train_side_effect``: a ``SideEffect``: what the gradient changes besides returning input
+    gradients (BatchNorm's moving statistics), run as an explicit statement by compiled backward
+    programs, whose traced gradients see no data,
+  * ``lowering``: a ``Lowering``: the op as one step of a fused elementwise kernel (NumPy ufunc and
+    C expression); ops with one are what the fusion pass fuses (``ops/fused.py``).
+
 Example (the shape of every op file)::
 
     register(OpDef("negative", family="elemwise", compute=lambda ctx, a, x: -x,
@@ -43,7 +55,8 @@ from dataclasses import dataclass, field
 from ..base import MXNetError
 from .attrs import REQUIRED, Attr
 
-__all__ = ["OpDef", "NsName", "register", "get_op", "find_op", "all_ops", "OPS"]
+__all__ = ["OpDef", "NsName", "InlineRule", "OutKernel", "SideEffect", "Lowering", "register", "get_op",
+           "find_op", "all_ops", "OPS"]
 
 OPS = {}        # canonical name -> OpDef
 _ALIASES = {}   # every name an op answers to (canonical and aliases) -> OpDef
@@ -66,6 +79,104 @@ class NsName:
     args: tuple = ()   # attribute names that positional arguments after the inputs fill, in order
 
 
+@dataclass(frozen=True)
+class InlineRule:
+    """How a generated CPU program computes an op without calling its kernel (a call costs
+    microseconds of Python; small models are dominated by them).
+
+    ``expression(a, site)`` returns the Python expression of one call, exactly the kernel's result,
+    or ``None`` when it does not apply (then the program calls the kernel). The compiler asks only on
+    the CPU, in programs without op hooks, when every input has one floating dtype. ``site``
+    describes the call, and is all the text the rule may put together:
+
+    * ``site.args``: the identifiers of the input values (made by the compiler's namer),
+    * ``site.shapes``: the input shapes (``None`` where unknown), ``site.dtype``: their dtype,
+    * ``site.out``: the identifier of the buffer a static memory plan writes the result into, or
+      ``None``; ``site.out_arg`` is ``", out=<that name>"`` (or ``""``) to end a ufunc call with,
+    * ``site.literal(value)``: the one writer of numbers (``compiler.source_text.literal``); no
+      attribute text is ever spliced in,
+    * ``site.zero_row(n)``: the name of a row of ``n`` zeros of ``site.dtype`` bound in the program.
+
+    ``functions``: the NumPy functions the expression calls, bound in the program under their
+    ``__name__``; ``methods``: array methods it calls (``"sum"``), for the program's header note.
+
+    >>> import numpy as np
+    >>> rule = InlineRule(lambda a, site: f"multiply({site.args[0]}, {site.args[1]}{site.out_arg})",
+    ...                   functions=(np.multiply,))
+    >>> [f.__name__ for f in rule.functions]
+    ['multiply']
+    """
+    expression: object
+    functions: tuple = ()
+    methods: tuple = ()
+
+
+@dataclass(frozen=True)
+class OutKernel:
+    """The ``out=`` variant of an op's ``compute``: ``kernel(ctx, a, out, *inputs)`` writes the op's
+    one output into ``out`` (preallocated, of the output's exact shape and dtype) and returns
+    ``out``, with the same NumPy/CuPy calls as ``compute``. Static memory plans use it only when
+    every input and the output share one floating dtype. ``applies(a)``: whether it covers these
+    parsed attributes (all when ``None``); ``inplace``: ``out`` may be one of the inputs (elementwise
+    ufuncs; never a matrix product).
+
+    >>> import numpy as np
+    >>> import hybridlab as mx
+    >>> from hybridlab.ops.context import op_context
+    >>> k = get_op("exp").out_kernel
+    >>> buf = np.empty(2, np.float32)
+    >>> k.kernel(op_context(mx.cpu(), False), {}, buf, np.zeros(2, np.float32)) is buf, buf.tolist(), k.inplace
+    (True, [1.0, 1.0], True)
+    """
+    kernel: object
+    applies: object = None
+    inplace: bool = False
+
+    def covers(self, a):
+        """Whether the kernel computes the op with parsed attributes ``a``."""
+        return self.applies is None or bool(self.applies(a))
+
+
+@dataclass(frozen=True)
+class SideEffect:
+    """What an op's gradient changes besides returning the input gradients (BatchNorm in training
+    mode updates its moving statistics in place). Compiled backward programs trace gradients over
+    values without data, so the change is made by an explicit statement instead: ``update(a,
+    *arrays)`` on the raw arrays ``reads`` names, each ``("output", i)`` (the forward's output
+    ``i``, hidden ones counted) or ``("input", k)``. ``when(a, training)``: whether a call made in
+    that mode has the effect; ``doc``: what changes, for the generated comment."""
+    reads: tuple
+    update: object
+    when: object
+    doc: str = ""
+
+    def __post_init__(self):
+        for read in self.reads:
+            if not (isinstance(read, tuple) and len(read) == 2 and read[0] in ("output", "input")
+                    and isinstance(read[1], int)):
+                raise ValueError(f"SideEffect: reads expected ('output' | 'input', index) pairs, got {read!r}")
+
+
+@dataclass(frozen=True)
+class Lowering:
+    """An elementwise op as one step of a fused kernel (``ops/fused.py``): the NumPy ufunc it is on
+    the CPU (``ufunc``, a name of NumPy and CuPy), how its arguments are passed (``pattern``: ``"x"``
+    the input, ``"xy"`` two inputs, ``"xs"`` input and the ``scalar`` attribute, ``"sx"`` scalar and
+    input, ``"x0"`` input and 0), and its CUDA C expression over ``{0}``, ``{1}`` (the inputs) and
+    ``{s}`` (the scalar), in the element type ``T``.
+
+    >>> get_op("_rminus_scalar").lowering
+    Lowering(ufunc='subtract', pattern='sx', c_expr='({s} - {0})')
+    """
+    ufunc: str
+    pattern: str
+    c_expr: str
+
+    def __post_init__(self):
+        if self.pattern not in ("x", "xy", "xs", "sx", "x0"):
+            raise ValueError(f"Lowering: pattern expected one of x, xy, xs, sx, x0, got {self.pattern!r}")
+
+
 def _same_dtype(a, dtypes):
     """Default type inference: all inputs and outputs share the first known dtype."""
     known = next((d for d in dtypes if d is not None), None)
@@ -76,14 +187,25 @@ def _same_dtype(a, dtypes):
 
 
 class OpDef:
-    """One operator. See the module docstring for the meaning of each field."""
+    """One operator. See the module docstring for the meaning of each field. The fields the compiler
+    asks, given where the op is defined, are ``None`` or an object whose class documents it:
+    ``inline`` (``InlineRule``), ``out_kernel`` (``OutKernel``), ``train_side_effect``
+    (``SideEffect``) and ``lowering`` (``Lowering``); ``train_variant`` names another op.
+
+    >>> fc = get_op("FullyConnected")
+    >>> [f.__name__ for f in fc.inline.functions], fc.out_kernel.inplace, fc.lowering is None
+    (['matmul', 'add'], False, True)
+    >>> get_op("BatchNorm").train_side_effect.doc
+    'moving statistics updated in place'
+    """
 
     def __init__(self, name, *, compute, infer_shape, inputs=("data",), attrs=None, grad=None,
                  infer_type=None, aliases=(), np=(), npx=(), aux=(), num_outputs=1, num_visible=None,
                  output_names=None, family="elemwise", doc="", variadic=False, needs_train=False,
                  needs_rng=False, hidden=False, no_grad_reason="", device_attr=None, dynamic_shape=False,
                  all_inputs=None, random=(), np_random=(), monotone=False, window_max=False,
-                 train_variant=None, zero_grad=False, bounds=None, grad_mode=False):
+                 train_variant=None, zero_grad=False, bounds=None, grad_mode=False, inline=None,
+                 out_kernel=None, train_side_effect=None, lowering=None):
         self.name = name
         self.inputs = inputs
         self.variadic = variadic
@@ -124,6 +246,15 @@ class OpDef:
         self.dynamic_shape = dynamic_shape  # output shape depends on values (boolean_mask, unique)
         self._monotone, self._window_max = monotone, window_max
         self.train_variant = train_variant
+        for key, value, kind in (("inline", inline, InlineRule), ("out_kernel", out_kernel, OutKernel),
+                                 ("train_side_effect", train_side_effect, SideEffect),
+                                 ("lowering", lowering, Lowering)):
+            if value is not None and not isinstance(value, kind):
+                raise ValueError(f"{name}: {key} expected a {kind.__name__} or None, got {value!r}")
+        self.inline = inline                        # what the compiler asks: see the module docstring
+        self.out_kernel = out_kernel
+        self.train_side_effect = train_side_effect
+        self.lowering = lowering
         self._attr_cache = {}
         # fixed input count (None when it depends on attributes): saves a call on the hot path
         self.n_inputs = None if (variadic or callable(inputs)) else len(inputs)

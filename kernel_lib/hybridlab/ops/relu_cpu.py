@@ -5,7 +5,8 @@ loop: measured 67 us for 221,184 float32 values (LeNet's first activation at bat
 for the same array viewed as rows and compared with a row of zeros (NumPy 2.4); ``minimum`` alike.
 :func:`relu` and :func:`negative_part` do the latter for C-contiguous NumPy arrays; other arrays
 (and CuPy, whose kernels have no such problem) take ``xp.maximum(x, 0)`` / ``xp.minimum(x, 0)``.
-Same function, same result, NaN included.
+Same function, same result, NaN included. ``RELU_INLINE`` writes the same trick as an expression
+of a generated CPU program (the relu ops' ``InlineRule``).
 
 Example::
 
@@ -18,7 +19,9 @@ import functools
 
 import numpy as np
 
-__all__ = ["relu", "negative_part", "zero_row", "row_length"]
+from .registry import InlineRule
+
+__all__ = ["relu", "negative_part", "zero_row", "row_length", "relu_expression", "RELU_INLINE"]
 
 MIN_ROW = 256        # rows at least this long: the vectorised loop's start-up cost is amortised
 MAX_ROW = 1 << 16    # no zero rows longer than this are kept
@@ -66,3 +69,21 @@ def relu(xp, x, out=None):
 def negative_part(xp, x, out=None):
     """``min(x, 0)`` elementwise (into ``out`` when given), fast on NumPy arrays (module docstring)."""
     return _against_zero("minimum", xp, x, out)
+
+
+def relu_expression(a, site):
+    """The relu of ``site.args[0]`` as an expression of a generated program (see ``InlineRule``):
+    against a row of zeros, the input viewed as rows, where :func:`relu` does that."""
+    x, shape = site.args[0], site.shapes[0]
+    n = row_length(shape) if shape is not None else None
+    if n is None:
+        return f"maximum({x}, 0{site.out_arg})"
+    row = site.zero_row(n)
+    if n == shape[-1]:
+        return f"maximum({x}, {row}{site.out_arg})"
+    width = site.literal(n)
+    out = f", out={site.out}.reshape(-1, {width})" if site.out is not None else ""
+    return f"maximum({x}.reshape(-1, {width}), {row}{out}).reshape({site.literal(tuple(shape))})"
+
+
+RELU_INLINE = InlineRule(relu_expression, functions=(np.maximum,))

@@ -129,9 +129,10 @@ def _window_sum(F, g, r):
     return F.sum(F.Reshape(g, shape=(n, c, hh // r, r, ww // r, r)), axis=(3, 5))
 
 
-def _grad(F, a, inputs, outputs, ograds):
+def _grad(F, a, inputs, outputs, ograds, training):
     if a["sample_type"] == "bilinear":
-        return get_op("Deconvolution").grad(F, _deconv_attrs(a, inputs[0].shape[1]), inputs, outputs, ograds)
+        return get_op("Deconvolution").gradient(F, _deconv_attrs(a, inputs[0].shape[1]), inputs, outputs, ograds,
+                                                training)
     g = ograds[0]
     out_hw = g.shape[2:]
     grads, begin = [], 0
@@ -166,6 +167,6 @@ register(_UpSamplingOp(
            "num_args": Attr("int", 1, doc="Number of inputs: 1..N for nearest; bilinear takes data and weight."),
            "workspace": Attr("int", 512, doc="Accepted for compatibility; unused.")},
     bounds={"scale": (1, None), "num_args": (1, None), "workspace": (0, None)},
-    compute=_compute, infer_shape=_infer, infer_type=_types, grad=_grad,
+    compute=_compute, infer_shape=_infer, infer_type=_types, grad=_grad, grad_mode=True,
     doc="Nearest-neighbour (one or more inputs, concatenated or summed) or bilinear (Deconvolution with "
         "a (C, 1, k, k) weight, k = 2*scale - scale%2) upsampling of NCHW data by an integer ``scale``."))

@@ -1,12 +1,15 @@
-"""Graph-level shape and dtype inference (``Symbol.infer_shape`` / ``infer_type`` and the partial
-variants), with no data: a walk over the nodes in topological order that asks each op's own
-``infer_shape(a, in_shapes)`` / ``infer_type(a, in_dtypes)``, repeated until nothing changes.
+"""Graph-level shape and dtype inference, with no data: ONE engine (``propagate``), a walk over the
+nodes in topological order that asks each op's own ``infer_shape(a, in_shapes)`` /
+``infer_type(a, in_dtypes)``, repeated until nothing changes. Two conventions use it:
 
-Ops fill unknown input entries in place (a FullyConnected fills its weight from the data), and
-those results flow back to the variables. Unknown shapes are ``None`` and unknown dimensions ``0``
-(MXNet's legacy convention: a variable's ``__shape__`` attribute ``"(256, 0)"`` is a partial
-shape). Every node's results end up in ``node.meta["shapes"]`` / ``node.meta["dtypes"]`` (one entry
-per output, hidden ones included) for the graph view.
+* the symbolic API (``Symbol.infer_shape`` / ``infer_type``, the partial variants, ``annotate``):
+  unknown shapes are ``None`` and unknown dimensions ``0`` (MXNet's legacy convention: a
+  variable's ``__shape__`` attribute ``"(256, 0)"`` is a partial shape). Ops fill unknown input
+  entries in place (a FullyConnected fills its weight from the data), and those results flow back
+  to the variables. Every node's results end up in ``node.meta["shapes"]`` / ``node.meta["dtypes"]``
+  (one entry per output, hidden ones included) for the graph view.
+* one input signature of a cached op (``infer_graph``): every input's exact shape and dtype is
+  known (a 0 is an empty axis); the per-node results are returned as tables for that signature.
 
 Example::
 
@@ -27,8 +30,9 @@ from ..base import MXNetError, dtype_from_flag, normalize_dtype
 from ..ops.attrs import Attr
 from ..ops.infer import InferError, known
 from .graph import topo_order
+from .provenance import where
 
-__all__ = ["infer_shape", "infer_type", "annotate"]
+__all__ = ["infer_shape", "infer_type", "annotate", "infer_graph", "propagate"]
 
 _SHAPE_ATTR = Attr("shape")
 # what an op's inference may raise when an input is not known yet: "cannot say", not an error
@@ -56,7 +60,8 @@ def _merge_shape(old, new):
 def _merge_dtype(old, new):
     if new is None:
         return old
-    new = np.dtype(new)
+    if not isinstance(new, np.dtype):
+        new = np.dtype(new)
     if old is None or old == new:
         return new
     raise _Conflict
@@ -68,10 +73,24 @@ def _same(a, b):
 
 
 class _Kind:
-    """What differs between shape and dtype inference."""
+    """What differs between shape and dtype inference, and between the two conventions: partial
+    (MXNet's symbolic API: a 0 dimension is unknown) and exact (arrays of one input signature: a 0
+    dimension is an empty axis, every variable is known)."""
 
-    def __init__(self, name, merge, is_known, var_attr, run):
-        self.name, self.merge, self.is_known, self.var_attr, self.run = name, merge, is_known, var_attr, run
+    def __init__(self, name, title, merge, is_known, var_attr, run, partial, pad):
+        self.name, self.title, self.merge, self.is_known = name, title, merge, is_known
+        self.var_attr, self.run, self.partial, self.pad = var_attr, run, partial, pad
+
+
+def _merge_exact_shape(old, new):
+    if new is None or old == new:
+        return old
+    new = tuple(map(int, new))
+    if new and min(new) < 0:        # an op computed with unknown dims: not an answer
+        return old
+    if old is None:
+        return new
+    raise _Conflict
 
 
 def _clip(text, n=80):
@@ -102,9 +121,25 @@ def _var_dtype(node):
                          f"got {_clip(text)}{reason}") from None
 
 
-SHAPE = _Kind("shape", _merge_shape, known, _var_shape, lambda op, a, vals: op.infer_shape(a, vals))
-DTYPE = _Kind("type", _merge_dtype, lambda d: d is not None, _var_dtype,
-              lambda op, a, vals: op.infer_type(a, vals))
+def _run_shape(op, a, vals):
+    return op.infer_shape(a, vals)
+
+
+def _run_type(op, a, vals):
+    return op.infer_type(a, vals)
+
+
+def _not_none(d):
+    return d is not None
+
+
+SHAPE = _Kind("shape", "Shape", _merge_shape, known, _var_shape, _run_shape, partial=True, pad=False)
+DTYPE = _Kind("type", "Type", _merge_dtype, _not_none, _var_dtype, _run_type, partial=False, pad=False)
+# one input signature's arrays (variables given, exact shapes; an op naming fewer dtypes than outputs
+# gives the others its first)
+EXACT_SHAPE = _Kind("shape", "Shape", _merge_exact_shape, _not_none, None, _run_shape, partial=False,
+                    pad=False)
+EXACT_DTYPE = _Kind("type", "Type", _merge_dtype, _not_none, None, _run_type, partial=False, pad=True)
 
 
 def _where(node):
@@ -120,92 +155,157 @@ def _input_desc(node, k):
 
 
 def _fmt(kind, v):
-    return v.name if kind is DTYPE and isinstance(v, np.dtype) else str(v)
+    return v.name if kind.name == "type" and isinstance(v, np.dtype) else str(v)
 
 
 def _error(kind, node, k, provided, inferred, why=""):
-    what = "Shape" if kind is SHAPE else "Type"
     arg = f"input {_input_desc(node, k)}" if k is not None else "its output"
-    return MXNetError(f"Error in operator {node.name}: {what} inconsistent for {arg} of {node.op_name}, "
+    return MXNetError(f"Error in operator {node.name}: {kind.title} inconsistent for {arg} of {node.op_name}, "
                       f"Provided = {_fmt(kind, provided)}, inferred {kind.name} = {_fmt(kind, inferred)}"
                       + (f" ({why})" if why else "") + _where(node))
 
 
-def propagate(nodes, values, kind):
-    """Fill ``values`` ({(id(node), output index): value}) for every entry of ``nodes`` (topological
-    order) that ``kind``'s inference can reach; the variables' entries must be there already.
+class _SymbolReport:
+    """Errors as MXNet's symbolic inference words them (``Symbol.infer_shape``, ``annotate``)."""
 
-    A worklist in topological order: every op runs once, and again only when one of its input
-    entries changed (an op may fill a parameter input, or a sibling's output it shares), so a deep
-    or wide graph costs time linear in its size. Entries only ever become more known, so it ends."""
-    consumers = {}
-    for k, node in enumerate(nodes):
-        for src, idx in node.inputs:
-            consumers.setdefault((id(src), idx), []).append(k)
-    pending = [k for k, node in enumerate(nodes) if node.op is not None]
-    queued = set(pending)          # already in topological order: a valid heap
+    @staticmethod
+    def infer_error(kind, node, a, err, given):
+        i = err.arg if isinstance(err.arg, int) and 0 <= err.arg < len(given) else None
+        return _error(kind, node, i, err.got, err.expected, err.why)
 
-    def changed(key):
-        for c in consumers.get(key, ()):
-            if c not in queued:
-                queued.add(c)
-                heapq.heappush(pending, c)
+    @staticmethod
+    def op_error(kind, node, err, given):
+        return MXNetError(f"Error in operator {node.name}: {err}{_where(node)}")
 
-    while pending:
-        k = heapq.heappop(pending)
-        queued.discard(k)
-        node = nodes[k]
+
+class _ProgramReport:
+    """Errors of a cached op's input signature: the node, its op, the argument and what feeds it."""
+
+    @staticmethod
+    def infer_error(kind, node, a, err, given):
+        names = node.input_names()
+        idx = err.arg if isinstance(err.arg, int) else (names.index(err.arg) if err.arg in names else None)
+        arg = names[idx] if idx is not None and idx < len(names) else err.arg
+        feeder = ""
+        if idx is not None and idx < len(node.inputs):
+            src, k = node.inputs[idx]
+            feeder = f" (input '{src.name}')" if src.is_variable else f" (output {k} of node '{src.name}')"
+        msg = (f"CachedOp: node '{node.name}' ({node.op.name}): argument '{arg}'{feeder} expected "
+               f"{err.expected_text('shape' if kind.name == 'shape' else 'dtype')}, got {err.got}")
+        if err.why:
+            msg += f" ({err.why})"
+        inputs = ", ".join(f"{n}={s}" for n, s in zip(names, given))
+        return MXNetError(msg + f"; inputs: {inputs}" + where(node))
+
+    @staticmethod
+    def op_error(kind, node, err, given):
+        if kind.name == "type":
+            given = [getattr(d, "name", d) for d in given]
+        feeders = ", ".join(f"{name}={v} (from '{src.name}')" for name, v, (src, _) in
+                            zip(node.input_names(), given, node.inputs))
+        return MXNetError(f"CachedOp: node '{node.name}' ({node.op.name}): {err}; inputs: {feeders}{where(node)}")
+
+
+def propagate(nodes, tables, report=_SymbolReport):
+    """Fill, for each ``(kind, values)`` of ``tables`` (``values``: {(id(node), output index):
+    value}), every entry of ``nodes`` (topological order) that ``kind``'s inference can reach; the
+    variables' entries must be there already. ``report`` words the errors.
+
+    One sweep in topological order, every op once (each kind in turn); an op that fills one of its
+    inputs (a FullyConnected its weight, or a sibling's output it shares) sends the nodes already
+    swept that read that entry round again, earliest first. A deep or wide graph costs time linear
+    in its size, and entries only ever become more known, so it ends."""
+    consumers = None               # (id(node), output) -> indices of its readers: built when first needed
+    redo, queued = [], set()       # nodes to run again (a heap of indices before the sweep's position)
+    k, n = 0, len(nodes)
+    while k < n or redo:
+        if redo:
+            j = heapq.heappop(redo)
+            queued.discard(j)
+        else:
+            j, k = k, k + 1
+        node = nodes[j]
+        if node.op is None:
+            continue
         a = node.parsed_attrs()
         keys = [(id(src), idx) for src, idx in node.inputs]
-        given = [values.get(key) for key in keys]
-        vals = list(given)
-        complete = all(kind.is_known(v) for v in given)
-        # ops treat a None input as unknown, but a 0 dimension may trip a check (broadcasting)
-        partial_dims = kind is SHAPE and any(v is not None and 0 in v for v in given)
+        for kind, values in tables:
+            ins, outs = _step(node, a, keys, kind, values, report)
+            # the readers of the outputs come after the node: swept later, unless this is a second run
+            for key in ins + outs if j < k - 1 else ins:
+                if consumers is None:
+                    consumers = {}
+                    for c, other in enumerate(nodes):
+                        for src, idx in other.inputs:
+                            consumers.setdefault((id(src), idx), []).append(c)
+                for c in consumers.get(key, ()):
+                    if c < k and c not in queued:
+                        queued.add(c)
+                        heapq.heappush(redo, c)
+    return tables
+
+
+def _step(node, a, keys, kind, values, report):
+    """Run ``node``'s ``kind`` inference on ``values``; returns the entries it changed: ``(inputs,
+    outputs)``."""
+    given = [values.get(key) for key in keys]
+    vals = list(given)
+    # ops treat a None input as unknown, but a 0 dimension may trip a check (broadcasting)
+    partial_dims = kind.partial and any(v is not None and 0 in v for v in given)
+    try:
+        outs = kind.run(node.op, a, vals)
+    except InferError as err:
+        i = err.arg if isinstance(err.arg, int) and 0 <= err.arg < len(given) else None
+        certain = not kind.partial or (i is not None and known(given[i]) and isinstance(err.expected, tuple)
+                                       and 0 not in err.expected)    # both sides known: a real conflict
+        if partial_dims and not certain:
+            return [], []
+        raise report.infer_error(kind, node, a, err, given) from None
+    except MXNetError as err:
+        if partial_dims:
+            return [], []
+        raise report.op_error(kind, node, err, given) from None
+    except _UNKNOWN_INPUT_ERRORS as err:
+        if not all(kind.is_known(v) for v in given):
+            return [], []
+        # every input known and the op's inference still fails: the node is malformed (a
+        # model file's attributes), which is the caller's error to read, not a crash
+        raise MXNetError(f"Error in operator {node.name}: {node.op_name} cannot infer its output "
+                         f"{kind.name} from inputs {[_fmt(kind, v) for v in given]} "
+                         f"({type(err).__name__}: {err}){_where(node)}") from None
+    changed = []
+    for i, key in enumerate(keys):
+        if vals[i] is None or vals[i] is given[i]:      # the op left this input as it was
+            continue
+        old = values.get(key)
         try:
-            outs = kind.run(node.op, a, vals)
-        except InferError as err:
-            i = err.arg if isinstance(err.arg, int) and 0 <= err.arg < len(given) else None
-            certain = kind is not SHAPE or (i is not None and known(given[i]) and isinstance(err.expected, tuple)
-                                            and 0 not in err.expected)    # both sides known: a real conflict
-            if partial_dims and not certain:
-                continue
-            raise _error(kind, node, i, err.got, err.expected, err.why) from None
-        except MXNetError as err:
-            if partial_dims:
-                continue
-            raise MXNetError(f"Error in operator {node.name}: {err}{_where(node)}") from None
+            merged = kind.merge(old, vals[i])
+        except _Conflict:
+            raise _error(kind, node, i, given[i], vals[i]) from None
         except _UNKNOWN_INPUT_ERRORS as err:
-            if not complete:
-                continue
-            # every input known and the op's inference still fails: the node is malformed (a
-            # model file's attributes), which is the caller's error to read, not a crash
-            raise MXNetError(f"Error in operator {node.name}: {node.op_name} cannot infer its output "
-                             f"{kind.name} from inputs {[_fmt(kind, v) for v in given]} "
-                             f"({type(err).__name__}: {err}){_where(node)}") from None
-        for i, key in enumerate(keys):
-            try:
-                merged = kind.merge(values.get(key), vals[i])
-            except _Conflict:
-                raise _error(kind, node, i, given[i], vals[i]) from None
-            except _UNKNOWN_INPUT_ERRORS as err:
-                raise _bad_value(kind, node, f"input {i}", vals[i], err) from None
-            if not _same(merged, values.get(key)):
-                values[key] = merged
-                changed(key)
-        for i, out in enumerate(list(outs or ())[:node.num_outputs()]):
-            key = (id(node), i)
-            try:
-                merged = kind.merge(values.get(key), out)
-            except _Conflict:
-                raise _error(kind, node, None, values.get(key), out,
-                             f"output {i} is used elsewhere as {_fmt(kind, values.get(key))}") from None
-            except _UNKNOWN_INPUT_ERRORS as err:
-                raise _bad_value(kind, node, f"output {i}", out, err) from None
-            if not _same(merged, values.get(key)):
-                values[key] = merged
-                changed(key)
-    return values
+            raise _bad_value(kind, node, f"input {i}", vals[i], err) from None
+        if not _same(merged, old):
+            values[key] = merged
+            changed.append(key)
+    changed_outputs = []
+    n_out = node.num_outputs()
+    outs = list(outs or ())[:n_out]
+    if kind.pad and outs and len(outs) < n_out:
+        outs += [outs[0]] * (n_out - len(outs))
+    node_id = id(node)
+    for i, out in enumerate(outs):
+        key = (node_id, i)
+        old = values.get(key)
+        try:
+            merged = kind.merge(old, out)
+        except _Conflict:
+            raise _error(kind, node, None, old, out, f"output {i} is used elsewhere as {_fmt(kind, old)}") from None
+        except _UNKNOWN_INPUT_ERRORS as err:
+            raise _bad_value(kind, node, f"output {i}", out, err) from None
+        if not _same(merged, old):
+            values[key] = merged
+            changed_outputs.append(key)
+    return changed, changed_outputs
 
 
 def _bad_value(kind, node, what, value, err):
@@ -248,7 +348,7 @@ def _run(symbol, args, kwargs, kind, convert):
             v = kind.var_attr(n)
         if v is not None:
             values[(id(n), 0)] = v
-    propagate(nodes, values, kind)
+    propagate(nodes, [(kind, values)])
     _store_meta(nodes, values, "shapes" if kind is SHAPE else "dtypes")
     return nodes, values, arg_nodes, aux_nodes
 
@@ -305,6 +405,49 @@ def infer_type(symbol, args, kwargs, partial=False):
     warnings.warn("Cannot decide type for the following arguments. Consider providing them as input:\n\t"
                   + "\n\t".join(unknown), stacklevel=3)
     return None, None, None
+
+
+def infer_graph(outputs, inputs, shapes, dtypes, nodes=None):
+    """``({id(node): [shape per output]}, {id(node): [dtype per output]})`` of every node reachable
+    from ``outputs`` ((node, index) entries) when the variable nodes ``inputs`` hold arrays of
+    ``shapes``/``dtypes`` (one each, exact: a 0 is an empty axis). ``nodes``: the op nodes in
+    topological order, when the caller has them (one graph walk less).
+
+    This is the inference a cached op runs once per input signature
+    (``compiler.signature.Signature.infer``); its results are per signature, so they are returned,
+    not stored in ``node.meta`` (the nodes of a cached op's graph serve every signature). Shapes a
+    node cannot infer (value-dependent ops) are ``None``. A conflict raises ``MXNetError`` naming the
+    node, its op, the argument and what feeds it, expected vs got.
+
+    >>> import numpy as np
+    >>> import hybridlab as mx
+    >>> y = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=8, name='fc1')
+    >>> inputs = [n for n in y._nodes() if n.is_variable]
+    >>> shapes, dtypes = infer_graph(y._outputs, inputs, [(0, 5), (8, 5), (8,)], [np.dtype('float32')] * 3)
+    >>> fc = y._outputs[0][0]
+    >>> shapes[id(fc)], dtypes[id(fc)]
+    ([(0, 8)], [dtype('float32')])
+    """
+    if nodes is None:
+        nodes = [n for n in topo_order(outputs) if not n.is_variable]
+    shape_of, dtype_of = {}, {}
+    for node, shape, dtype in zip(inputs, shapes, dtypes):
+        shape_of[(id(node), 0)], dtype_of[(id(node), 0)] = tuple(shape), dtype
+    for node in nodes:
+        for src, _ in node.inputs:
+            if src.op is None and (id(src), 0) not in shape_of:
+                raise MXNetError(f"CachedOp: variable '{src.name}' is not an input of this graph")
+    propagate(nodes, [(EXACT_SHAPE, shape_of), (EXACT_DTYPE, dtype_of)], _ProgramReport)
+    out_shapes = {id(node): [shape_of[(id(node), 0)]] for node in inputs}
+    out_dtypes = {id(node): [dtype_of[(id(node), 0)]] for node in inputs}
+    for node in nodes:
+        key, n_out = id(node), node.num_outputs()
+        if n_out == 1:
+            out_shapes[key], out_dtypes[key] = [shape_of.get((key, 0))], [dtype_of.get((key, 0))]
+        else:
+            out_shapes[key] = [shape_of.get((key, i)) for i in range(n_out)]
+            out_dtypes[key] = [dtype_of.get((key, i)) for i in range(n_out)]
+    return out_shapes, out_dtypes
 
 
 def annotate(symbol, shapes=None, dtypes=None):

@@ -6,7 +6,7 @@ import os
 import sys
 import threading
 
-__all__ = ["scope", "current_scope", "user_source", "annotate"]
+__all__ = ["scope", "current_scope", "user_source", "annotate", "where"]
 
 _local = threading.local()
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -34,10 +34,24 @@ class scope:
         return False
 
 
+_IN_PACKAGE = {}      # code file name -> whether it is hybridlab's own
+
+
+def _in_package(filename):
+    """Whether code from ``filename`` is hybridlab's (kept per name: every node built asks this for
+    each frame on the stack, and ``abspath`` was most of the cost of tracing a graph)."""
+    inside = _IN_PACKAGE.get(filename)
+    if inside is None:
+        if len(_IN_PACKAGE) > 4096:      # generated code has ever new names: stay bounded
+            _IN_PACKAGE.clear()
+        inside = _IN_PACKAGE[filename] = os.path.abspath(filename).startswith(_PACKAGE_DIR)
+    return inside
+
+
 def user_source():
     """``{"file", "line", "code"}`` of the innermost stack frame outside hybridlab (the user's line)."""
     frame = sys._getframe(1)
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+    while frame is not None and _in_package(frame.f_code.co_filename):
         frame = frame.f_back
     if frame is None:
         return None
@@ -50,3 +64,11 @@ def annotate(node):
     node.meta["scope"] = current_scope()
     node.meta["source"] = user_source()
     return node
+
+
+def where(node):
+    """`` (created at file:line: code)`` for a node that knows its user source line, else ``''``."""
+    src = node.meta.get("source") if node.meta else None
+    if not src:
+        return ""
+    return f" (created at {src['file']}:{src['line']}: {src['code']})"

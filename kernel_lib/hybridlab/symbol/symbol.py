@@ -41,6 +41,18 @@ class Symbol:
             return None
         return self._outputs[0][0].name
 
+    @property
+    def entries(self):
+        """The graph entries this Symbol stands for, ``[(Node, output index)]`` (a new list), for
+        tools that walk the graph (``symbol.graph.topo_order(sym.entries)``); ``Symbol(entries)``
+        makes a Symbol of them.
+
+        >>> import hybridlab as mx
+        >>> [(node.name, i) for node, i in mx.sym.relu(mx.sym.var('x'), name='r').entries]
+        [('r', 0)]
+        """
+        return list(self._outputs)
+
     def _nodes(self):
         return topo_order(self._outputs)
 

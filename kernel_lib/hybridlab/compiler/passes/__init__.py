@@ -11,7 +11,8 @@ rather than op names.
 * ``pool_first.pool_before_activation``: max pooling moves before the relu that feeds it,
 * ``fusion.fuse_elementwise``: elementwise trees become one ``_fused_elemwise`` node,
 * ``inplace.mark_inplace``: ``meta["inplace"]`` for the memory planner,
-* ``dynamic.partition_dynamic``: split a graph around dynamic-shape ops (``partition_if_dynamic``),
+* ``dynamic.split_dynamic``: split a graph around dynamic-shape ops into segments (``partition_if_dynamic``;
+  ``compiler.partitioned`` runs them),
 * ``pipeline.run_pipeline``: all of the above in order, with the graph after each pass.
 
 Example::
@@ -28,12 +29,12 @@ from ._graph import count_ops  # noqa: F401
 from .constant_folding import fold_constants  # noqa: F401
 from .cse import eliminate_common_subexpressions  # noqa: F401
 from .dce import eliminate_dead_code  # noqa: F401
-from .dynamic import partition_dynamic, run_partitioned  # noqa: F401
+from .dynamic import split_dynamic  # noqa: F401
 from .fusion import fuse_elementwise  # noqa: F401
 from .inplace import mark_inplace  # noqa: F401
-from .pipeline import DEFAULT_PASSES, PASSES, run_pipeline, stages_json  # noqa: F401
+from .pipeline import DEFAULT_PASSES, PASSES, run_pipeline  # noqa: F401
 from .pool_first import pool_before_activation  # noqa: F401
 
-__all__ = ["run_pipeline", "stages_json", "PASSES", "DEFAULT_PASSES", "count_ops", "eliminate_dead_code",
+__all__ = ["run_pipeline", "PASSES", "DEFAULT_PASSES", "count_ops", "eliminate_dead_code",
            "eliminate_common_subexpressions", "fold_constants", "fuse_elementwise", "mark_inplace",
-           "partition_dynamic", "run_partitioned", "pool_before_activation"]
+           "split_dynamic", "pool_before_activation"]

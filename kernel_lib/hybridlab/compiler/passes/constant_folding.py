@@ -2,8 +2,8 @@
 them) is computed once at compile time and embedded as a ``_constant`` node.
 
 Only pure ops fold (``_graph.is_pure``), single-output ones, and only subgraphs that compute
-something (a lone ``_zeros`` stays: it is as cheap to make as to copy). Values are computed with
-each op's own ``compute`` on the CPU; the ``_constant`` node takes the name and meta of the node it
+something (a lone ``_zeros`` stays: it is as cheap to make as to copy). Values are computed by an
+``Interpreter`` whose step is each op's own ``compute`` on the CPU; the ``_constant`` node takes the name and meta of the node it
 replaces, records the names it absorbed in ``meta["folded_from"]``, and holds the value in
 ``meta["constant"]`` (see ``ops/fused.py``). Creation ops pinned to another device (``ctx=gpu(0)``)
 are left alone.
@@ -28,6 +28,7 @@ from ...device import cpu
 from ...ops.context import op_context
 from ...ops.fused import add_constant
 from ...ops.registry import get_op
+from ..interpreter import Interpreter
 from ._graph import clone, is_pure, retarget
 
 __all__ = ["fold_constants"]
@@ -35,43 +36,53 @@ __all__ = ["fold_constants"]
 _CONSTANT = get_op("_constant")
 
 
-def _foldable(node, const):
-    if node.is_variable or not _pure_single(node):
+class _ConstantValues(Interpreter):
+    """The value (a NumPy array) of every foldable node, ``None`` for every other value: variables
+    have none, and a node folds only when all its inputs have one. ``absorbed[node]``: the names of
+    the nodes its value was computed from, itself last."""
+
+    def __init__(self, symbol):
+        super().__init__(symbol)
+        self.ctx = op_context(cpu(), False)
+        self.absorbed = {}
+
+    def variable(self, node, feed):
+        return None
+
+    def step(self, node, inputs):
+        if not _foldable(node) or any(v is None for v in inputs):
+            return [None] * node.num_outputs()
+        value = node.op.compute(self.ctx, node.parsed_attrs(), *inputs)
+        self.absorbed[node] = [n for src, _ in node.inputs for n in self.absorbed[src]] + [node.name]
+        return [np.asarray(value[0] if type(value) is tuple else value)]
+
+
+def _foldable(node):
+    if not is_pure(node) or node.num_outputs() != 1 or node.op is _CONSTANT:
         return False
     if node.op.device_attr:
         dev = node.parsed_attrs().get(node.op.device_attr)
         if dev is not None and dev.is_gpu:
             return False
-    return all(id(src) in const for src, _ in node.inputs)
-
-
-def _pure_single(node):
-    return is_pure(node) and node.num_outputs() == 1 and node.op is not _CONSTANT
+    return True
 
 
 def fold_constants(symbol, copy=True):
     """``symbol`` with its variable-free computed subgraphs replaced by ``_constant`` nodes."""
     sym = clone(symbol) if copy else symbol
-    ctx = op_context(cpu(), False)
-    const, values, absorbed = set(), {}, {}
-    order = sym._nodes()
-    for node in order:
-        if not _foldable(node, const):
-            continue
-        const.add(id(node))
-        value = node.op.compute(ctx, node.parsed_attrs(), *[values[id(src)] for src, _ in node.inputs])
-        values[id(node)] = np.asarray(value[0] if type(value) is tuple else value)
-        absorbed[id(node)] = [n for src, _ in node.inputs for n in absorbed[id(src)]] + [node.name]
+    folder = _ConstantValues(sym)
+    folder.run(feed=None)
+    const = folder.absorbed
     readers = {}
-    for node in order:
+    for node in folder.order:
         for src, _ in node.inputs:
-            readers.setdefault(id(src), []).append(node)
-    frontier = [n for n in order if id(n) in const and n.inputs and (
-        any(id(r) not in const for r in readers.get(id(n), ())) or any(h is n for h, _ in sym._outputs))]
+            readers.setdefault(src, []).append(node)
+    frontier = [n for n in folder.order if n in const and n.inputs and (
+        any(r not in const for r in readers.get(n, ())) or any(h is n for h, _ in sym._outputs))]
     for node in frontier:
-        value = values[id(node)]
+        value = folder.values[(node, 0)]
         key, holder = add_constant(value)
         retarget(node, _CONSTANT, {"key": key, "shape": str(tuple(value.shape)), "dtype": value.dtype.name}, [])
         node.meta["constant"] = holder
-        node.meta["folded_from"] = list(dict.fromkeys(absorbed[id(node)]))
+        node.meta["folded_from"] = list(dict.fromkeys(const[node]))
     return sym

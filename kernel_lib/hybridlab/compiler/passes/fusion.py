@@ -3,8 +3,8 @@ inside the tree becomes ONE ``_fused_elemwise`` node (see ``ops/fused.py``): one
 one call instead of one allocation and one kernel per op.
 
 The pass asks the registry, not op names: a node can be fused when its op's family is elementwise
-or broadcast, it is pure, has one output, and the fused kernel library can lower it
-(``ops.fused.lowerable``). Groups grow from their last node (the root) towards their producers; a
+or broadcast, it is pure, has one output, and its op has a ``lowering`` (``OpDef.lowering``: the
+op as a step of a fused kernel; ``ops.fused.lowerable``). Groups grow from their last node (the root) towards their producers; a
 producer joins when every node reading it is already in the group and it is not a graph output. The fused node keeps the
 root's name and meta (so output names, scopes and source lines stay) and lists its members in
 ``meta["fused_from"]``. Groups need at least ``min_size`` ops (default 2).

@@ -4,9 +4,8 @@ graph copy per pass: ``snapshots=False`` skips them (a CachedOp does unless some
 pipeline, see ``CachedOp.pipeline``).
 
 ``run_pipeline(symbol, flags=None, passes=None)`` returns ``(optimized_symbol, stages)``, ``stages``
-a list of ``(pass name, Symbol snapshot)``; ``stages_json(stages)`` is what the graph JSON's
-``"passes"`` field holds: ``[{"name": ..., "graph": <graph_json of the snapshot>}]``. The input
-symbol is never modified.
+a list of ``(pass name, Symbol snapshot)`` (the lab's ``stages_json`` turns them into the graph
+JSON's ``"passes"`` field). The input symbol is never modified.
 
 ``passes`` names passes from ``PASSES`` (default ``DEFAULT_PASSES``) or gives ``(name, fn)`` pairs,
 ``fn(symbol) -> symbol`` free to rewrite the graph it is given. ``flags`` are the CachedOp flags;
@@ -16,7 +15,7 @@ cached op can hand its flags through.
 Example::
 
     >>> import hybridlab as mx
-    >>> from hybridlab.compiler.passes import run_pipeline, stages_json, count_ops
+    >>> from hybridlab.compiler.passes import run_pipeline, count_ops
     >>> x = mx.sym.var('x')
     >>> y = mx.sym.relu(mx.sym.exp(x, name='a') + mx.sym.exp(x, name='b'), name='act')
     >>> opt, stages = run_pipeline(y)
@@ -24,8 +23,6 @@ Example::
     [('dce', 4), ('cse', 3), ('constant_folding', 3), ('pool_first', 3), ('fusion', 1), ('inplace', 1)]
     >>> [n.op_name for n in opt._nodes()], count_ops(y)
     (['null', '_fused_elemwise'], 4)
-    >>> [p["name"] for p in stages_json(stages)]
-    ['dce', 'cse', 'constant_folding', 'pool_first', 'fusion', 'inplace']
 """
 from ...base import MXNetError
 from ._graph import clone
@@ -36,7 +33,7 @@ from .fusion import fuse_elementwise
 from .inplace import mark_inplace
 from .pool_first import pool_before_activation
 
-__all__ = ["PASSES", "DEFAULT_PASSES", "run_pipeline", "stages_json"]
+__all__ = ["PASSES", "DEFAULT_PASSES", "run_pipeline"]
 
 PASSES = {
     "dce": lambda s: eliminate_dead_code(s, copy=False),
@@ -84,9 +81,3 @@ def run_pipeline(symbol, flags=None, passes=None, snapshots=True):
         if snapshots:
             stages.append((name, clone(sym)))
     return sym, stages
-
-
-def stages_json(stages):
-    """The graph JSON ``"passes"`` field for ``stages``: ``[{"name", "graph"}]``."""
-    from ...graph_json import graph_json
-    return [{"name": name, "graph": graph_json(snapshot)} for name, snapshot in stages]

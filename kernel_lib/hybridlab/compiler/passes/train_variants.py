@@ -24,15 +24,17 @@ Example::
     >>> import numpy as np
     >>> import hybridlab as mx
     >>> from hybridlab.compiler.passes.train_variants import keep_workspaces
-    >>> from hybridlab.compiler.signature import Signature, infer_graph
+    >>> from hybridlab.compiler.signature import Signature
     >>> y = mx.sym.Convolution(mx.sym.var('x'), kernel=(3, 3), num_filter=2, name='c')
     >>> inputs = [n for n in y._nodes() if n.is_variable]
     >>> sig = Signature([n.name for n in inputs], [(1, 1, 5, 5), (2, 1, 3, 3), (2,)], [np.dtype('float32')] * 3,
     ...                 mx.cpu(), True)
-    >>> shapes, dtypes = infer_graph(y._outputs, inputs, sig)
-    >>> outputs, kept = keep_workspaces(y._outputs, inputs, [False, True, True], shapes, dtypes)
+    >>> shapes, dtypes = sig.infer(y._outputs, inputs)
+    >>> outputs, kept, shapes, dtypes = keep_workspaces(y._outputs, inputs, [False, True, True], shapes, dtypes)
     >>> kept, outputs[0][0].op.name, y._outputs[0][0].op.name
     (['c'], '_Convolution_columns', 'Convolution')
+    >>> shapes[id(outputs[0][0])]        # the output, then the kept columns
+    [(1, 2, 3, 3), (1, 9, 9)]
 """
 import copy
 
@@ -48,22 +50,25 @@ __all__ = ["keep_workspaces", "WORKSPACE_BUDGET"]
 WORKSPACE_BUDGET = 64 << 20      # bytes of workspaces one training program may keep from forward to backward
 
 
-def _workspace_bytes(variant, a, in_shapes, in_dtypes):
-    """Bytes of the hidden outputs ``variant`` returns for these inputs."""
-    shapes = variant.infer_shape(a, list(in_shapes))
-    types = variant.infer_type(a, list(in_dtypes))
+def _variant_outputs(variant, a, in_shapes, in_dtypes):
+    """``(shapes, dtypes, bytes of the hidden outputs)`` of ``variant``'s outputs for these inputs."""
+    shapes = [tuple(s) for s in variant.infer_shape(a, list(in_shapes))]
+    types = list(variant.infer_type(a, list(in_dtypes)))
+    types += [types[0]] * (len(shapes) - len(types))
     first = variant.n_visible(a)
-    return sum(prod(s) * np.dtype(d).itemsize for s, d in zip(shapes[first:], types[first:]))
+    return shapes, types, sum(prod(s) * np.dtype(d).itemsize for s, d in zip(shapes[first:], types[first:]))
 
 
 def keep_workspaces(outputs, inputs, need, shapes, dtypes, budget=None):
-    """``(outputs, names)``: the training graph with the chosen ops running their training variant
-    (op nodes copied, variables shared: ``inputs`` stay the graph's inputs) and the names of those
-    nodes; the given ``outputs`` unchanged, and no names, when none qualifies. ``budget``: bytes of
-    workspaces to keep (default ``WORKSPACE_BUDGET``)."""
+    """``(outputs, names, shapes, dtypes)``: the training graph with the chosen ops running their
+    training variant (op nodes copied, variables shared: ``inputs`` stay the graph's inputs), the
+    names of those nodes, and the inferred ``shapes``/``dtypes`` tables (``{id(node): [per
+    output]}``) with the copies added (what the variants infer, so the graph is not inferred again);
+    the given ``outputs`` and tables unchanged, and no names, when none qualifies. ``budget``: bytes
+    of workspaces to keep (default ``WORKSPACE_BUDGET``)."""
     budget = WORKSPACE_BUDGET if budget is None else budget
     requires, _ = gradient_path(outputs, inputs, need)
-    chosen, total = set(), 0
+    chosen, total = {}, 0           # id(node) -> the variant's (output shapes, output dtypes)
     for node in topo_order(outputs):
         if node.is_variable or node.op.train_variant is None:
             continue
@@ -75,13 +80,14 @@ def keep_workspaces(outputs, inputs, need, shapes, dtypes, budget=None):
             continue
         if applies and not applies[0](a, in_shapes):
             continue
-        size = _workspace_bytes(get_op(variant), a, in_shapes, [dtypes[id(s)][i] for s, i in node.inputs])
+        out_shapes, out_dtypes, size = _variant_outputs(get_op(variant), a, in_shapes,
+                                                        [dtypes[id(s)][i] for s, i in node.inputs])
         if total + size <= budget:
-            chosen.add(id(node))
+            chosen[id(node)] = (out_shapes, out_dtypes)
             total += size
     if not chosen:
-        return outputs, []
-    copies, names = {}, []
+        return outputs, [], shapes, dtypes
+    copies, names, shapes, dtypes = {}, [], dict(shapes), dict(dtypes)
     for node in topo_order(outputs):
         if node.is_variable:
             continue
@@ -92,7 +98,9 @@ def keep_workspaces(outputs, inputs, need, shapes, dtypes, budget=None):
             retarget(new, get_op(node.op.train_variant[0]), node.attrs, inputs_of_new)
             new.meta["train_variant_of"] = node.op.name
             names.append(node.name)
+            shapes[id(new)], dtypes[id(new)] = chosen[id(node)]
         else:
             new.inputs = inputs_of_new
+            shapes[id(new)], dtypes[id(new)] = shapes[id(node)], dtypes[id(node)]
         copies[id(node)] = new
-    return [(copies.get(id(n), n), i) for n, i in outputs], names
+    return [(copies.get(id(n), n), i) for n, i in outputs], names, shapes, dtypes

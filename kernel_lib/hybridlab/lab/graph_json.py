@@ -18,7 +18,7 @@ frontend must escape them (model files are untrusted).
 Example::
 
     >>> import hybridlab as mx
-    >>> from hybridlab.graph_json import graph_json
+    >>> from hybridlab.lab.graph_json import graph_json
     >>> from hybridlab.symbol import provenance
     >>> with provenance.scope('net0'), provenance.scope('dense0'):
     ...     y = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=4, name='fc')
@@ -30,11 +30,12 @@ Example::
 """
 import numpy as np
 
-from .symbol.graph import topo_order
-from .symbol.symbol import Symbol
-from .viz import variable_kinds
+from ..symbol.graph import topo_order
+from ..symbol.infer import annotate
+from ..symbol.symbol import Symbol
+from ..viz import variable_kinds
 
-__all__ = ["graph_json", "GRAPH_JSON_VERSION"]
+__all__ = ["graph_json", "stages_json", "GRAPH_JSON_VERSION"]
 
 GRAPH_JSON_VERSION = 1
 
@@ -48,63 +49,56 @@ def _flatten_symbols(items):
 
 
 def _resolve(obj):
-    """(symbol, input names or None, generated source or None) for a Symbol or a hybridized block."""
+    """(symbol, input names or None, hybridization state or None) for a Symbol or a hybridized block."""
     if isinstance(obj, Symbol):
         return obj, None, None
-    if hasattr(obj, "_cached_graph"):
-        cached = obj._cached_graph
-        if not cached:
+    state = getattr(obj, "hybridization", None)
+    if state is not None:
+        if state.graph is None:
             raise ValueError(f"graph_json: {type(obj).__name__} {getattr(obj, 'name', '')!r} has no cached graph "
                              f"yet: expected a hybridized block that has been called once (net.hybridize(); "
-                             f"net(x)), got one whose _cached_graph is {cached!r}")
-        in_syms, out = cached
+                             f"net(x))")
+        out = state.graph
         if not isinstance(out, Symbol):
-            out = Symbol([o for s in _flatten_symbols(out) for o in s._outputs])
-        inputs = [n for s in _flatten_symbols(in_syms) for n in s.list_inputs()]
-        return out, inputs, _generated_source(obj)
-    raise TypeError(f"graph_json: expected a Symbol or a hybridized block (an object with _cached_graph), "
+            out = Symbol([e for s in _flatten_symbols(out) for e in s.entries])
+        inputs = [n for s in _flatten_symbols(state.inputs) for n in s.list_inputs()]
+        return out, inputs, state
+    raise TypeError(f"graph_json: expected a Symbol or a hybridized block (a HybridBlock), "
                     f"got {type(obj).__name__}")
 
 
-def _passes(obj):
-    """The graph after each pass of a hybridized block's pipeline (``CachedOp.pipeline``), oldest first."""
-    op = getattr(obj, "_cached_op", None) if not isinstance(obj, Symbol) else None
-    return [{"name": name, "graph": graph_json(snapshot)} for name, snapshot in getattr(op, "pipeline", None) or ()]
+def stages_json(stages):
+    """The graph JSON ``"passes"`` field for a pass pipeline's ``[(pass name, Symbol)]`` stages
+    (``compiler.passes.run_pipeline``, ``block.hybridization.pipeline``): ``[{"name", "graph"}]``.
+
+    >>> import hybridlab as mx
+    >>> from hybridlab.compiler.passes import run_pipeline
+    >>> _, stages = run_pipeline(mx.sym.exp(mx.sym.var('x')) + 1)
+    >>> [p["name"] for p in stages_json(stages)]
+    ['dce', 'cse', 'constant_folding', 'pool_first', 'fusion', 'inplace']
+    """
+    return [{"name": name, "graph": graph_json(snapshot)} for name, snapshot in stages]
 
 
-def _backward(obj):
+def _backward(state):
     """The graph of the latest compiled backward of a hybridized block (``null`` before a recorded
     call needed one): its variables are the saved forward values and the ``*_head_grad`` inputs, its
     outputs the input gradients; ``source_code`` holds the backward program."""
-    op = getattr(obj, "_cached_op", None) if not isinstance(obj, Symbol) else None
-    plan = getattr(op, "_latest_plan", None)
+    plan = state.backward_plan() if state is not None else None
     if plan is None or plan.symbol is None:
         return None
     # the backward program's inferred shapes/dtypes (saved values, parameters, head gradients and
     # every gradient op), keyed by node: the backward graph's own nodes carry none
     prog = plan.backward
     known = (getattr(prog, "shapes", None) or {}, getattr(prog, "dtypes", None) or {})
-    graph = _graph(plan.symbol, None, None, plan.symbol, known)
+    graph = _graph(plan.symbol, None, known)
     graph["source_code"] = getattr(prog, "source", None)
     return graph
-
-
-def _generated_source(block):
-    op = getattr(block, "cached_op", None) or getattr(block, "_cached_op", None)
-    source = getattr(op, "source", None)
-    if not callable(source):
-        return None
-    try:
-        text = source()
-    except Exception:  # noqa: BLE001 -- nothing compiled yet: the graph is still worth showing
-        return None
-    return text if isinstance(text, str) else None
 
 
 def _annotate(symbol, shapes, dtypes):
     """Graph-level inference from the given input shapes/dtypes, stored in ``node.meta`` (unknown
     entries stay ``None``)."""
-    from .symbol.infer import annotate
     if dtypes is None:      # MXNet's default: the inputs given a shape are float32
         arguments = set(symbol.list_arguments())
         dtypes = {name: "float32" for name in shapes or {} if name in arguments}
@@ -149,9 +143,10 @@ def _outputs(node, known=None):
 def graph_json(symbol_or_block, shapes=None, dtypes=None, inputs=None):
     """The graph JSON dict (docs/graph-json.md) of a Symbol or of a hybridized block.
 
-    A block is anything with ``_cached_graph`` (input Symbols, output Symbol) after its first
-    hybridized call; its inputs are the cached graph's inputs and ``source_code`` is its cached
-    op's generated Python (``block.cached_op.source()``) when one is compiled. For a Symbol,
+    A block is a HybridBlock after its first hybridized call (``block.hybridization``: the traced
+    graph); its inputs are the graph's inputs, ``passes`` its cached op's pass pipeline,
+    ``backward`` its compiled backward and ``source_code`` its generated Python
+    (``block.hybridization.program()``) when one is compiled. For a Symbol,
     ``inputs`` (names) says which variables are data inputs; by default a variable is a parameter
     when it is named like one (``*_weight``, ``*_bias``, ``*_gamma``...) or only feeds parameter
     slots, and an input otherwise.
@@ -163,7 +158,7 @@ def graph_json(symbol_or_block, shapes=None, dtypes=None, inputs=None):
 
     >>> import json
     >>> import hybridlab as mx
-    >>> from hybridlab.graph_json import graph_json
+    >>> from hybridlab.lab.graph_json import graph_json
     >>> a, b = mx.sym.var('a'), mx.sym.var('b')
     >>> g = graph_json(mx.sym.Group([mx.sym.broadcast_add(a, b, name='add'), mx.sym.exp(a, name='e')]))
     >>> [(n["name"], n["op"], n["family"], n["inputs"]) for n in g["nodes"]]
@@ -173,18 +168,25 @@ def graph_json(symbol_or_block, shapes=None, dtypes=None, inputs=None):
     >>> json.loads(json.dumps(g)) == g
     True
     """
-    symbol, block_inputs, source_code = _resolve(symbol_or_block)
+    symbol, block_inputs, state = _resolve(symbol_or_block)
     if inputs is None:
         inputs = block_inputs
     if shapes is not None or dtypes is not None:
         _annotate(symbol, shapes, dtypes)
-    return _graph(symbol, inputs, source_code, symbol_or_block)
+    graph = _graph(symbol, inputs)
+    if state is not None:
+        graph["passes"] = stages_json(state.pipeline)
+        graph["backward"] = _backward(state)
+        graph["source_code"] = state.program()
+    return graph
 
 
-def _graph(symbol, inputs, source_code, symbol_or_block, known=None):
-    """The graph JSON dict of ``symbol``; ``known``: ``({id(node): shapes}, {id(node): dtypes})``
-    filling what the nodes do not carry."""
-    nodes = topo_order(symbol._outputs)
+def _graph(symbol, inputs, known=None):
+    """The graph JSON dict of ``symbol`` (no passes, backward or source: a block's are added by
+    ``graph_json``); ``known``: ``({id(node): shapes}, {id(node): dtypes})`` filling what the nodes
+    do not carry."""
+    heads = symbol.entries
+    nodes = topo_order(heads)
     ids = {id(n): k for k, n in enumerate(nodes)}
     kinds = variable_kinds(symbol, inputs=None if inputs is None else set(inputs))
     out_nodes = []
@@ -207,8 +209,8 @@ def _graph(symbol, inputs, source_code, symbol_or_block, known=None):
     return {
         "version": GRAPH_JSON_VERSION,
         "nodes": out_nodes,
-        "heads": [[ids[id(node)], int(i)] for node, i in symbol._outputs],
-        "passes": _passes(symbol_or_block),
-        "backward": _backward(symbol_or_block),
-        "source_code": source_code,
+        "heads": [[ids[id(node)], int(i)] for node, i in heads],
+        "passes": [],
+        "backward": None,
+        "source_code": None,
     }

@@ -21,9 +21,10 @@ Example::
     >>> [round(v, 4) for v in x.grad.asnumpy().tolist()]
     [0.25, 0.105]
 """
-from . import autograd
-from .base import MXNetError
-from .ops.registry import OpDef
+from ..base import MXNetError
+from ..ndarray.ndarray import NDArray
+from ..ops.registry import OpDef
+from .state import TapeNode, flags, needs_record, pause
 
 __all__ = ["Function"]
 
@@ -40,7 +41,7 @@ class _FunctionOp:
         self.name, self.function = type(function).__name__, function
 
     def grad(self, F, attrs, inputs, outputs, ograds, training):
-        with autograd.pause(train_mode=training):
+        with pause(train_mode=training):
             grads = self.function.backward(*ograds)
         grads = list(grads) if isinstance(grads, (list, tuple)) else [grads]
         if len(grads) != len(inputs):
@@ -75,7 +76,6 @@ class Function:
         raise NotImplementedError(f"{type(self).__name__}: expected backward(self, *output_grads) to be defined")
 
     def __call__(self, *inputs):
-        from .ndarray.ndarray import NDArray
         if self._used:
             raise MXNetError(f"{type(self).__name__}: each Function instance can only be called once; expected a "
                              "new instance per call")
@@ -83,15 +83,14 @@ class Function:
         bad = [type(x).__name__ for x in inputs if not isinstance(x, NDArray)]
         if bad:
             raise MXNetError(f"{type(self).__name__}: expected NDArray inputs, got {bad}")
-        with autograd.pause(train_mode=autograd.is_training()):
+        with pause(train_mode=flags.training):
             outputs = self.forward(*inputs)
-        if not autograd.needs_record(inputs):
+        if not needs_record(inputs):
             return outputs
         outs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
         # an output that is an input (or already on the tape) gets its own handle for the new node
         outs = [o.copy() if any(o is x for x in inputs) or o._node is not None else o for o in outs]
-        node = autograd.TapeNode(_FunctionOp(self), None, list(inputs), tuple(o._data for o in outs),
-                                 inputs[0]._device)
+        node = TapeNode(_FunctionOp(self), None, list(inputs), tuple(o._data for o in outs), inputs[0]._device)
         for i, o in enumerate(outs):
             o._node = (node, i)
         return type(outputs)(outs) if isinstance(outputs, (list, tuple)) else outs[0]

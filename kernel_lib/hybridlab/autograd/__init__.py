@@ -1,0 +1,32 @@
+"""``mx.autograd``: a tape of op calls recorded under ``record()``, and a backward pass over it.
+
+Every op call made while recording, with at least one input that needs a gradient, appends a tape
+node (op, attributes, inputs, output values). ``backward`` walks the nodes reachable from the heads
+in reverse topological order and asks each op's registered ``grad`` for its input gradients.
+
+* ``autograd/state.py``: the flags and scopes (``record``, ``pause``, ...) and the tape node; it imports
+  nothing above ``base``, so the ndarray layer reads it.
+* ``autograd/backward.py``: the backward driver (``backward``, ``grad``, ``mark_variables``).
+* ``autograd/function.py``: hand-written differentiable functions (``Function``).
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> x = mx.nd.array([1.0, 2.0, 3.0])
+    >>> x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = (x * x).sum()
+    >>> y.backward()
+    >>> x.grad.asnumpy().tolist()
+    [2.0, 4.0, 6.0]
+"""
+from .state import (is_recording, is_training, pause, predict_mode, record, set_recording, set_training,  # noqa: F401
+                    train_mode)
+from .backward import attach as _attach_backward, backward, grad, mark_variables  # noqa: F401
+from .function import Function  # noqa: F401
+from ..ndarray.ndarray import NDArray as _NDArray
+
+_attach_backward(_NDArray)   # NDArray.backward: the ndarray layer cannot import the driver
+
+__all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
+           "set_training", "mark_variables", "backward", "grad", "Function"]

@@ -1,0 +1,228 @@
+"""The backward driver: walk the tape from the heads, inputs after their users, and ask each op's
+registered gradient for its input gradients. Gradients are computed with registered ops, so
+``create_graph=True`` records them too and higher-order gradients work. Each gradient runs in its
+forward's mode (``TapeNode.training``).
+
+Loading ``hybridlab.autograd`` attaches ``backward`` to NDArray (``attach``): the ndarray layer
+reads the tape's state (``autograd.state``) but does not import this driver, which imports it.
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> x = mx.nd.array([3.0])
+    >>> x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = x * x
+    >>> mx.autograd.grad(y, [x])[0].asnumpy().tolist()
+    [6.0]
+"""
+from .. import ndarray as F
+from ..base import MXNetError
+from ..ndarray.ndarray import NDArray
+from .state import check_grad_req, mark_fresh, set_recording, set_training
+
+__all__ = ["backward", "grad", "mark_variables", "run_backward", "tape_order", "attach"]
+
+_NOT_IN_GRAPH = ("Cannot differentiate node because it is not in a computational graph. You need to set "
+                 "is_recording to true or use autograd.record() to save computational graphs for backward. "
+                 "If you want to differentiate the same graph twice, you need to pass retain_graph=True "
+                 "to backward.")
+
+
+def mark_variables(variables, gradients, grad_reqs="write"):
+    """Make ``variables`` leaves of the graph whose gradients are written into ``gradients``.
+
+    >>> import hybridlab as mx
+    >>> x, gx = mx.nd.array([2.0]), mx.nd.zeros((1,))
+    >>> mx.autograd.mark_variables(x, gx)
+    >>> with mx.autograd.record():
+    ...     y = x * 3
+    >>> y.backward()
+    >>> gx.asnumpy().tolist()
+    [3.0]
+    """
+    if isinstance(variables, NDArray):
+        variables, gradients = [variables], [gradients]
+    if isinstance(grad_reqs, str):
+        grad_reqs = [grad_reqs] * len(variables)
+    for var, g, req in zip(variables, gradients, grad_reqs):
+        check_grad_req(req)
+        var._grad, var._grad_req, var._node = g, req, None
+
+
+def tape_order(heads):
+    """TapeNodes reachable from ``heads`` (NDArrays), inputs before users."""
+    order, seen = [], set()
+    stack = [(h._node[0], False) for h in heads if h._node is not None]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for src in node.sources:
+            if isinstance(src, tuple) and id(src[0]) not in seen:
+                stack.append((src[0], False))
+    return order
+
+
+def _accumulate(table, key, value):
+    old = table.get(key)
+    table[key] = value if old is None else F.elemwise_add(old, value)
+
+
+def run_backward(heads, head_grads, retain_graph, create_graph, train_mode):
+    """Gradients of ``heads`` w.r.t. every leaf reached: ``{id(leaf): (leaf, grad)}``."""
+    if isinstance(heads, NDArray):
+        heads = [heads]
+    if head_grads is None or isinstance(head_grads, NDArray):
+        head_grads = [head_grads] * len(heads) if head_grads is None else [head_grads]
+    if len(head_grads) != len(heads):
+        raise MXNetError(f"backward: expected {len(heads)} head gradients (one per head), got {len(head_grads)}")
+
+    node_grads = {}   # id(TapeNode) -> {output index: grad}
+    leaf_grads = {}   # id(leaf) -> grad
+    leaves = {}
+    for h, hg in zip(heads, head_grads):
+        if hg is None:
+            hg = F.ones_like(h.detach())
+        elif hg.shape != h.shape:
+            raise MXNetError(f"backward: head gradient expected shape {h.shape}, got {hg.shape}")
+        if h._node is not None:
+            _accumulate(node_grads.setdefault(id(h._node[0]), {}), h._node[1], hg)
+        elif h._grad_req != "null":
+            leaves[id(h)] = h
+            _accumulate(leaf_grads, id(h), hg)
+        else:
+            raise MXNetError(_NOT_IN_GRAPH)
+
+    prev_rec, prev_train = set_recording(create_graph), set_training(train_mode)
+    order = tape_order(heads)
+    try:
+        for node in reversed(order):
+            grads = node_grads.pop(id(node), None)
+            if grads is None:
+                continue
+            if node.freed:
+                raise MXNetError(_NOT_IN_GRAPH)
+            if node.op.grad is None:   # a zero_grad op (x > 1, one_hot, ...): nothing flows back
+                if not retain_graph:
+                    node.freed = True
+                    node.inputs, node.out_data = (), ()
+                continue
+            outputs = [_output_array(node, i) for i in range(len(node.out_data))]
+            ograds = [grads.get(i) for i in range(len(outputs))]
+            ograds = [g if g is not None else F.zeros_like(o.detach()) for g, o in zip(ograds, outputs)]
+            # Each gradient gets its forward's mode (BatchNorm after a predict-mode forward differentiates
+            # the moving-statistics formula and leaves the statistics alone).
+            in_grads = node.op.gradient(F, node.attrs, list(node.inputs), outputs, ograds, node.training)
+            if len(in_grads) != len(node.inputs):
+                raise MXNetError(f"{node.op.name}: gradient returned {len(in_grads)} values, "
+                                 f"expected {len(node.inputs)} (one per input)")
+            for src, g in zip(node.sources, in_grads):
+                if src is None or g is None:
+                    continue
+                if isinstance(src, tuple):
+                    _accumulate(node_grads.setdefault(id(src[0]), {}), src[1], g)
+                else:
+                    leaves[id(src)] = src
+                    _accumulate(leaf_grads, id(src), g)
+            if not retain_graph:
+                node.freed = True
+                node.inputs, node.out_data = (), ()
+        # As in MXNet, every variable of the graph gets a gradient: zero where none reached it
+        for node in order:
+            for src in node.sources:
+                if src is not None and src.__class__ is not tuple and id(src) not in leaf_grads:
+                    leaves[id(src)] = src
+                    leaf_grads[id(src)] = F.zeros_like(src.detach())
+    finally:
+        set_recording(prev_rec)
+        set_training(prev_train)
+    return {k: (leaves[k], g) for k, g in leaf_grads.items()}
+
+
+def _output_array(node, i):
+    out = NDArray._wrap(node.out_data[i], node.device)
+    out._node = (node, i)
+    return out
+
+
+def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # noqa: F811
+    """Compute gradients of ``heads`` and store them in the ``.grad`` of every variable reached
+    (``grad_req`` 'write' overwrites, 'add' accumulates, 'null' skips).
+
+    >>> import hybridlab as mx
+    >>> x = mx.nd.array([1.0, 2.0]); x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = 2 * x
+    >>> mx.autograd.backward([y])
+    >>> x.grad.asnumpy().tolist()
+    [2.0, 2.0]
+    """
+    for leaf, g in run_backward(heads, head_grads, retain_graph, False, train_mode).values():
+        req = leaf._grad_req
+        if req == "null" or leaf._grad is None:
+            continue
+        mark_fresh(leaf._grad)
+        if g.shape != leaf.shape:
+            raise MXNetError(f"backward: gradient of a variable expected shape {leaf.shape}, got {g.shape}")
+        xp = leaf._device.xp
+        if req == "write":
+            xp.copyto(leaf._grad._data, g._data.astype(leaf._grad.dtype, copy=False))
+        else:
+            leaf._grad._data += g._data.astype(leaf._grad.dtype, copy=False)
+
+
+def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False, train_mode=True):  # noqa: F811
+    """Gradients of ``heads`` w.r.t. ``variables``, returned (not stored in ``.grad``).
+
+    With ``create_graph=True`` the gradient computation is itself recorded, so the results can be
+    differentiated again (higher-order gradients).
+
+    >>> import hybridlab as mx
+    >>> x = mx.nd.array([3.0]); x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = x * x * x
+    ...     dy = mx.autograd.grad(y, [x], create_graph=True)[0]
+    >>> dy.backward()
+    >>> x.grad.asnumpy().tolist()   # d2y/dx2 = 6x
+    [18.0]
+    """
+    single = isinstance(variables, NDArray)
+    variables = [variables] if single else list(variables)
+    if retain_graph is None:
+        retain_graph = create_graph
+    result = run_backward(heads, head_grads, retain_graph, create_graph, train_mode)
+    out = []
+    for v in variables:
+        entry = result.get(id(v))
+        out.append(F.zeros_like(v.detach()) if entry is None else entry[1])
+    return out
+
+
+def _ndarray_backward(self, out_grad=None, retain_graph=False, train_mode=True):
+    """Back-propagate from this array (``out_grad`` defaults to ones).
+
+    >>> import hybridlab as mx
+    >>> x = mx.nd.array([4.0]); x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = x * x
+    >>> y.backward()
+    >>> x.grad.asnumpy().tolist()
+    [8.0]
+    """
+    backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+
+
+def attach(ndarray_class):
+    """Make ``backward`` a method of ``ndarray_class`` (NDArray): the ndarray layer cannot import us.
+
+    >>> import hybridlab as mx
+    >>> mx.nd.NDArray.backward is _ndarray_backward
+    True
+    """
+    ndarray_class.backward = _ndarray_backward

@@ -1,0 +1,203 @@
+"""Autograd's runtime state: the recording and training flags, the scopes that set them, and the
+tape node every recorded op call leaves. It imports nothing above ``base``: the dispatcher, the
+cached op and Blocks read these flags on every call; the backward driver that walks the tape lives
+in ``autograd.backward``.
+
+Example::
+
+    >>> from hybridlab.autograd import state
+    >>> with state.record():
+    ...     state.flags.recording, state.flags.training
+    (True, True)
+    >>> state.flags.recording
+    False
+"""
+import threading
+import weakref
+
+from ..base import MXNetError
+
+__all__ = ["flags", "Scope", "record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
+           "set_recording", "set_training", "TapeNode", "needs_record", "check_grad_req", "mark_fresh",
+           "take_fresh"]
+
+
+class _Flags(threading.local):
+    recording = False
+    training = False
+
+
+flags = _Flags()   # per thread: .recording (op calls go on the tape), .training (Dropout drops, ...)
+
+
+def is_recording():
+    """True inside ``record()`` (and not inside ``pause()``).
+
+    >>> import hybridlab as mx
+    >>> mx.autograd.is_recording()
+    False
+    """
+    return flags.recording
+
+
+def is_training():
+    """True in training mode (``record()`` by default, ``train_mode()``): Dropout drops, BatchNorm
+    uses batch statistics.
+
+    >>> import hybridlab as mx
+    >>> with mx.autograd.train_mode():
+    ...     mx.autograd.is_training()
+    True
+    """
+    return flags.training
+
+
+def set_recording(is_recording):  # noqa: F811 - MXNet's name
+    """Set recording on or off; returns the previous state.
+
+    >>> import hybridlab as mx
+    >>> mx.autograd.set_recording(True), mx.autograd.set_recording(False)
+    (False, True)
+    """
+    prev, flags.recording = flags.recording, bool(is_recording)
+    return prev
+
+
+def set_training(train_mode):  # noqa: F811 - MXNet's name
+    """Set training mode on or off; returns the previous state.
+
+    >>> import hybridlab as mx
+    >>> mx.autograd.set_training(True), mx.autograd.set_training(False)
+    (False, True)
+    """
+    prev, flags.training = flags.training, bool(train_mode)
+    return prev
+
+
+class Scope:
+    """Context manager behind record/pause/train_mode/predict_mode: sets ``recording`` and
+    ``training`` (``None`` leaves one as it is) and restores both on exit.
+
+    >>> with Scope(True, False):
+    ...     flags.recording, flags.training
+    (True, False)
+    """
+
+    def __init__(self, recording, training):
+        self._enter = (recording, training)
+        self._prev = None
+
+    def __enter__(self):
+        self._prev = (flags.recording, flags.training)
+        recording, training = self._enter
+        if recording is not None:
+            flags.recording = recording
+        if training is not None:
+            flags.training = training
+        return self
+
+    def __exit__(self, *exc):
+        flags.recording, flags.training = self._prev
+        return False
+
+
+def record(train_mode=True):  # noqa: F811 - MXNet's name
+    """Record op calls for ``backward`` (in training mode unless ``train_mode=False``).
+
+    >>> import hybridlab as mx
+    >>> with mx.autograd.record():
+    ...     mx.autograd.is_recording(), mx.autograd.is_training()
+    (True, True)
+    """
+    return Scope(True, train_mode)
+
+
+def pause(train_mode=False):  # noqa: F811 - MXNet's name
+    """Stop recording inside a ``record()`` block (in prediction mode unless ``train_mode=True``).
+
+    >>> import hybridlab as mx
+    >>> with mx.autograd.record(), mx.autograd.pause():
+    ...     mx.autograd.is_recording(), mx.autograd.is_training()
+    (False, False)
+    """
+    return Scope(False, train_mode)
+
+
+def train_mode():
+    """Training mode without changing recording.
+
+    >>> import hybridlab as mx
+    >>> with mx.autograd.train_mode():
+    ...     mx.autograd.is_recording(), mx.autograd.is_training()
+    (False, True)
+    """
+    return Scope(None, True)
+
+
+def predict_mode():
+    """Prediction mode without changing recording.
+
+    >>> import hybridlab as mx
+    >>> with mx.autograd.record(), mx.autograd.predict_mode():
+    ...     mx.autograd.is_recording(), mx.autograd.is_training()
+    (True, False)
+    """
+    return Scope(None, False)
+
+
+class TapeNode:
+    """One recorded op call. ``sources[i]`` says where the gradient of input ``i`` goes: a
+    ``(TapeNode, output_index)`` entry, a leaf NDArray (a variable), or ``None`` (a constant)."""
+
+    __slots__ = ("op", "attrs", "inputs", "sources", "out_data", "device", "training", "freed")
+
+    def __init__(self, op, attrs, inputs, out_data, device):
+        self.op = op
+        self.attrs = attrs
+        self.inputs = inputs
+        self.sources = [x._node if x._node is not None else (x if x._grad_req != "null" else None)
+                        for x in inputs]
+        self.out_data = out_data
+        self.device = device
+        self.training = flags.training   # the forward's mode: its gradient is computed in the same mode
+        self.freed = False
+
+    def __repr__(self):
+        return f"<TapeNode {self.op.name}>"
+
+
+def needs_record(inputs):
+    """True when an op call on ``inputs`` must be recorded (recording, and some input needs a grad)."""
+    if not flags.recording:
+        return False
+    for x in inputs:
+        if x._node is not None or x._grad_req != "null":
+            return True
+    return False
+
+
+def check_grad_req(req):
+    """Raise unless ``req`` is one of MXNet's gradient requests ('write', 'add', 'null')."""
+    if req not in ("write", "add", "null"):
+        raise MXNetError(f"grad_req expected one of 'write', 'add', 'null', got {req!r}")
+
+
+# Gradient buffers written by backward since their consumer last looked (``take_fresh``): the Trainer's
+# stale-gradient check. Keyed by id, with a weak reference to tell a reused id from the same array.
+_fresh_grads = {}
+
+
+def mark_fresh(grad):
+    """Note that backward just wrote the gradient buffer ``grad``."""
+    key = id(grad)
+
+    def forget(ref):   # the array died: drop its entry unless the id was reused since
+        if _fresh_grads.get(key) is ref:
+            del _fresh_grads[key]
+    _fresh_grads[key] = weakref.ref(grad, forget)
+
+
+def take_fresh(grad):
+    """True if backward wrote ``grad`` since the last call for it (and forget that it did)."""
+    ref = _fresh_grads.pop(id(grad), None)
+    return ref is not None and ref() is grad

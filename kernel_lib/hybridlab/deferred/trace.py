@@ -1,0 +1,223 @@
+"""The tracer: inside ``context()``, every op call on NDArrays records a graph node (with its Block
+scope path and the user's source line) instead of computing. It sits in the symbol layer and
+registers itself with ``deferred.state`` (``tracer.record``, ``tracer.where``), which the
+dispatcher and ``TracedValue`` below it read.
+
+The ndarray layer imports ``deferred.state`` while it loads, which loads this module: NDArray and
+the dispatcher are therefore imported inside the functions that use them.
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> from hybridlab.deferred import trace
+    >>> x = trace.placeholder((2,))
+    >>> trace.set_variable(x, mx.sym.var('x'))
+    >>> with mx._deferred_compute.context():
+    ...     y = mx.nd.exp(x)
+    >>> trace.get_symbol(y).list_arguments()
+    ['x']
+"""
+import numpy as np
+
+from .. import name as _name
+from ..autograd.state import pause
+from ..base import MXNetError
+from ..device import current_device
+from ..monitor_state import quiet
+from ..ops.infer import InferError
+from ..ops.registry import get_op
+from ..symbol.graph import Node
+from ..symbol.provenance import annotate, user_source
+from ..symbol.symbol import Symbol
+from . import state
+from .state import TracedValue
+
+__all__ = ["placeholder", "set_variable", "get_symbol", "clear", "record"]
+
+_tracing = state.tracing
+
+
+def _where():
+    src = user_source()
+    return f" at {src['file']}:{src['line']}: {src['code']}" if src else ""
+
+
+def placeholder(shape, dtype="float32", device=None):
+    """An NDArray without data for tracing; dims given as 0 are unknown until an op's shape inference
+    fills them (read ``.shape`` afterwards).
+
+    >>> import hybridlab as mx
+    >>> mx._deferred_compute.placeholder((2, 3)).shape
+    (2, 3)
+    """
+    from ..ndarray.ndarray import NDArray
+    return NDArray._wrap(TracedValue(shape, dtype), device or current_device())
+
+
+def set_variable(arrays, symbols):
+    """Make ``arrays`` (NDArray or list) stand for the variable ``symbols`` while tracing."""
+    if not isinstance(arrays, (list, tuple)):
+        arrays, symbols = [arrays], [symbols]
+    if len(arrays) != len(symbols):
+        raise MXNetError(f"set_variable: expected as many symbols as arrays ({len(arrays)}), got {len(symbols)}")
+    for arr, sym in zip(arrays, symbols):
+        if not isinstance(sym, Symbol) or len(sym._outputs) != 1:
+            raise MXNetError(f"set_variable: expected a single-output Symbol, got {sym!r}")
+        arr._trace = sym._outputs[0]
+
+
+def clear(arrays):
+    """Forget the graph entries of ``arrays`` (NDArray or nested lists)."""
+    for arr in _flatten(arrays):
+        arr._trace = None
+
+
+def _flatten(x):
+    if isinstance(x, (list, tuple)):
+        for item in x:
+            yield from _flatten(item)
+    elif x is not None:
+        yield x
+
+
+def get_symbol(outputs):
+    """The Symbol computing ``outputs`` (an NDArray or nested lists of them: a Group for several)."""
+    entries = []
+    for arr in _flatten(outputs):
+        if arr._trace is None:
+            raise MXNetError(f"get_symbol: an output of shape {arr.shape} was not computed by traced ops: "
+                             f"return arrays computed from the traced inputs")
+        entries.append(arr._trace)
+    return Symbol(entries)
+
+
+def _constant_entry(value):
+    """A scalar input (e.g. the 2 of ``np.equal(x, 2)``) becomes a ``_full`` node of shape ()."""
+    data = np.asarray(value)
+    if data.ndim != 0:
+        return None
+    full = get_op("_full")
+    kwargs = {"shape": (), "value": data.item(), "dtype": data.dtype}
+    node = annotate(Node(full, _auto_name(full), full.format_attrs(kwargs)))
+    node.meta["shapes"], node.meta["dtypes"] = [()], [data.dtype]
+    return (node, 0)
+
+
+def _auto_name(op):
+    return _name.current().get(None, op.name.lower())
+
+
+def record(op, inputs, kwargs, np_style):
+    """Record one op call as a graph node; returns traced output NDArrays (the dispatcher's tracing path)."""
+    from ..ndarray.ndarray import NDArray
+    from ..ndarray.dispatch import shape_error
+
+    a = op.parse_attrs(kwargs)
+    device = next((x._device for x in inputs if isinstance(x, NDArray)), None) or current_device()
+    if np_style is None:
+        np_style = next((x._np for x in inputs if isinstance(x, NDArray)), False)
+    names = op.input_names(a)
+    entries, shapes, dtypes, arrays = [], [], [], []
+    for i, x in enumerate(inputs):
+        label = names[i] if i < len(names) else f"arg{i}"
+        if isinstance(x, NDArray):
+            entry = x._trace
+            if entry is None and not isinstance(x._data, TracedValue) and x.ndim == 0:
+                entry = _constant_entry(x._data)   # a wrapped scalar (np-style x == 2)
+        else:
+            entry = _constant_entry(x)
+        if entry is None:
+            raise MXNetError(
+                f"{op.name}: input '{label}' (shape {np.shape(x)}) is an array that is neither a traced value, a "
+                f"graph input nor a parameter{_where()}. Inside a hybridized forward, create arrays with ops "
+                f"(e.g. F.ones_like), make constants Parameters/Constants, or pass them as inputs.")
+        entries.append(entry)
+        if isinstance(x, NDArray):
+            shapes.append(tuple(x.shape))
+            dtypes.append(x.dtype)
+        else:
+            shapes.append(())
+            dtypes.append(np.asarray(x).dtype)
+        arrays.append(x)
+    if len(entries) != len(names):
+        raise MXNetError(f"{op.name}: expected {len(names)} inputs ({', '.join(names) or 'none'}), got {len(entries)}")
+    try:
+        out_shapes = op.infer_shape(a, shapes)
+    except InferError as err:
+        raise shape_error(op, a, err) from None
+    try:
+        out_dtypes = op.infer_type(a, dtypes)
+    except InferError as err:
+        raise shape_error(op, a, err, "dtype") from None
+    # parameter shapes the op inferred (deferred initialisation) flow back into placeholders
+    for x, s in zip(arrays, shapes):
+        if isinstance(x, NDArray) and isinstance(x._data, TracedValue) and s is not None and s != x._data.shape:
+            x._data.shape = tuple(s)
+    values = None
+    if out_shapes is None or any(s is None for s in out_shapes[:op.n_visible(a)]):
+        if not op.dynamic_shape or _tracing.values is None:
+            raise MXNetError(f"{op.name}: its output shape depends on the input values, so it cannot be traced"
+                             f"{_where()} (dynamic-shape ops need the values: trace with "
+                             f"context(values=...), or call the block without hybridize())")
+        values = _run_with_values(op, kwargs, arrays, entries, device, np_style)
+        out_shapes = [tuple(v.shape) for v in values] + list(out_shapes or [])[len(values):]
+    node = annotate(Node(op, _auto_name(op), op.format_attrs(kwargs), entries))
+    node.meta["shapes"] = [tuple(s) for s in out_shapes]
+    node.meta["dtypes"] = list(out_dtypes)
+    outs = []
+    for i in range(op.n_visible(a)):
+        dt = out_dtypes[i] if i < len(out_dtypes) and out_dtypes[i] is not None else (dtypes[0] if dtypes else np.float32)
+        out = NDArray._wrap(TracedValue(out_shapes[i], dt), device, np_style)
+        out._trace = (node, i)
+        if values is not None:
+            _tracing.memo[(node, i)] = values[i]
+        outs.append(out)
+    return outs[0] if len(outs) == 1 else outs
+
+
+def _run_with_values(op, kwargs, arrays, entries, device, np_style):
+    """Run the dynamic-shape ``op`` on real values: those of its inputs are computed from the
+    recorded graph (``_value_of``). Returns its visible outputs (NDArrays)."""
+    from ..ndarray.ndarray import NDArray
+    from ..ndarray.dispatch import invoke
+    ins = [_value_of(entry, device) if isinstance(x, NDArray) else x for x, entry in zip(arrays, entries)]
+    _tracing.active = False
+    try:
+        # values computed for tracing are not the user's op calls: op hooks and the profiler skip them
+        with pause(), quiet(), device:
+            out = invoke(op, ins, dict(kwargs), np_style=np_style)
+    finally:
+        _tracing.active = True
+    return out if isinstance(out, list) else [out]
+
+
+# what the layers below need from the tracer (the dispatcher's tracing path, TracedValue's errors)
+state.tracer.record = record
+state.tracer.where = _where
+
+
+# ---- reading values of the traced graph ------------------------------------------------------------
+
+def _value_of(entry, device):
+    """The real value (NDArray) of the traced graph entry ``(node, i)``, computed once per trace by
+    the compiler's interpreter (``tracer.interpreter``): variables from the trace's values
+    (``context(values=...)``), results kept in ``tracing.memo``."""
+    memo, entry = _tracing.memo, tuple(entry)
+    if entry not in memo:
+        _tracing.active = False
+        try:
+            with pause(), quiet(), device:
+                state.tracer.interpreter([entry]).run(_variable_value, values=memo)
+        finally:
+            _tracing.active = True
+    return memo[entry]
+
+
+def _variable_value(name):
+    from ..ndarray.ndarray import NDArray
+    lookup = _tracing.values
+    value = lookup.get(name) if isinstance(lookup, dict) else lookup(name)
+    if not isinstance(value, NDArray):
+        raise MXNetError(f"deferred compute: a dynamic-shape op needs the value of the graph "
+                         f"variable '{name}', but the trace's values have none (got {value!r})")
+    return value

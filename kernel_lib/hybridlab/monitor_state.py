@@ -1,0 +1,70 @@
+"""Monitoring switches, in one place low in the layers: what the compiler, the tracer and the
+imperative op monitor (``op_monitor``) check on their hot paths, and the callback through which the
+profiler (``mx.profiler``, which sits above them) receives the samples they time.
+
+* ``switches.symbolic`` / ``switches.imperative``: whether the profiler times the ops of hybridized
+  blocks / imperative op calls now. Only the profiler sets them (``set_switches``).
+* ``record(name, t0, t1, domain, args)``: hand one timed sample to the profiler (``connect``).
+* ``quiet()``: op calls made inside are not reported to op hooks or the profiler (parameter
+  initialisation, values computed while tracing, a monitored graph run that reports its ops itself).
+
+Example::
+
+    >>> from hybridlab import monitor_state
+    >>> with monitor_state.quiet():
+    ...     monitor_state.suspended()
+    True
+    >>> monitor_state.suspended()
+    False
+"""
+import contextlib
+
+__all__ = ["switches", "set_switches", "connect", "record", "quiet", "suspended"]
+
+
+class _Switches:
+    symbolic = False      # time the ops of hybridized blocks (their instrumented programs)
+    imperative = False    # time imperative op calls (at the op monitor's wrappers)
+
+
+switches = _Switches()
+_recorder = [None]        # the profiler's record(name, t0, t1, domain, args), set by connect
+_quiet = [0]              # > 0 inside quiet()
+
+
+def set_switches(symbolic, imperative):
+    """Set what is timed now (the profiler calls this whenever its state or configuration changes).
+
+    >>> from hybridlab import monitor_state
+    >>> monitor_state.switches.symbolic, monitor_state.switches.imperative
+    (False, False)
+    """
+    switches.symbolic, switches.imperative = bool(symbolic), bool(imperative)
+
+
+def connect(recorder):
+    """Make ``recorder(name, t0, t1, domain, args)`` the receiver of timed samples (the profiler,
+    when it loads)."""
+    _recorder[0] = recorder
+
+
+def record(name, t0, t1, domain="operator", args=None):
+    """Hand one timed sample (``t0``/``t1`` from ``time.perf_counter()``) to the profiler."""
+    recorder = _recorder[0]
+    if recorder is not None:
+        recorder(name, t0, t1, domain, args)
+
+
+@contextlib.contextmanager
+def quiet():
+    """Inside: imperative op calls are not reported to op hooks or the profiler."""
+    _quiet[0] += 1
+    try:
+        yield
+    finally:
+        _quiet[0] -= 1
+
+
+def suspended():
+    """Whether op calls are kept from op hooks and the profiler now (inside ``quiet()``)."""
+    return _quiet[0] > 0
