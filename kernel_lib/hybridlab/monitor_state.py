@@ -2,6 +2,8 @@
 imperative op monitor (``op_monitor``) check on their hot paths, and the callback through which the
 profiler (``mx.profiler``, which sits above them) receives the samples they time.
 
+* ``switches.running``: the profiler is in its 'run' state (paused or not): block calls take the
+  monitored path, which times them.
 * ``switches.symbolic`` / ``switches.imperative``: whether the profiler times the ops of hybridized
   blocks / imperative op calls now. Only the profiler sets them (``set_switches``).
 * ``record(name, t0, t1, domain, args)``: hand one timed sample to the profiler (``connect``).
@@ -23,6 +25,7 @@ __all__ = ["switches", "set_switches", "connect", "record", "quiet", "suspended"
 
 
 class _Switches:
+    running = False       # the profiler is in the 'run' state (block calls take the monitored path)
     symbolic = False      # time the ops of hybridized blocks (their instrumented programs)
     imperative = False    # time imperative op calls (at the op monitor's wrappers)
 
@@ -32,14 +35,14 @@ _recorder = [None]        # the profiler's record(name, t0, t1, domain, args), s
 _quiet = [0]              # > 0 inside quiet()
 
 
-def set_switches(symbolic, imperative):
+def set_switches(running, symbolic, imperative):
     """Set what is timed now (the profiler calls this whenever its state or configuration changes).
 
     >>> from hybridlab import monitor_state
-    >>> monitor_state.switches.symbolic, monitor_state.switches.imperative
-    (False, False)
+    >>> monitor_state.switches.running, monitor_state.switches.symbolic, monitor_state.switches.imperative
+    (False, False, False)
     """
-    switches.symbolic, switches.imperative = bool(symbolic), bool(imperative)
+    switches.running, switches.symbolic, switches.imperative = bool(running), bool(symbolic), bool(imperative)
 
 
 def connect(recorder):

@@ -178,7 +178,8 @@ def _sync():
     """After a change of state or configuration: set the monitoring switches, and install the
     imperative op wrappers exactly while imperative ops are being timed."""
     on = _state.running and not _state.paused
-    monitor_state.set_switches(symbolic=on and (_config["profile_symbolic"] or _config["profile_all"]),
+    monitor_state.set_switches(running=_state.running,
+                               symbolic=on and (_config["profile_symbolic"] or _config["profile_all"]),
                                imperative=on and (_config["profile_imperative"] or _config["profile_all"]))
     want = monitor_state.switches.imperative
     if want and not _installed[0]:

@@ -29,7 +29,7 @@ import warnings
 from collections import OrderedDict
 
 from .. import initializer
-from ..profiler import _state as _pstate
+from ..monitor_state import switches as _monitor_switches
 from .. import name as _name
 from ..base import MXNetError
 from .parameter import Parameter
@@ -374,7 +374,7 @@ class Block:
     def __call__(self, *args):
         """Run the pre-hooks, ``forward`` and the hooks (with an op hook set or the profiler
         running, through ``gluon.monitoring``)."""
-        if self._callback is not None or _pstate.running:
+        if self._callback is not None or _monitor_switches.running:
             from .monitoring import call_monitored
             return call_monitored(self, self._call, args)
         return self._call(*args)

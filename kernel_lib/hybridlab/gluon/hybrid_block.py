@@ -47,7 +47,7 @@ from .. import deferred as _dc
 from ..ndarray.ndarray import NDArray
 from ..symbol import provenance
 from ..symbol.symbol import Symbol
-from .. import profiler as _profiler
+from .. import monitor_state
 from ..monitor_state import quiet as _quiet
 from . import monitoring as _monitoring
 from .block import Block
@@ -63,7 +63,7 @@ __all__ = ["HybridBlock"]
 _TRACING_ND = NamingNamespace(ndarray)    # F while deferred compute traces a 1.x-style block
 _ONE = [0]    # the input format of a single array argument
 _local = threading.local()    # the prefixes of the blocks whose graph is being built (scope names)
-_pstate = _profiler._state    # .running: the profiler records (block calls take the monitored path)
+_switches = monitor_state.switches    # .running: the profiler records (block calls take the monitored path)
 
 
 def _gather(args):
@@ -142,7 +142,7 @@ class HybridBlock(Block):
 
     # ---- calling ----------------------------------------------------------------------------
     def __call__(self, x, *args):
-        if self._callback is not None or _pstate.running:     # op hooks / profiler: gluon.monitoring
+        if self._callback is not None or _switches.running:     # op hooks / profiler: gluon.monitoring
             return _monitoring.call_monitored(self, self._call, (x,) + args)
         return self._call(x, *args)
 
@@ -357,7 +357,7 @@ class HybridBlock(Block):
 
     def _call_cached_op(self, *args):
         state = self._hybridization
-        monitored = self._callback is not None or _pstate.running
+        monitored = self._callback is not None or _switches.running
         if len(args) == 1 and not monitored:       # same array signature and parameters as last call?
             res = state.fast_call(args[0])
             if res is not None:

@@ -13,7 +13,7 @@
 
 Blocks without hooks, with the profiler stopped, never come here.
 """
-from .. import op_monitor, profiler
+from .. import monitor_state, op_monitor, profiler
 from .. import deferred as _dc
 from ..compiler import instrument
 from ..ndarray.ndarray import NDArray
@@ -23,7 +23,7 @@ __all__ = ["call_monitored", "run_cached_op", "monitoring"]
 
 def monitoring(block):
     """Whether ``block``'s call must take the monitored path now."""
-    return block._callback is not None or profiler._state.running
+    return block._callback is not None or monitor_state.switches.running
 
 
 def call_monitored(block, call, args):
