@@ -25,7 +25,8 @@ Example::
     >>> op(mx.nd.array([1, 2]), mx.nd.array([10, 20])).asnumpy().tolist()
     [11.0, 22.0]
 """
-from .cached_op import CachedOp, FLAG_DEFAULTS, parse_flags  # noqa: F401
+from .cached_op import CachedOp  # noqa: F401
+from .flags import FLAG_DEFAULTS, parse_flags  # noqa: F401
 from .codegen import Program, compile_program, generate  # noqa: F401
 from .signature import Signature  # noqa: F401
 from .executor import Executor, attach as _attach_executor  # noqa: F401

@@ -64,65 +64,26 @@ from ..autograd import state as autograd_state
 from ..autograd.backward import run_backward, tape_order
 from ..base import MXNetError
 from ..device import current_device
-from ..ndarray.dispatch import OutOfMemory, shape_error
 from ..ndarray.ndarray import NDArray
-from ..ops.infer import InferError
 from ..ops.registry import OpDef
 from ..symbol.graph import topo_order
-from ..symbol.provenance import where
 from .backward import BackwardPlan, BackwardUnavailable
 from .codegen import compile_program, make_entry
+from .flags import parse_flags
 from .instrument import ProfileMonitor, run_nodes, run_program
 from .interpreter import Interpreter
 from .memory import ArenaPool, plan_graph
 from .partitioned import partition_dynamic
 from .passes import run_pipeline
+from .program_error import program_error
 from .signature import Signature
 
-__all__ = ["CachedOp", "FLAG_DEFAULTS"]
+__all__ = ["CachedOp"]
 
 _state = autograd_state.flags
 
-# MXNet's CachedOpConfig fields and defaults (src/imperative/cached_op.h). static_alloc plans the
-# predict programs' buffers (compiler/memory.py); inline_limit sizes the segments of a partitioned
-# graph that run op by op (compiler/partitioned.py); the others are accepted and kept (a program is
-# one Python function: there is nothing to bulk).
-FLAG_DEFAULTS = {"static_alloc": False, "static_shape": False, "is_dynamic": False, "inline_limit": 2,
-                 "forward_bulk_size": 15, "backward_bulk_size": 15, "data_indices": (),
-                 "param_indices": (), "subgraph": ""}
 MAX_PROGRAMS = 128     # oldest signatures are dropped beyond this (each program is small, but unbounded
                        # growth with ever-changing shapes would leak)
-
-
-def _flag_value(key, value):
-    default = FLAG_DEFAULTS[key]
-    if isinstance(default, bool):
-        if isinstance(value, str):
-            if value.strip().lower() not in ("true", "false", "1", "0"):
-                raise MXNetError(f"CachedOp flag '{key}' expected a boolean, got {value!r}")
-            return value.strip().lower() in ("true", "1")
-        return bool(value)
-    if isinstance(default, int):
-        return int(value)
-    if isinstance(default, tuple):
-        if isinstance(value, str):
-            return tuple(int(v) for v in value.strip("()[] ").split(",") if v.strip())
-        return tuple(int(v) for v in (value or ()))
-    return str(value)
-
-
-def parse_flags(flags):
-    """MXNet's hybridize flags (a dict or a list of (key, value) pairs) with defaults filled in."""
-    items = flags.items() if isinstance(flags, dict) else (flags or ())
-    out = dict(FLAG_DEFAULTS)
-    for key, value in items:
-        if key not in FLAG_DEFAULTS:
-            raise MXNetError(f"Cannot find argument '{key}', Possible Arguments: "
-                             f"{', '.join(FLAG_DEFAULTS)} (CachedOp flags)")
-        out[key] = _flag_value(key, value)
-    if out["static_shape"] and not out["static_alloc"]:
-        raise MXNetError("static_alloc must be True when static_shape is True")
-    return out
 
 
 class CachedOp:
@@ -204,7 +165,7 @@ class CachedOp:
             for x in args:
                 if x.__class__ is not NDArray and not isinstance(x, NDArray):
                     raise self._type_error(args) from None
-            raise _program_error(err, self._by_file) from err.__cause__
+            raise program_error(err, self._by_file) from err.__cause__
         x0 = args[0]
         if self._single:
             return NDArray._wrap(res, x0._device, x0._np)
@@ -316,7 +277,7 @@ class CachedOp:
                 with monitor_state.quiet():      # its ops are reported by the monitor, not as imperative calls
                     res = prog.fn(*datas, monitor)
         except Exception as err:
-            raise _program_error(err, {plan.forward.filename: plan.forward}) from err.__cause__
+            raise program_error(err, {plan.forward.filename: plan.forward}) from err.__cause__
         outs, saved = plan.split(res)
         node = autograd_state.TapeNode(self._tape_op, (plan, saved, datas, label), list(args), tuple(outs), x0._device)
         wrapped = []
@@ -353,7 +314,7 @@ class CachedOp:
                 with monitor_state.quiet():
                     grads = plan.run(saved, datas, [g._data for g in ograds], monitor)
         except Exception as err:
-            raise _program_error(err, {plan.backward.filename: plan.backward}) from err.__cause__
+            raise program_error(err, {plan.backward.filename: plan.backward}) from err.__cause__
         return [None if g is None else NDArray._wrap(g, x0._device, x0._np) for g in grads]
 
     def _grad_recorded(self, plan, inputs, ograds, training):
@@ -597,25 +558,3 @@ def _default_device(kwargs):
         raise MXNetError(f"CachedOp got unexpected keyword arguments {sorted(kwargs)}; expected "
                          f"default_device (or default_ctx)")
     return device
-
-
-def _program_error(err, by_file):
-    """The error to raise for ``err`` from a generated program: a check only an op's compute makes
-    (``InferError``) or an allocation that cannot be met (shapes from a model file) becomes an
-    ``MXNetError`` naming the op; any error gets a note naming the graph node whose line raised
-    (and the user line that created it)."""
-    tb, prog, line = err.__traceback__, None, None
-    while tb is not None:
-        found = by_file.get(tb.tb_frame.f_code.co_filename)
-        if found is not None:
-            prog, line = found, tb.tb_lineno
-        tb = tb.tb_next
-    node = prog.node_at(line) if prog is not None else None
-    if node is not None:
-        if isinstance(err, InferError):
-            err = shape_error(node.op, node.parsed_attrs(), err)
-        elif isinstance(err, MemoryError) and not isinstance(err, MXNetError):
-            err = OutOfMemory(f"{node.op.name}: cannot allocate its result ({err})")
-        err.add_note(f"While running node '{node.name}' ({node.op.name}) of the cached op program "
-                     f"{prog.filename}, line {line} (print the CachedOp to see its source){where(node)}")
-    return err
