@@ -47,8 +47,9 @@ def _stats(net):
     return {k: p.data().asnumpy().copy() for k, p in net.collect_params().items() if "running" in k}
 
 
-def _twins(make, x_shape, seed=0):
-    """Two nets with identical parameters (one to run imperatively, one hybridized) and an input."""
+def _twins(make, x_shape, seed=0, **flags):
+    """Two nets with identical parameters (one to run imperatively, one hybridized with ``flags``)
+    and an input."""
     mx.random.seed(seed)
     a, b = make(), make()
     a.initialize(mx.init.Xavier())
@@ -57,7 +58,7 @@ def _twins(make, x_shape, seed=0):
     a(x), b(x)                                   # finish deferred shapes
     for pa, pb in zip(a.collect_params().values(), b.collect_params().values()):
         pb.set_data(pa.data())
-    b.hybridize()
+    b.hybridize(**flags)
     return a, b, x
 
 
@@ -71,10 +72,11 @@ def _step(net, x, loss=lambda y: (y * y).sum()):
     return y, x.grad.asnumpy()
 
 
+@pytest.mark.parametrize("flags", [{}, {"static_alloc": True, "static_shape": True}], ids=["dynamic", "static"])
 @pytest.mark.parametrize("make, shape", [(mlp, (5, 12)), (lenet, (2, 1, 14, 14)), (bn_net, (4, 3, 6, 6))],
                          ids=["mlp", "lenet", "batchnorm"])
-def test_gradients_equal_imperative(make, shape):
-    imp, hyb, x = _twins(make, shape)
+def test_gradients_equal_imperative(make, shape, flags):
+    imp, hyb, x = _twins(make, shape, **flags)
     y0, gx0 = _step(imp, x)
     y1, gx1 = _step(hyb, x)
     np.testing.assert_allclose(y1.asnumpy(), y0.asnumpy(), **TOL)
@@ -84,6 +86,8 @@ def test_gradients_equal_imperative(make, shape):
         np.testing.assert_allclose(g1[k1], g0[k0], **TOL, err_msg=k1)
     for (k0, s0), s1 in zip(_stats(imp).items(), _stats(hyb).values()):   # BatchNorm's moving statistics
         np.testing.assert_allclose(s1, s0, **TOL, err_msg=k0)
+    # the prediction after the step reads the updated statistics (and the planned buffers) like eager
+    np.testing.assert_allclose(hyb(x).asnumpy(), imp(x).asnumpy(), **TOL)
     op = hyb.cached_op
     assert not op.fallbacks and "def backward(" in op.source(kind="backward")
 

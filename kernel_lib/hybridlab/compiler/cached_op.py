@@ -343,7 +343,8 @@ class CachedOp:
         dispatcher, so autograd records every op (the path of graphs whose backward cannot be
         compiled)."""
         self._checked_key(args, default_device)          # checks the inputs, compiles the signature
-        outs = Interpreter(self._outputs).run(dict(zip(self.input_names, args)))
+        order = self._inputs + self._ops                 # variables first, then the ops in order
+        outs = Interpreter(self._outputs, order).run(dict(zip(self.input_names, args)))
         return outs[0] if self._single else outs
 
     # ---- compiling --------------------------------------------------------------------------

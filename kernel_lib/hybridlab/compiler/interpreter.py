@@ -51,12 +51,13 @@ __all__ = ["Interpreter"]
 
 class Interpreter:
     """Run ``graph`` (a Symbol, or ``(node, output index)`` heads) node by node (see the module
-    docstring). ``outputs``: the heads; ``order``: every node in topological order; ``inputs`` /
-    ``nodes``: its variables / op nodes in that order; ``values``: the last run's values."""
+    docstring). ``outputs``: the heads; ``order``: every node in topological order (given by a
+    caller that already has one, such as a cached op on every recorded call, else computed);
+    ``inputs`` / ``nodes``: its variables / op nodes in that order; ``values``: the last run's values."""
 
-    def __init__(self, graph):
+    def __init__(self, graph, order=None):
         self.outputs = list(getattr(graph, "_outputs", graph))
-        self.order = topo_order(self.outputs)
+        self.order = topo_order(self.outputs) if order is None else list(order)
         self.inputs = [n for n in self.order if n.is_variable]
         self.nodes = [n for n in self.order if not n.is_variable]
         self.values = {}
