@@ -47,7 +47,7 @@ def _model(name, mx):
         from hybridlab.gluon.model_zoo import vision
         net = vision.resnet50_v2()
         x = mx.nd.random.normal(shape=(1, 3, 224, 224))
-        reps, number = 6, 3
+        reps, number = 15, 3
     net.initialize()
     net(x)                       # parameters initialised: the build below times the graph only
     return net, x, reps, number

@@ -132,8 +132,9 @@ class CachedOp:
         by_name = {n.name: n for n in traced if n.is_variable}
         self._traced_inputs = [by_name[n.name] for n in self._inputs]
         self.input_names = [n.name for n in self._inputs]
-        twice = sorted({n for n in self.input_names if self.input_names.count(n) > 1})
-        if twice:     # arguments are bound by name (hybridize, export, bind): one variable per name
+        # arguments are bound by name (hybridize, export, bind): one variable per name
+        if len(set(self.input_names)) != len(self.input_names):
+            twice = sorted({n for n in self.input_names if self.input_names.count(n) > 1})
             raise MXNetError(f"CachedOp: the graph has several different variables named {twice}; expected one "
                              f"variable per name (reuse the same mx.sym.var for every use)")
         self._n_inputs = len(self._inputs)

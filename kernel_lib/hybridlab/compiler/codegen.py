@@ -69,6 +69,7 @@ from ..ops.context import op_context
 from ..ops.registry import all_ops
 from ..ops.relu_cpu import zero_row
 from ..symbol.graph import topo_order
+from .signature import dtype_name
 from .source_text import Namer, check_identifier, comment, literal
 
 __all__ = ["Program", "compile_program", "generate", "make_entry"]
@@ -79,15 +80,8 @@ _KINDS = {"forward": ("forward", "program", "<hybridlab-cached-op>"),
           "backward": ("backward", "backward program", "<hybridlab-cached-op-backward>")}
 
 
-_DTYPE_NAMES = {}     # dtype -> its name (NumPy computes ``dtype.name`` anew on every read)
-
-
 def _fmt_shape(shape, dtype):
-    s = "?" if shape is None else str(tuple(shape))
-    d = _DTYPE_NAMES.get(dtype)
-    if d is None:
-        d = _DTYPE_NAMES[dtype] = "?" if dtype is None else getattr(dtype, "name", str(dtype))
-    return f"{s} {d}"
+    return f"{'?' if shape is None else tuple(shape)} {dtype_name(dtype)}"
 
 
 def _source_note(node):

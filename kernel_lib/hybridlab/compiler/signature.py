@@ -22,6 +22,8 @@ Example::
 """
 import functools
 
+import numpy as np
+
 from ..base import MXNetError
 from ..ops.attrs import Attr
 from ..symbol.infer import infer_graph
@@ -29,6 +31,15 @@ from ..symbol.infer import infer_graph
 __all__ = ["Signature"]
 
 _SHAPE_ATTR = Attr("shape")
+_DTYPE_NAMES = {}     # dtype -> its name (NumPy computes ``dtype.name`` anew on every read)
+
+
+def dtype_name(dtype):
+    """``'float32'`` for ``np.float32`` (or its dtype), ``'?'`` for ``None`` (not inferred)."""
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = "?" if dtype is None else np.dtype(dtype).name
+    return name
 
 
 class Signature:
@@ -54,7 +65,7 @@ class Signature:
 
     def describe(self):
         """One line: ``data=(1, 4) float32, ..., device=cpu(0), train``."""
-        ins = ", ".join(f"{n}={s} {d}" for n, s, d in zip(self.names, self.shapes, self.dtypes))
+        ins = ", ".join(f"{n}={s} {dtype_name(d)}" for n, s, d in zip(self.names, self.shapes, self.dtypes))
         mode = "train" if self.training else "predict"
         return f"{ins}{', ' if ins else ''}device={self.device}, {mode}"
 

@@ -64,22 +64,25 @@ class Node:
 
 def topo_order(heads):
     """Nodes reachable from ``heads`` ((node, index) entries) in MXNet's order: a post-order DFS
-    from the heads that visits inputs in order (so every input precedes its users)."""
+    from the heads that visits inputs in order (so every input precedes its users).
+
+    Every pass, inference and code generation walks the graph: the stack holds each node's input
+    iterator, and nodes are their own set keys (identity hash), which keeps the walk cheap."""
     order, seen = [], set()
+    append, add = order.append, seen.add
     for head, _ in heads:
-        if id(head) in seen:
+        if head in seen:
             continue
-        stack = [(head, 0)]
-        seen.add(id(head))
+        add(head)
+        stack = [(head, iter(head.inputs))]
         while stack:
-            node, i = stack[-1]
-            if i < len(node.inputs):
-                stack[-1] = (node, i + 1)
-                child = node.inputs[i][0]
-                if id(child) not in seen:
-                    seen.add(id(child))
-                    stack.append((child, 0))
+            node, pending = stack[-1]
+            for child, _ in pending:
+                if child not in seen:
+                    add(child)
+                    stack.append((child, iter(child.inputs)))
+                    break
             else:
                 stack.pop()
-                order.append(node)
+                append(node)
     return order

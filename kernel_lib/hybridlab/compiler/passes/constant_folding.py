@@ -50,7 +50,7 @@ class _ConstantValues(Interpreter):
         return None
 
     def step(self, node, inputs):
-        if not _foldable(node) or any(v is None for v in inputs):
+        if any(v is None for v in inputs) or not _foldable(node):    # most nodes read a variable
             return [None] * node.num_outputs()
         value = node.op.compute(self.ctx, node.parsed_attrs(), *inputs)
         self.absorbed[node] = [n for src, _ in node.inputs for n in self.absorbed[src]] + [node.name]
