@@ -59,23 +59,19 @@ the gradients needed: here only the weight's)::
     >>> op.backward_symbol().list_inputs()
     ['act_output_head_grad', 'fc_output', 'data']
 """
-from .. import monitor_state
 from ..autograd import state as autograd_state
-from ..autograd.backward import run_backward, tape_order
 from ..base import MXNetError
 from ..device import current_device
 from ..ndarray.ndarray import NDArray
-from ..ops.registry import OpDef
 from ..symbol.graph import topo_order
-from .backward import BackwardPlan, BackwardUnavailable
 from .codegen import compile_program, make_entry
 from .flags import parse_flags
-from .instrument import ProfileMonitor, run_nodes, run_program
-from .interpreter import Interpreter
+from .instrument import run_nodes, run_program
 from .memory import ArenaPool, plan_graph
 from .partitioned import partition_dynamic
 from .passes import run_pipeline
 from .program_error import program_error
+from .recording import RecordedCalls, TapeOp, needs_record
 from .signature import Signature
 
 __all__ = ["CachedOp"]
@@ -86,7 +82,7 @@ MAX_PROGRAMS = 128     # oldest signatures are dropped beyond this (each program
                        # growth with ever-changing shapes would leak)
 
 
-class CachedOp:
+class CachedOp(RecordedCalls):
     """Run ``symbol`` as a compiled program per input signature.
 
     ``flags``: MXNet's hybridize flags (``static_alloc``, ``static_shape``, ``inline_limit``,
@@ -146,7 +142,7 @@ class CachedOp:
         self._plans = {}         # (signature key, gradient mask) -> BackwardPlan
         self._latest_plan = None
         self.fallbacks = {}      # (signature key, gradient mask) -> why the op-by-op recorded path runs
-        self._tape_op = _TapeOp(f"CachedOp({symbol!r})", self._tape_grad)
+        self._tape_op = TapeOp(f"CachedOp({symbol!r})", self._tape_grad)
         self._entry = make_entry(self._n_inputs, _state, self._fns.get, self._miss) if self._inputs else None
 
     # ---- calling ----------------------------------------------------------------------------
@@ -154,7 +150,7 @@ class CachedOp:
         if self._partition is not None:
             return self._call_partitioned(args)
         default_device = _default_device(kwargs) if kwargs else None
-        if _state.recording and _needs_record(args):
+        if _state.recording and needs_record(args):
             return self._call_train(args, default_device)
         if len(args) != self._n_inputs:
             raise self._count_error(args)
@@ -223,7 +219,7 @@ class CachedOp:
             >>> seen
             ['fc_fwd_output']
         """
-        if _state.recording and _needs_record(args):
+        if _state.recording and needs_record(args):
             if per_node:
                 return run_nodes(self, args, monitor)
             if self._partition is not None or not args:
@@ -252,101 +248,6 @@ class CachedOp:
         if key not in self._programs:
             self._compile(key, args, default_device)
         return key
-
-    def _call_train(self, args, default_device, monitor=None, label=""):
-        """Recording with inputs that need gradients: the train forward, then ONE tape node whose
-        gradient runs the compiled backward program. With a ``monitor`` (the profiler, see
-        ``gluon.monitoring``) the train forward runs instrumented; the backward runs instrumented
-        whenever the profiler is running when it runs, timed under ``label`` (the block's name)."""
-        key = self._checked_key(args, default_device)
-        need = tuple(x._node is not None or x._grad_req != "null" for x in args)
-        plan = self._plans.get((key, need))
-        if plan is None:
-            if (key, need) in self.fallbacks:
-                return self._call_recorded(args, default_device)
-            plan = self._build_plan(key, need)
-            if plan is None:
-                return self._call_recorded(args, default_device)
-        datas = [x._data for x in args]
-        x0 = args[0]
-        try:
-            if monitor is None:
-                res = plan.forward.fn(*datas)
-            else:
-                prog = plan.forward.instrumented()
-                monitor.start(prog.nodes, x0._device)
-                with monitor_state.quiet():      # its ops are reported by the monitor, not as imperative calls
-                    res = prog.fn(*datas, monitor)
-        except Exception as err:
-            raise program_error(err, {plan.forward.filename: plan.forward}) from err.__cause__
-        outs, saved = plan.split(res)
-        node = autograd_state.TapeNode(self._tape_op, (plan, saved, datas, label), list(args), tuple(outs), x0._device)
-        wrapped = []
-        for i, o in enumerate(outs):
-            w = NDArray._wrap(o, x0._device, x0._np)
-            w._node = (node, i)
-            wrapped.append(w)
-        return wrapped[0] if self._single else wrapped
-
-    def _build_plan(self, key, need):
-        prog = self._programs[key]
-        try:
-            plan = BackwardPlan(self._outputs, self._inputs, prog.signature, prog.shapes, prog.dtypes, need,
-                                title=repr(self.symbol))
-        except BackwardUnavailable as err:
-            self.fallbacks[(key, need)] = str(err)
-            return None
-        self._plans[(key, need)] = self._latest_plan = plan
-        return plan
-
-    def _tape_grad(self, F, state, inputs, outputs, ograds, training):
-        """The tape node's gradient: the compiled backward program (or, when the gradient itself is
-        being recorded, create_graph=True, the forward and its gradient op by op, in the forward's
-        mode ``training``)."""
-        plan, saved, datas, label = state
-        if _state.recording:
-            return self._grad_recorded(plan, inputs, ograds, training)
-        x0 = inputs[0]
-        monitor = ProfileMonitor(label or repr(self.symbol)) if monitor_state.switches.symbolic else None
-        try:
-            if monitor is None:
-                grads = plan.run(saved, datas, [g._data for g in ograds])
-            else:
-                with monitor_state.quiet():
-                    grads = plan.run(saved, datas, [g._data for g in ograds], monitor)
-        except Exception as err:
-            raise program_error(err, {plan.backward.filename: plan.backward}) from err.__cause__
-        return [None if g is None else NDArray._wrap(g, x0._device, x0._np) for g in grads]
-
-    def _grad_recorded(self, plan, inputs, ograds, training):
-        """create_graph=True: re-run the forward op by op from stand-ins of the inputs, differentiate it
-        with recording on, then point the recorded gradient graph at the real inputs. (Random ops draw
-        again here: with Dropout in training mode this gradient uses a new mask.)"""
-        aliases = []
-        for x, k in zip(inputs, plan.need):
-            a = NDArray._wrap(x._data, x._device, x._np)
-            if k:
-                a._grad_req = "write"
-            aliases.append(a)
-        with autograd_state.Scope(True, training):
-            outs = self._call_recorded(aliases, None)
-        outs = outs if isinstance(outs, list) else [outs]
-        got = run_backward(outs, list(ograds), True, True, training)
-        grads = [got[id(a)][1] if k and id(a) in got else None for a, k in zip(aliases, plan.need)]
-        real = {id(a): x for a, x in zip(aliases, inputs)}
-        for tnode in tape_order([g for g in grads if g is not None]):
-            tnode.sources = [_source_of(real[id(s)]) if not isinstance(s, tuple) and id(s) in real else s
-                             for s in tnode.sources]
-        return grads
-
-    def _call_recorded(self, args, default_device):
-        """The optimized graph node by node (``compiler.interpreter``) through the imperative
-        dispatcher, so autograd records every op (the path of graphs whose backward cannot be
-        compiled)."""
-        self._checked_key(args, default_device)          # checks the inputs, compiles the signature
-        order = self._inputs + self._ops                 # variables first, then the ops in order
-        outs = Interpreter(self._outputs, order).run(dict(zip(self.input_names, args)))
-        return outs[0] if self._single else outs
 
     # ---- compiling --------------------------------------------------------------------------
     def _compile(self, key, args, default_device):
@@ -524,33 +425,6 @@ def _key(args):
     for x in args:
         key += (x._data.shape, x._data.dtype)
     return tuple(key)
-
-
-class _TapeOp:
-    """What a cached op's tape node holds in place of an ``OpDef``: a name and ``grad``, run through
-    the one call path of gradients, ``OpDef.gradient`` (which passes the forward's mode)."""
-
-    __slots__ = ("name", "grad")
-    grad_mode = True
-    gradient = OpDef.gradient
-
-    def __init__(self, name, grad):
-        self.name, self.grad = name, grad
-
-    def __repr__(self):
-        return f"<{self.name}>"
-
-
-def _source_of(x):
-    """Where the gradient of ``x`` goes (as ``TapeNode.sources`` holds it)."""
-    return x._node if x._node is not None else (x if x._grad_req != "null" else None)
-
-
-def _needs_record(args):
-    for x in args:
-        if getattr(x, "_node", None) is not None or getattr(x, "_grad_req", "null") != "null":
-            return True
-    return False
 
 
 def _default_device(kwargs):
