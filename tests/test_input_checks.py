@@ -63,6 +63,18 @@ def test_dense_float64_input_to_float32_weights_names_the_layer(mode):
            "x.astype('float32')", "net.cast('float64')")
 
 
+@pytest.mark.parametrize("hybridize", [False, True], ids=["imperative", "hybridized"])
+def test_kernel_larger_than_the_input_is_named_even_with_deferred_weights(hybridize):
+    # the weight's in_channels is still unknown (deferred): the data alone is wrong, and that is
+    # what the user reads, not "cannot decide shape"
+    net = nn.Conv2D(2, 5)
+    net.initialize()
+    if hybridize:
+        net.hybridize()
+    raises(lambda: net(mx.nd.ones((1, 1, 2, 2))), "Convolution", "(1, 1, 2, 2)", "kernel (5, 5) exceeds the input")
+    raises(lambda: nn.MaxPool2D(5)(mx.nd.ones((1, 1, 2, 2))), "Pooling", "kernel (5, 5) exceeds the input")
+
+
 def test_conv2d_int32_input_is_refused():
     conv = nn.Conv2D(2, 3, in_channels=1, prefix="conv0_")
     conv.initialize()

@@ -154,12 +154,12 @@ def _conv_geometry(a, data_shape, name="Convolution"):
     nd, k, s, d, p = conv_params(a, name)
     cl = channel_last(a, nd, name)
     if len(data_shape) != nd + 2:
-        raise InferError(0, f"{layout_pattern(nd, cl)} for the {nd}-D kernel {k}", tuple(data_shape))
+        raise InferError(0, f"{layout_pattern(nd, cl)} for the {nd}-D kernel {k}", tuple(data_shape), alone=True)
     _, _, sp = split_shape(data_shape, cl)
     need = {i: dk - 2 * p[i] for i, dk in enumerate(_dilated(k, d)) if sp[i] and dk > sp[i] + 2 * p[i]}
     if need:
         raise InferError(0, shape_pattern(data_shape, cl, need), tuple(data_shape),
-                         f"the dilated kernel {_dilated(k, d)} exceeds the input padded by {p}")
+                         f"the dilated kernel {_dilated(k, d)} exceeds the input padded by {p}", alone=True)
     return cl, k, s, d, p, _conv_out(sp, k, s, d, p)
 
 

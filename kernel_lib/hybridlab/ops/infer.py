@@ -24,11 +24,15 @@ class InferError(MXNetError):
     input 0: expected an input with more than 99 dimensions (axis=99), got ndim 2
     >>> print(InferError(1, (2, 3), (3, 2), "all inputs must have the same shape"))
     input 1: expected shape (2, 3), got (3, 2) (all inputs must have the same shape)
+
+    ``alone=True``: the input is wrong whatever the other inputs turn out to be (it was checked
+    against the attributes only, such as a kernel larger than the padded input), so partial
+    inference reports it instead of waiting for the unknown inputs.
     """
 
-    def __init__(self, arg, expected, got, why=""):
-        super().__init__(arg, expected, got, why)     # the fields as args: the error pickles
-        self.arg, self.expected, self.got, self.why = arg, expected, got, why
+    def __init__(self, arg, expected, got, why="", alone=False):
+        super().__init__(arg, expected, got, why, alone)     # the fields as args: the error pickles
+        self.arg, self.expected, self.got, self.why, self.alone = arg, expected, got, why, alone
 
     def expected_text(self, what="shape"):
         """What was expected, as a phrase: ``shape (2, 3)``, ``shape with 8 elements``, or the

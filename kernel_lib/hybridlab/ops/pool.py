@@ -94,7 +94,7 @@ def pool_geometry(a, shape, name="Pooling"):
     need = {i: kernel[i] - 2 * pad[i] for i in range(nd) if sp[i] and kernel[i] > sp[i] + 2 * pad[i]}
     if need:
         raise InferError(0, shape_pattern(shape, cl, need), tuple(shape),
-                         f"the kernel {tuple(kernel)} exceeds the input padded by {tuple(pad)}")
+                         f"the kernel {tuple(kernel)} exceeds the input padded by {tuple(pad)}", alone=True)
     out, after = [], []
     for i in range(nd):
         size, k, s, p = sp[i], kernel[i], stride[i], pad[i]

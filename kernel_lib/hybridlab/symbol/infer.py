@@ -256,8 +256,9 @@ def _step(node, a, keys, kind, values, report):
         outs = kind.run(node.op, a, vals)
     except InferError as err:
         i = err.arg if isinstance(err.arg, int) and 0 <= err.arg < len(given) else None
-        certain = not kind.partial or (i is not None and known(given[i]) and isinstance(err.expected, tuple)
-                                       and 0 not in err.expected)    # both sides known: a real conflict
+        # a real conflict: both sides known, or the input is wrong whatever the others are
+        certain = not kind.partial or (i is not None and known(given[i]) and (
+            err.alone or isinstance(err.expected, tuple) and 0 not in err.expected))
         if partial_dims and not certain:
             return [], []
         raise report.infer_error(kind, node, a, err, given) from None
