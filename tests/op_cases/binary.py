@@ -1,5 +1,5 @@
-"""Op-checker cases for the binary family (ops/binary.py): broadcast_*, elemwise_*, _*_scalar,
-the NumPy-semantics _npi_* variants, where, add_n, smooth_l1."""
+"""Op-checker cases for the binary family (ops/binary*.py, where.py, add_n.py): broadcast_*,
+elemwise_*, _*_scalar, the NumPy-semantics _npi_* variants, where, add_n, smooth_l1."""
 import math
 
 import numpy as np
