@@ -14,8 +14,6 @@ Example::
     >>> (x * 2 + 1).sum().asscalar()
     np.float32(24.0)
 """
-import re
-
 import numpy as np
 
 from ..autograd import state as autograd_state
@@ -26,9 +24,65 @@ from ..device import Device, current_device
 __all__ = ["NDArray", "array", "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write"]
 
 
-class NDArray:
+# ---- helpers of NDArray's methods --------------------------------------------------------------
+# They come before the class because the mixins NDArray inherits (operators.py, printing.py) import
+# them while this module is still being run; they look NDArray and the dispatcher up when called.
+def _no_values_while_tracing(arr, what):
+    """Raise the deferred-compute error when ``arr`` is a traced value (shape and dtype, no data)."""
+    if type(arr._data) is TracedValue:
+        arr._data._no_value(what)
+
+
+def _tracing_placeholder(arr):
+    return type(arr._data) is TracedValue
+
+
+def _as_array(value, like):
+    """``value`` as an NDArray on ``like``'s device (NumPy arrays, lists and scalars are converted)."""
+    if isinstance(value, NDArray):
+        return value
+    data = np.asarray(value)
+    if not isinstance(value, np.ndarray):
+        # Python scalars and lists are "weak": they take the array's dtype unless they need a float
+        if data.dtype.kind == "f":
+            data = data.astype(like.dtype if like.dtype.kind == "f" else np.float32)
+        elif data.dtype.kind in "iub" and like.dtype.kind in "iubf":
+            data = data.astype(like.dtype)
+    return NDArray._wrap(like._device.put(data), like._device, like._np)
+
+
+def _binary(lhs, rhs, array_op, scalar_op, reflected=False, np_op=None):
+    """``lhs <op> rhs``: the broadcast op for arrays, the ``_*_scalar`` op for scalars. ``mx.np`` arrays
+    use ``np_op`` where NumPy's result differs (bool comparisons, true division of integers)."""
+    if np_op is not None and lhs._np:
+        if not isinstance(rhs, NDArray):
+            if not isinstance(rhs, (int, float, bool, np.number, np.ndarray, list, tuple)):
+                return NotImplemented
+            rhs = _as_array(rhs, lhs)
+        return _call(np_op, rhs, lhs) if reflected else _call(np_op, lhs, rhs)
+    if isinstance(rhs, NDArray):
+        return _call(array_op, rhs, lhs) if reflected else _call(array_op, lhs, rhs)
+    if isinstance(rhs, (int, float, bool, np.number)):
+        return _call(scalar_op, lhs, scalar=rhs)
+    if isinstance(rhs, (np.ndarray, list, tuple)):
+        other = _as_array(rhs, lhs)
+        return _call(array_op, other, lhs) if reflected else _call(array_op, lhs, other)
+    return NotImplemented
+
+
+def _call(name, *inputs, **attrs):
+    return dispatch.invoke_name(name, inputs, attrs)
+
+
+from .operators import NDArrayOperators  # noqa: E402  (imports the helpers above)
+from .printing import NDArrayPrinting  # noqa: E402
+
+
+class NDArray(NDArrayOperators, NDArrayPrinting):
     """An n-dimensional array on a device, with autograd support. Create with ``mx.nd.array``,
-    ``mx.nd.zeros``, ``mx.np.array``, ... rather than the constructor."""
+    ``mx.nd.zeros``, ``mx.np.array``, ... rather than the constructor. Its Python operators
+    (``+``, ``==``, ``+=``, ``[]``) are in ``operators.py``, its printing in ``printing.py``; the
+    fluent methods (``x.sum()``...) are attached by ``fluent.py``, ``backward`` by autograd."""
 
     __slots__ = ("_data", "_device", "_node", "_grad", "_grad_req", "_np", "_trace", "__weakref__")
     __array_priority__ = 1000.0   # NumPy defers `np_array + nd_array` to us
@@ -278,141 +332,7 @@ class NDArray:
             return NDArray._wrap(self._data.reshape(target), self._device, self._np)
         return _call("Reshape", self, shape=tuple(shape), reverse=reverse)
 
-    # ---- arithmetic -------------------------------------------------------------------------
-    def __add__(self, other):
-        return _binary(self, other, "broadcast_add", "_plus_scalar")
-
-    def __radd__(self, other):
-        return _binary(self, other, "broadcast_add", "_plus_scalar")
-
-    def __sub__(self, other):
-        return _binary(self, other, "broadcast_sub", "_minus_scalar")
-
-    def __rsub__(self, other):
-        return _binary(self, other, "broadcast_sub", "_rminus_scalar", reflected=True)
-
-    def __mul__(self, other):
-        return _binary(self, other, "broadcast_mul", "_mul_scalar")
-
-    def __rmul__(self, other):
-        return _binary(self, other, "broadcast_mul", "_mul_scalar")
-
-    def __truediv__(self, other):
-        return _binary(self, other, "broadcast_div", "_div_scalar", np_op="_npi_true_divide")
-
-    def __rtruediv__(self, other):
-        return _binary(self, other, "broadcast_div", "_rdiv_scalar", reflected=True, np_op="_npi_true_divide")
-
-    def __floordiv__(self, other):
-        return _call("floor", _binary(self, other, "broadcast_div", "_div_scalar"))
-
-    def __mod__(self, other):
-        return _binary(self, other, "broadcast_mod", "_mod_scalar")
-
-    def __rmod__(self, other):
-        return _binary(self, other, "broadcast_mod", "_rmod_scalar", reflected=True)
-
-    def __pow__(self, other):
-        return _binary(self, other, "broadcast_power", "_power_scalar")
-
-    def __rpow__(self, other):
-        return _binary(self, other, "broadcast_power", "_rpower_scalar", reflected=True)
-
-    def __matmul__(self, other):
-        return _call("_np_matmul", self, _as_array(other, self))
-
-    def __rmatmul__(self, other):
-        return _call("_np_matmul", _as_array(other, self), self)
-
-    def __neg__(self):
-        return _call("negative", self)
-
-    def __pos__(self):
-        return self
-
-    def __abs__(self):
-        return _call("abs", self)
-
-    def __eq__(self, other):
-        return _binary(self, other, "broadcast_equal", "_equal_scalar", np_op="_npi_equal")
-
-    def __ne__(self, other):
-        return _binary(self, other, "broadcast_not_equal", "_not_equal_scalar", np_op="_npi_not_equal")
-
-    def __gt__(self, other):
-        return _binary(self, other, "broadcast_greater", "_greater_scalar", np_op="_npi_greater")
-
-    def __ge__(self, other):
-        return _binary(self, other, "broadcast_greater_equal", "_greater_equal_scalar", np_op="_npi_greater_equal")
-
-    def __lt__(self, other):
-        return _binary(self, other, "broadcast_lesser", "_lesser_scalar", np_op="_npi_less")
-
-    def __le__(self, other):
-        return _binary(self, other, "broadcast_lesser_equal", "_lesser_equal_scalar", np_op="_npi_less_equal")
-
-    __hash__ = object.__hash__
-
-    def _inplace(self, result):
-        """``x op= y``: write into this buffer (views and holders see it) unless autograd must
-        keep the old value, in which case the name is rebound to the new array."""
-        if autograd_state.is_recording() and (self._node is not None or result._node is not None):
-            return result
-        if result.shape != self.shape:
-            raise MXNetError(f"in-place operation: result shape {result.shape} does not fit the array's "
-                             f"shape {self.shape}")
-        self._device.xp.copyto(self._data, result._data.astype(self.dtype, copy=False))
-        return self
-
-    def __iadd__(self, other):
-        return self._inplace(self + other)
-
-    def __isub__(self, other):
-        return self._inplace(self - other)
-
-    def __imul__(self, other):
-        return self._inplace(self * other)
-
-    def __itruediv__(self, other):
-        return self._inplace(self / other)
-
-    def __imod__(self, other):
-        return self._inplace(self % other)
-
-    def __ipow__(self, other):
-        return self._inplace(self ** other)
-
-    # ---- indexing ---------------------------------------------------------------------------
-    def __getitem__(self, key):
-        from .indexing import get_item
-        return get_item(self, key)
-
-    def __setitem__(self, key, value):
-        from .indexing import set_item
-        set_item(self, key, value)
-
-    # ---- printing ---------------------------------------------------------------------------
-    def __repr__(self):
-        if _tracing_placeholder(self):
-            return f"<NDArray {self.shape} {self.dtype} (no value while tracing)>"
-        if self._np:
-            text = _np_repr(self.asnumpy())
-            if self._device != current_device() or self._device.is_gpu:
-                text = text[:-1] + f", device={self._device})"
-            return text
-        shape = "x".join(str(d) for d in self.shape)
-        return f"\n{self.asnumpy()}\n<NDArray {shape} @{self._device}>"
-
-    def __str__(self):
-        if self._np:
-            return str(self.asnumpy())
-        return self.__repr__()
-
-    def __format__(self, spec):
-        if spec and self.size == 1:
-            return format(self.item(), spec)
-        return str(self)
-
+    # ---- pickling ---------------------------------------------------------------------------
     def __reduce__(self):
         """Pickling (and ``copy.deepcopy``) keep the values, dtype, device and style, as MXNet's
         NDArray pickles; the autograd state (attached gradient, graph) is not kept."""
@@ -423,64 +343,6 @@ class NDArray:
 def _unpickle(values, device, np_style):
     device = Device.parse(device)
     return NDArray._wrap(device.put(values), device, np_style)
-
-
-def _np_repr(values):
-    """MXNet's repr of an ``mx.np`` array: NumPy's, with float32 (mx.np's default dtype) unnamed and
-    every other dtype named (NumPy leaves out float64 and int64), without NumPy 2's ``shape=``."""
-    text = re.sub(r",\s*shape=\([0-9, ]*\)", "", repr(values))
-    if values.dtype == np.float32:
-        return text.replace(", dtype=float32)", ")")
-    if "dtype=" not in text:
-        text = text[:-1] + f", dtype={values.dtype})"
-    return text
-
-
-def _no_values_while_tracing(arr, what):
-    """Raise the deferred-compute error when ``arr`` is a traced value (shape and dtype, no data)."""
-    if type(arr._data) is TracedValue:
-        arr._data._no_value(what)
-
-
-def _tracing_placeholder(arr):
-    return type(arr._data) is TracedValue
-
-
-def _as_array(value, like):
-    """``value`` as an NDArray on ``like``'s device (NumPy arrays, lists and scalars are converted)."""
-    if isinstance(value, NDArray):
-        return value
-    data = np.asarray(value)
-    if not isinstance(value, np.ndarray):
-        # Python scalars and lists are "weak": they take the array's dtype unless they need a float
-        if data.dtype.kind == "f":
-            data = data.astype(like.dtype if like.dtype.kind == "f" else np.float32)
-        elif data.dtype.kind in "iub" and like.dtype.kind in "iubf":
-            data = data.astype(like.dtype)
-    return NDArray._wrap(like._device.put(data), like._device, like._np)
-
-
-def _binary(lhs, rhs, array_op, scalar_op, reflected=False, np_op=None):
-    """``lhs <op> rhs``: the broadcast op for arrays, the ``_*_scalar`` op for scalars. ``mx.np`` arrays
-    use ``np_op`` where NumPy's result differs (bool comparisons, true division of integers)."""
-    if np_op is not None and lhs._np:
-        if not isinstance(rhs, NDArray):
-            if not isinstance(rhs, (int, float, bool, np.number, np.ndarray, list, tuple)):
-                return NotImplemented
-            rhs = _as_array(rhs, lhs)
-        return _call(np_op, rhs, lhs) if reflected else _call(np_op, lhs, rhs)
-    if isinstance(rhs, NDArray):
-        return _call(array_op, rhs, lhs) if reflected else _call(array_op, lhs, rhs)
-    if isinstance(rhs, (int, float, bool, np.number)):
-        return _call(scalar_op, lhs, scalar=rhs)
-    if isinstance(rhs, (np.ndarray, list, tuple)):
-        other = _as_array(rhs, lhs)
-        return _call(array_op, other, lhs) if reflected else _call(array_op, lhs, other)
-    return NotImplemented
-
-
-def _call(name, *inputs, **attrs):
-    return dispatch.invoke_name(name, inputs, attrs)
 
 
 def array(source, ctx=None, dtype=None, device=None, np_style=False):
