@@ -11,11 +11,11 @@ program (``hybridize()``), in both Gluon styles:
 After ``hybridize()``, the first call builds the graph (the input variables and the output
 Symbol) and a ``CachedOp`` (``block.cached_op``; ``print`` shows the generated Python), both kept
 in the block's ``HybridizationState`` (``block.hybridization``: flags, graph, signatures, programs,
-build history; see ``gluon.hybridization``). Hybridized children are traced into their parent's
-graph. Each build (the first call, a new input signature, a call after the cache was invalidated)
-is recorded in ``block.rebuild_history`` with its reason (``print(block.rebuild_history)``: a
-table; see ``gluon.rebuild_history``) and published as a ``"cache_built"`` event
-(``hybridlab.events``).
+build history; see ``gluon.hybridization``); how the graph is traced and the cached op built is
+``gluon.hybrid_graph``. Hybridized children are traced into their parent's graph. Each build (the
+first call, a new input signature, a call after the cache was invalidated) is recorded in
+``block.rebuild_history`` with its reason (``print(block.rebuild_history)``: a table; see
+``gluon.rebuild_history``) and published as a ``"cache_built"`` event (``hybridlab.events``).
 
 ``register_op_hook(callback, monitor_all)`` reports every op's outputs (and inputs) to
 ``callback(name, op_name, array)``: hybridized, through an instrumented variant of the generated
@@ -37,15 +37,12 @@ Example::
     >>> net.hybridization.graph.list_outputs()[0].endswith('_fwd_output')
     True
 """
-import contextlib
-import threading
 import warnings
 
-from .. import ndarray, symbol
+from .. import ndarray
 from ..base import MXNetValueError
 from .. import deferred as _dc
 from ..ndarray.ndarray import NDArray
-from ..symbol import provenance
 from ..symbol.symbol import Symbol
 from .. import monitor_state
 from ..monitor_state import quiet as _quiet
@@ -54,15 +51,12 @@ from .block import Block
 from .hybridization import HybridizationState, signature_key
 from .parameter import DeferredInitializationError
 from .rebuild_history import flags_diff, note_build, note_inactive
-from .hybrid_graph import infer_attrs, trace
-from .trace_names import NamingNamespace
+from .hybrid_graph import build_cached_op, graph_scope, infer_attrs, symbolic_forward, trace, traced_forward
 from .utils import flatten, regroup, shape_is_known
 
 __all__ = ["HybridBlock"]
 
-_TRACING_ND = NamingNamespace(ndarray)    # F while deferred compute traces a 1.x-style block
 _ONE = [0]    # the input format of a single array argument
-_local = threading.local()    # the prefixes of the blocks whose graph is being built (scope names)
 _switches = monitor_state.switches    # .running: the profiler records (block calls take the monitored path)
 
 
@@ -169,12 +163,12 @@ class HybridBlock(Block):
                                       f"hybrid_forward(self, F, x, ...) (MXNet 1.x)")
         has_sym, _, devices, _ = _gather([x, *args])
         if has_sym:
-            return self._symbolic_forward(x, *args)
+            return symbolic_forward(self, x, *args)
         if not isinstance(x, NDArray):
             raise AssertionError(f"HybridBlock requires the first argument to forward be either Symbol or "
                                  f"NDArray, but got {type(x)}")
         if _dc.is_deferred_compute():
-            return self._traced_forward(x, *args)
+            return traced_forward(self, x, *args)
         if self._hybridization.active:
             self._check_devices(devices)
             return self._call_cached_op(x, *args)
@@ -203,38 +197,13 @@ class HybridBlock(Block):
             raise ValueError("In HybridBlock, there must be one NDArray in the input. Please check the type of "
                              "the args.\n")
         if _dc.is_deferred_compute():
-            with self._graph_scope():
+            with graph_scope(self):
                 return self.forward(*args)
         if self._hybridization.active:
             self._check_devices(devices)
             return self._call_cached_op(*args)
         self._finish_own_deferred_init(*args)
         return self.forward(*args)
-
-    def _symbolic_forward(self, x, *args):
-        params = {k: p.var() for k, p in self._reg_params.items()}
-        with self._graph_scope():
-            return self.hybrid_forward(symbol, x, *args, **params)
-
-    def _traced_forward(self, x, *args):
-        params = {k: p.data() for k, p in self._reg_params.items()}
-        with self._graph_scope():
-            return self.hybrid_forward(_TRACING_ND, x, *args, **params)
-
-    @contextlib.contextmanager
-    def _graph_scope(self):
-        """Inside: graph nodes are named after this block (``<prefix>fwd``) and record its scope."""
-        stack = getattr(_local, "prefixes", None)
-        if stack is None:
-            stack = _local.prefixes = []
-        parent = stack[-1] if stack else ""
-        local = self._name[len(parent):] if parent and self._name.startswith(parent) else self._name
-        stack.append(self._prefix)
-        try:
-            with self.name_scope(), provenance.scope(local or type(self).__name__.lower()):
-                yield
-        finally:
-            stack.pop()
 
     @staticmethod
     def _check_devices(devices):
@@ -266,7 +235,7 @@ class HybridBlock(Block):
         if self._is_legacy():
             self._infer_attrs("infer_shape", "shape", *args)
             return
-        self._trace(*args)
+        trace(self, *args)
         unknown = [f"{k} {p.shape}" for k, p in self._reg_params.items() if not shape_is_known(p.shape)]
         if unknown:
             raise RuntimeError(f"{type(self).__name__} has parameters with unknown shape after tracing forward once: "
@@ -282,78 +251,21 @@ class HybridBlock(Block):
     def _infer_attrs(self, infer_fn, attr, *args):
         infer_attrs(self, infer_fn, attr, *args)
 
-    # ---- graph building ---------------------------------------------------------------------
-    def _get_graph(self, *args):
-        """(input variables, output Symbol): traced now for ``args`` unless already traced."""
-        state = self._hybridization
-        if state.graph is None:
-            inputs, out, in_format, out_format = self._trace(*args)
-            state.set_graph(inputs, out, in_format, out_format)
-        return state.inputs, state.graph
-
+    # ---- graph building (gluon.hybrid_graph) ------------------------------------------------
     def _builds_symbolically(self):
         """1.x style all the way down: the graph is built with ``F = mx.sym`` (else it is traced
         with deferred compute, which MXNet 2.0 style children need)."""
         return self._is_legacy() and all(c._builds_symbolically() for c in self._children.values())
 
-    def _trace(self, *args):
-        """Build the graph: (input variables, output Symbol, in format, out format); see
-        ``hybrid_graph.trace``."""
-        return trace(self, *args)
-
     def _build_cache(self, *args):
+        """Trace the graph (unless traced) and create the cached op for ``args``
+        (``hybrid_graph.build_cached_op``); a failure is published as ``"hybridize_error"``."""
         try:
-            self._build_cache_impl(*args)
+            build_cached_op(self, *args)
         except Exception as err:
             from .. import events
             events.publish("hybridize_error", block=self.name, block_id=id(self), error=err)
             raise
-
-    def _build_cache_impl(self, *args):
-        data, out = self._get_graph(*args)
-        data_names = {d.name: i for i, d in enumerate(data)}
-        params = {p.var().name: p for p in self.collect_params().values()}
-        input_names = out.list_inputs()
-        expected = set(input_names)
-        for name in expected:
-            if name not in params and name not in data_names:
-                raise AssertionError(f"Unknown input to HybridBlock: {name}")
-        unused = [f"{i}-th" for name, i in data_names.items() if name not in expected]
-        if unused:
-            warnings.warn(f"The {', '.join(unused)} input to HybridBlock is not used by any computation. "
-                          f"Is this intended?", stacklevel=4)
-        unused_params = [name for name in params if name not in expected]
-        if unused_params:
-            warnings.warn(f"Parameter {', '.join(unused_params)} is not used by any computation. Is this intended?",
-                          stacklevel=4)
-        used = [params[n] for n in input_names if n in params]
-        if any(p._deferred_init for p in used):
-            if not all(shape_is_known(p.shape) for p in used):
-                self._deferred_infer_shape(*args)
-            for p in used:
-                p._finish_deferred_init()
-        state = self._hybridization
-        state.op_args = [(True, name, data_names[name]) if name in data_names else (False, name, params[name])
-                         for name in input_names]
-        flags = [("data_indices", [i for i, a in enumerate(state.op_args) if a[0]]),
-                 ("param_indices", [i for i, a in enumerate(state.op_args) if not a[0]])] + state.flags
-        from ..compiler import CachedOp
-        stages = []
-        if state.backend is not None:   # optimize_for: the backend partitions the graph first
-            from ..compiler.backends import optimize_for
-            real = [a for a in flatten(args, "input")[0] if a is not None]
-            shapes = {name: real[i].shape for name, i in data_names.items() if i < len(real)}
-            out = optimize_for(out, state.backend, args_shapes=shapes, stages=stages, **state.backend_options)
-        # the graph after each pass is copied only when someone will look: hybridize(keep_pipeline=
-        # True) or a cache_built listener (a GraphView shows the passes); otherwise
-        # CachedOp.pipeline computes it if it is ever read
-        from .. import events
-        keep = state.keep_pipeline or events.has_subscribers("cache_built")
-        cop = state.cached_op = CachedOp(out, flags, partition_if_dynamic=state.partition_if_dynamic,
-                                         keep_pipeline=keep, backend_stages=stages)
-        if cop.input_names != [a[1] for a in state.op_args]:   # a backend reordered inputs
-            by_name = {a[1]: a for a in state.op_args}
-            state.op_args = [by_name[n] for n in cop.input_names]
 
     def _call_cached_op(self, *args):
         state = self._hybridization

@@ -1,16 +1,42 @@
-"""How a HybridBlock becomes a graph: ``trace`` builds (input variables, output Symbol, formats) from a
-block's forward (MXNet 1.x style: ``hybrid_forward`` with ``F = mx.sym``; 2.0 style: ``forward``
-traced with deferred compute, where a dynamic-shape op such as boolean_mask runs on the real input
-and parameter values to learn its output shape), and ``infer_attrs`` fills parameter shapes/dtypes
-from the graph's inference. Used by ``HybridBlock`` (``hybrid_block.py``)."""
+"""How a HybridBlock's graph is built, and its cached op from it (the graph-building half of
+``HybridBlock``, ``hybrid_block.py``; the block calls these, the results go to its
+``HybridizationState``, ``gluon.hybridization``):
+
+* ``trace`` builds (input variables, output Symbol, formats) from a block's forward (MXNet 1.x
+  style: ``hybrid_forward`` with ``F = mx.sym``, ``symbolic_forward``; 2.0 style: ``forward``
+  traced with deferred compute, where a dynamic-shape op such as boolean_mask runs on the real
+  input and parameter values to learn its output shape); ``get_graph`` traces once per graph.
+* ``graph_scope`` names the nodes built inside after the block (``<prefix>fwd``) and records its
+  Block path (``symbol.provenance``); hybridized children are traced into their parent's graph.
+* ``infer_attrs`` fills parameter shapes/dtypes from the graph's inference.
+* ``build_cached_op`` checks the graph's inputs against the block's data and parameters, finishes
+  deferred parameter initialisation and creates the ``CachedOp`` (``compiler.cached_op``), after
+  an ``optimize_for`` backend partitioned the graph.
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> net = mx.gluon.nn.Dense(2, in_units=3, prefix='fc_'); net.initialize()
+    >>> inputs, out, in_format, out_format = trace(net, mx.nd.ones((1, 3)))
+    >>> [v.name for v in inputs], out.list_arguments(), in_format, out_format
+    (['data'], ['data', 'fc_weight', 'fc_bias'], [0], 0)
+"""
+import contextlib
+import threading
 import warnings
 
-from .. import autograd, symbol
+from .. import autograd, ndarray, symbol
 from .. import deferred as _dc
 from ..ndarray.ndarray import NDArray
-from .utils import flatten, regroup
+from ..symbol import provenance
+from .trace_names import NamingNamespace
+from .utils import flatten, regroup, shape_is_known
 
-__all__ = ["trace", "infer_attrs"]
+__all__ = ["trace", "get_graph", "symbolic_forward", "traced_forward", "graph_scope", "infer_attrs",
+           "build_cached_op"]
+
+_TRACING_ND = NamingNamespace(ndarray)    # F while deferred compute traces a 1.x-style block
+_local = threading.local()    # the prefixes of the blocks whose graph is being built (scope names)
 
 
 def trace(block, *args):
@@ -26,7 +52,7 @@ def trace(block, *args):
     it = iter(inputs)
     if block._builds_symbolically():
         grouped = regroup([next(it) if a is not None else None for a in flat_args], in_format)
-        out = block._symbolic_forward(*grouped)
+        out = symbolic_forward(block, *grouped)
         flat_out, out_format = flatten(out, "output")
         out_sym = symbol.Group(flat_out)
     else:
@@ -43,9 +69,9 @@ def trace(block, *args):
         grouped = regroup([next(ph_it) if a is not None else None for a in flat_args], in_format)
         with autograd.pause(), _dc.context(values=_variable_values(block, inputs, real)):
             if block._is_legacy():
-                out = block._traced_forward(*grouped)
+                out = traced_forward(block, *grouped)
             else:
-                with block._graph_scope():
+                with graph_scope(block):
                     out = block.forward(*grouped)
         flat_out, out_format = flatten(out, "output")
         out_sym = _dc.get_symbol(flat_out)
@@ -53,6 +79,48 @@ def trace(block, *args):
         for p in block.collect_params().values():
             p._take_traced_shape()
     return inputs, out_sym, in_format, out_format
+
+
+def get_graph(block, *args):
+    """(input variables, output Symbol) of ``block``: traced now for ``args`` unless already traced."""
+    state = block.hybridization
+    if state.graph is None:
+        inputs, out, in_format, out_format = trace(block, *args)
+        state.set_graph(inputs, out, in_format, out_format)
+    return state.inputs, state.graph
+
+
+def symbolic_forward(block, x, *args):
+    """MXNet 1.x style graph building: ``hybrid_forward(mx.sym, ...)`` on Symbols, the parameters as
+    their variables."""
+    params = {k: p.var() for k, p in block._reg_params.items()}
+    with graph_scope(block):
+        return block.hybrid_forward(symbol, x, *args, **params)
+
+
+def traced_forward(block, x, *args):
+    """A 1.x style block inside a deferred-compute trace: ``hybrid_forward`` with ``F`` = ``mx.nd``
+    naming its nodes as MXNet does (``trace_names``), the parameters as traced placeholders."""
+    params = {k: p.data() for k, p in block._reg_params.items()}
+    with graph_scope(block):
+        return block.hybrid_forward(_TRACING_ND, x, *args, **params)
+
+
+@contextlib.contextmanager
+def graph_scope(block):
+    """Inside: graph nodes are named after ``block`` (``<prefix>fwd``) and record its scope."""
+    stack = getattr(_local, "prefixes", None)
+    if stack is None:
+        stack = _local.prefixes = []
+    parent = stack[-1] if stack else ""
+    name = block._name
+    local = name[len(parent):] if parent and name.startswith(parent) else name
+    stack.append(block._prefix)
+    try:
+        with block.name_scope(), provenance.scope(local or type(block).__name__.lower()):
+            yield
+    finally:
+        stack.pop()
 
 
 def _variable_values(block, inputs, real):
@@ -81,7 +149,7 @@ def _variable_values(block, inputs, real):
 
 def infer_attrs(block, infer_fn, attr, *args):
     """Set the parameters' ``attr`` ("shape" or "dtype") from the graph's ``infer_fn`` for inputs ``args``."""
-    inputs, out = block._get_graph(*args)
+    inputs, out = get_graph(block, *args)
     flat = [a for a in flatten(args, "input")[0] if a is not None]
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
@@ -95,3 +163,53 @@ def infer_attrs(block, infer_fn, attr, *args):
         value = sdict.get(p.var().name)
         if value is not None and getattr(p, attr) != value:
             setattr(p, attr, value)
+
+
+def build_cached_op(block, *args):
+    """Create ``block``'s cached op for the inputs ``args`` (``HybridBlock._build_cache``): the
+    graph's inputs are the data and the block's parameters (unused ones are warned about), deferred
+    parameters are initialised, and ``hybridization.op_args`` says how each input is fed."""
+    data, out = get_graph(block, *args)
+    data_names = {d.name: i for i, d in enumerate(data)}
+    params = {p.var().name: p for p in block.collect_params().values()}
+    input_names = out.list_inputs()
+    expected = set(input_names)
+    for name in expected:
+        if name not in params and name not in data_names:
+            raise AssertionError(f"Unknown input to HybridBlock: {name}")
+    unused = [f"{i}-th" for name, i in data_names.items() if name not in expected]
+    if unused:
+        warnings.warn(f"The {', '.join(unused)} input to HybridBlock is not used by any computation. "
+                      f"Is this intended?", stacklevel=4)
+    unused_params = [name for name in params if name not in expected]
+    if unused_params:
+        warnings.warn(f"Parameter {', '.join(unused_params)} is not used by any computation. Is this intended?",
+                      stacklevel=4)
+    used = [params[n] for n in input_names if n in params]
+    if any(p._deferred_init for p in used):
+        if not all(shape_is_known(p.shape) for p in used):
+            block._deferred_infer_shape(*args)
+        for p in used:
+            p._finish_deferred_init()
+    state = block.hybridization
+    state.op_args = [(True, name, data_names[name]) if name in data_names else (False, name, params[name])
+                     for name in input_names]
+    flags = [("data_indices", [i for i, a in enumerate(state.op_args) if a[0]]),
+             ("param_indices", [i for i, a in enumerate(state.op_args) if not a[0]])] + state.flags
+    from ..compiler import CachedOp
+    stages = []
+    if state.backend is not None:   # optimize_for: the backend partitions the graph first
+        from ..compiler.backends import optimize_for
+        real = [a for a in flatten(args, "input")[0] if a is not None]
+        shapes = {name: real[i].shape for name, i in data_names.items() if i < len(real)}
+        out = optimize_for(out, state.backend, args_shapes=shapes, stages=stages, **state.backend_options)
+    # the graph after each pass is copied only when someone will look: hybridize(keep_pipeline=
+    # True) or a cache_built listener (a GraphView shows the passes); otherwise
+    # CachedOp.pipeline computes it if it is ever read
+    from .. import events
+    keep = state.keep_pipeline or events.has_subscribers("cache_built")
+    cop = state.cached_op = CachedOp(out, flags, partition_if_dynamic=state.partition_if_dynamic,
+                                     keep_pipeline=keep, backend_stages=stages)
+    if cop.input_names != [a[1] for a in state.op_args]:   # a backend reordered inputs
+        by_name = {a[1]: a for a in state.op_args}
+        state.op_args = [by_name[n] for n in cop.input_names]

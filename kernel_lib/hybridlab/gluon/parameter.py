@@ -6,6 +6,8 @@
   initialisation waits for the first forward pass (which infers the shape).
 * Gradients attach through ``NDArray.attach_grad`` semantics: ``grad_req`` 'write', 'add' or
   'null' (no gradient buffer).
+* Deferred initialisation (finishing it, the placeholder a traced graph sees, the shape a trace
+  inferred) is the ``DeferredInit`` half of the class, in ``gluon.deferred_init``.
 * ``var()`` is the parameter's symbol variable (with MXNet's ``__shape__``/``__dtype__``/
   ``__lr_mult__``/``__wd_mult__``/``__init__`` attributes); while a graph is traced by deferred
   compute, ``data()`` returns a value-less array bound to that variable.
@@ -33,13 +35,10 @@ from ..base import MXNetError, normalize_dtype
 from ..device import Device, cpu, current_device
 from ..ndarray.ndarray import NDArray
 from ..symbol.symbol import Symbol, var as _sym_var
+from .deferred_init import DeferredInit, DeferredInitializationError, checked_shape
 from .utils import shape_is_known
 
 __all__ = ["DeferredInitializationError", "Parameter", "Constant", "tensor_types"]
-
-
-class DeferredInitializationError(MXNetError):
-    """Error for unfinished deferred initialization."""
 
 
 tensor_types = (Symbol, NDArray)
@@ -56,19 +55,7 @@ def _devices(device):
 DATA_VERSION = [0]   # bumped whenever any Parameter's data arrays are replaced
 
 
-def _checked_shape(name, shape):
-    """``shape`` as a tuple of ints; a negative size (a layer given ``units=-5``) is refused here,
-    naming the parameter, rather than surfacing later as a shape that cannot be inferred."""
-    if shape is None:
-        return None
-    shape = tuple(shape)
-    if not all(hasattr(d, "__index__") and not isinstance(d, bool) and d >= -1 for d in shape):
-        raise MXNetError(f"Parameter '{name}': shape expected sizes >= 1 (0 or -1 for a size inferred at the "
-                         f"first forward pass), got {shape}")
-    return tuple(int(d) for d in shape)
-
-
-class Parameter:
+class Parameter(DeferredInit):
     """A container of a block's weight: its data on each device and their gradients.
 
     ``name`` picks the default initialisation by suffix (weight, bias, gamma, beta, running_mean,
@@ -103,7 +90,7 @@ class Parameter:
         self._placeholders = []
         if isinstance(shape, int):
             shape = (shape,)
-        self._shape = _checked_shape(name, shape)
+        self._shape = checked_shape(name, shape)
         self._name = name
         self._dtype = normalize_dtype(dtype)
         self.lr_mult = lr_mult
@@ -160,7 +147,7 @@ class Parameter:
 
     @shape.setter
     def shape(self, new_shape):
-        new_shape = _checked_shape(self.name, new_shape)
+        new_shape = checked_shape(self.name, new_shape)
         if self._shape is None or new_shape is None:
             self._shape = new_shape
             return
@@ -236,33 +223,6 @@ class Parameter:
         warnings.warn("Parameter.list_ctx has been renamed to Parameter.list_device", DeprecationWarning)
         return self.list_device()
 
-    def _traced(self, device):
-        """A value-less array standing for this parameter while a graph is traced."""
-        if self._data is not None:
-            arr = self._check_and_get(self._data, device)
-            shape, dtype, dev = arr.shape, arr.dtype, arr.device
-        elif self._deferred_init:
-            if self._shape is None:
-                raise DeferredInitializationError(
-                    f"Parameter '{self.name}' has no shape (not even its number of dimensions), so it cannot "
-                    f"be traced: give it a shape with 0 for the unknown dimensions")
-            shape = tuple(d if d > 0 else 0 for d in self._shape)
-            dtype, dev = self.dtype, (device or self._deferred_init[1][0])
-        else:
-            self._check_and_get(None, device)
-        ph = _dc.placeholder(shape, dtype, dev)
-        _dc.set_variable(ph, self.var())
-        if not shape_is_known(shape):
-            self._placeholders.append(ph)
-        return ph
-
-    def _take_traced_shape(self):
-        """After a trace: adopt the dimensions that ops inferred for this parameter's placeholders."""
-        for ph in self._placeholders:
-            if self._shape is not None and len(ph.shape) == len(self._shape):
-                self._shape = tuple(s if s > 0 else p for s, p in zip(self._shape, ph.shape))
-        self._placeholders = []
-
     # ---- initialisation ---------------------------------------------------------------------
     def initialize(self, init=None, device=None, default_init=initializer.Uniform(), force_reinit=False,
                    ctx=None):
@@ -287,22 +247,6 @@ class Parameter:
                              f"{self.shape}.")
         self._deferred_init = (init, devices, default_init, None)
         self._finish_deferred_init()
-
-    def _finish_deferred_init(self):
-        """Initialise now that the shape is known (no-op when nothing is deferred)."""
-        if not self._deferred_init:
-            return
-        init, devices, default_init, data = self._deferred_init
-        self._deferred_init = ()
-        if not shape_is_known(self.shape):
-            raise AssertionError(f"Cannot initialize Parameter '{self.name}' because it has invalid shape: "
-                                 f"{self.shape}. Please specify in_units, in_channels, etc for `Block`s.")
-        from ..ndarray import zeros
-        with autograd.pause(), _NoTrace():
-            if data is None:
-                data = zeros(self.shape, dtype=self.dtype, ctx=cpu())
-                initializer.create(default_init)(initializer.InitDesc(self.name, {"__init__": init}), data)
-            self._init_impl(data, devices)
 
     def _init_impl(self, data, devices):
         from ..numpy_extension import is_np_array
@@ -444,18 +388,6 @@ class Parameter:
             if v is not None and v != existing:
                 raise AssertionError(f"Cannot retrieve Parameter '{self.name}' because desired attribute does not "
                                      f"match with stored for attribute '{k}': desired '{v}' vs stored '{existing}'.")
-
-
-class _NoTrace:
-    """Run real computations even inside a deferred-compute trace (initialisation needs values)."""
-
-    def __enter__(self):
-        self._prev, _dc.state.tracing.active = _dc.state.tracing.active, False
-        return self
-
-    def __exit__(self, *exc):
-        _dc.state.tracing.active = self._prev
-        return False
 
 
 class Constant(Parameter):
