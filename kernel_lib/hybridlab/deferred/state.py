@@ -26,6 +26,7 @@ class _Tracing(threading.local):
     active = False
     values = None   # the trace's variable values: name -> NDArray (context(values=...)), else None
     memo = None     # (node, output index) -> NDArray: values computed for dynamic ops in this trace
+    shape_reads = None   # the list collecting the shapes user code reads (context(shape_reads=...))
 
 
 tracing = _Tracing()
@@ -62,6 +63,7 @@ class context:
 
     ``values``: the real arrays of the graph variables (a dict, or a function of the variable name
     returning an NDArray), needed only by dynamic-shape ops: without it, tracing one raises.
+    ``shape_reads``: a list that collects the shapes user code reads (``deferred.shape_reads``).
 
     >>> import hybridlab as mx
     >>> with mx._deferred_compute.context():
@@ -69,19 +71,21 @@ class context:
     True
     """
 
-    def __init__(self, values=None):
+    def __init__(self, values=None, shape_reads=None):
         self._prev = None
         self._values = values
+        self._shape_reads = shape_reads
 
     def __enter__(self):
-        self._prev = (tracing.active, tracing.values, tracing.memo)
+        self._prev = (tracing.active, tracing.values, tracing.memo, tracing.shape_reads)
         tracing.active = True
         if self._values is not None:
             tracing.values, tracing.memo = self._values, {}
+        tracing.shape_reads = self._shape_reads
         return self
 
     def __exit__(self, *exc):
-        tracing.active, tracing.values, tracing.memo = self._prev
+        tracing.active, tracing.values, tracing.memo, tracing.shape_reads = self._prev
         return False
 
 

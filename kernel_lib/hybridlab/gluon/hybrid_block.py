@@ -43,6 +43,7 @@ from .. import ndarray
 from ..base import MXNetValueError
 from .. import deferred as _dc
 from ..ndarray.ndarray import NDArray
+from ..symbol.provenance import user_stacklevel
 from ..symbol.symbol import Symbol
 from .. import monitor_state
 from ..monitor_state import quiet as _quiet
@@ -52,6 +53,7 @@ from .hybridization import HybridizationState, signature_key
 from .parameter import DeferredInitializationError
 from .rebuild_history import flags_diff, note_build, note_inactive
 from .hybrid_graph import build_cached_op, graph_scope, infer_attrs, symbolic_forward, trace, traced_forward
+from .shape_guards import broken_guard
 from .utils import flatten, regroup, shape_is_known
 
 __all__ = ["HybridBlock"]
@@ -274,7 +276,8 @@ class HybridBlock(Block):
             res = state.fast_call(args[0])
             if res is not None:
                 return res
-        if state.cached_op is None:
+        built_now = state.cached_op is None
+        if built_now:
             self._build_cache(*args)
         if len(args) == 1 and args[0].__class__ is NDArray:
             flat, fmt = args, _ONE
@@ -282,6 +285,9 @@ class HybridBlock(Block):
             flat, fmt = flatten(args, "input")
         state.check_format(fmt, self.name)
         real = [a for a in flat if a is not None]
+        if state.shape_reads and not built_now and signature_key(real) not in state.built \
+                and self._shape_guard_broken(real):
+            return self._call_cached_op(*args)           # traced again for these inputs
         cargs = state.arguments(real)
         cop = state.cached_op
         compiled = cop.compile_count
@@ -296,6 +302,25 @@ class HybridBlock(Block):
         if real and real[0]._np:
             out = [o if o._np else o.as_np_ndarray() for o in out]
         return regroup(out, state.out_format)
+
+    def _shape_guard_broken(self, real):
+        """A new signature: whether it breaks a shape the forward read while tracing (then the graph
+        is dropped, the rebuild reason naming the read); with ``shape_guards=False`` the graph
+        stays (MXNet's behaviour) and a warning says what stays frozen, once per read."""
+        state = self._hybridization
+        found = broken_guard(state, real, self)
+        if found is None:
+            return False
+        read, shape = found
+        if state.shape_guards:
+            self._clear_cached_op(read.reason(shape), read.source["code"] if read.source else "")
+            return True
+        if id(read) not in state.frozen_reads_said:
+            state.frozen_reads_said.add(id(read))
+            warnings.warn(f"HybridBlock '{self.name}': {read.reason(shape)}; the graph keeps the traced value "
+                          f"{read.value} (hybridize(shape_guards=False): MXNet's behaviour; the result may have "
+                          f"the wrong shape). hybridize() re-traces on such a change.", stacklevel=user_stacklevel())
+        return False
 
     def _clear_cached_op(self, reason="first call", detail=""):
         """Drop the cached graph and op; the next call builds again, recorded with ``reason`` and
@@ -313,14 +338,16 @@ class HybridBlock(Block):
 
     def hybridize(self, active=True, partition_if_dynamic=True, static_alloc=False, static_shape=False,
                   inline_limit=2, forward_bulk_size=None, backward_bulk_size=None, backend=None, clear=True,
-                  keep_pipeline=False, **kwargs):
+                  keep_pipeline=False, shape_guards=True, **kwargs):
         """Activate (or deactivate) running this block and its HybridBlock children as a cached,
         compiled graph. The flags are MXNet's CachedOp flags (kept in ``hybridization.flags``). As in
         MXNet 1.9.1, other keyword arguments (backend options) and ``backend``/``clear`` are accepted and
         ignored here (``optimize_for`` applies a backend). ``keep_pipeline=True`` keeps the graph after
         each pass at every build (``hybridization.pipeline``; without it a build copies nothing and the
         pipeline is computed when first read; a ``cache_built`` listener, such as a ``GraphView``,
-        asks for it too).
+        asks for it too). ``shape_guards`` (hybridlab's): a call whose inputs change a shape the
+        2.0-style forward read while tracing traces again (``gluon.shape_guards``); ``False`` keeps
+        the traced numbers, as MXNet does, and warns.
 
         >>> import hybridlab as mx
         >>> net = mx.gluon.nn.Dense(2, in_units=3); net.initialize()
@@ -347,6 +374,7 @@ class HybridBlock(Block):
         state.active = active
         state.partition_if_dynamic = partition_if_dynamic
         state.keep_pipeline = bool(keep_pipeline)
+        state.shape_guards = bool(shape_guards)
         state.flags = flags
         self._clear_cached_op(reason, detail)
         if not active and (was_active or self.rebuild_history):
@@ -356,7 +384,8 @@ class HybridBlock(Block):
                           f'child of HybridBlock, the hooks will not take effect.', stacklevel=2)
         super().hybridize(active, partition_if_dynamic=partition_if_dynamic, static_alloc=static_alloc,
                           static_shape=static_shape, inline_limit=inline_limit, forward_bulk_size=forward_bulk_size,
-                          backward_bulk_size=backward_bulk_size, keep_pipeline=keep_pipeline)
+                          backward_bulk_size=backward_bulk_size, keep_pipeline=keep_pipeline,
+                          shape_guards=shape_guards)
 
     def optimize_for(self, x, *args, backend=None, clear=False, partition_if_dynamic=True, static_alloc=False,
                      static_shape=False, inline_limit=2, forward_bulk_size=None, backward_bulk_size=None,

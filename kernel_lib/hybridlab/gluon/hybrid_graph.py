@@ -17,9 +17,9 @@ Example::
 
     >>> import hybridlab as mx
     >>> net = mx.gluon.nn.Dense(2, in_units=3, prefix='fc_'); net.initialize()
-    >>> inputs, out, in_format, out_format = trace(net, mx.nd.ones((1, 3)))
-    >>> [v.name for v in inputs], out.list_arguments(), in_format, out_format
-    (['data'], ['data', 'fc_weight', 'fc_bias'], [0], 0)
+    >>> inputs, out, in_format, out_format, shape_reads = trace(net, mx.nd.ones((1, 3)))
+    >>> [v.name for v in inputs], out.list_arguments(), in_format, out_format, shape_reads
+    (['data'], ['data', 'fc_weight', 'fc_bias'], [0], 0, [])
 """
 import contextlib
 import threading
@@ -40,8 +40,9 @@ _local = threading.local()    # the prefixes of the blocks whose graph is being 
 
 
 def trace(block, *args):
-    """Build the graph: (input variables, output Symbol, input format, output format; the formats
-    as ``gluon.utils.flatten`` gives them). 1.x style calls ``hybrid_forward`` with Symbols; 2.0
+    """Build the graph: (input variables, output Symbol, input format, output format, shape reads;
+    the formats as ``gluon.utils.flatten`` gives them, the reads the ``deferred.shape_reads`` of
+    user code, the block's shape guards). 1.x style calls ``hybrid_forward`` with Symbols; 2.0
     style traces ``forward`` with value-less arrays (deferred compute)."""
     flat_args, in_format = flatten(args, "input")
     real = [a for a in flat_args if a is not None]
@@ -50,6 +51,7 @@ def trace(block, *args):
     names = ["data"] if len(real) == 1 else [f"data{i}" for i in range(len(real))]
     inputs = [symbol.var(n) for n in names]
     it = iter(inputs)
+    reads = []
     if block._builds_symbolically():
         grouped = regroup([next(it) if a is not None else None for a in flat_args], in_format)
         out = symbolic_forward(block, *grouped)
@@ -67,7 +69,7 @@ def trace(block, *args):
         _dc.set_variable(placeholders, inputs)
         ph_it = iter(placeholders)
         grouped = regroup([next(ph_it) if a is not None else None for a in flat_args], in_format)
-        with autograd.pause(), _dc.context(values=_variable_values(block, inputs, real)):
+        with autograd.pause(), _dc.context(values=_variable_values(block, inputs, real), shape_reads=reads):
             if block._is_legacy():
                 out = traced_forward(block, *grouped)
             else:
@@ -78,15 +80,14 @@ def trace(block, *args):
         _dc.clear(flat_out)
         for p in block.collect_params().values():
             p._take_traced_shape()
-    return inputs, out_sym, in_format, out_format
+    return inputs, out_sym, in_format, out_format, reads
 
 
 def get_graph(block, *args):
     """(input variables, output Symbol) of ``block``: traced now for ``args`` unless already traced."""
     state = block.hybridization
     if state.graph is None:
-        inputs, out, in_format, out_format = trace(block, *args)
-        state.set_graph(inputs, out, in_format, out_format)
+        state.set_graph(*trace(block, *args))
     return state.inputs, state.graph
 
 

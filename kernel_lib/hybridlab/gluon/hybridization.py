@@ -67,12 +67,15 @@ class HybridizationState:
         self.active = False
         self.flags = []                  # [(flag, value)]: MXNet's CachedOp flags given to hybridize()
         self.partition_if_dynamic = True
+        self.shape_guards = True         # re-trace when a call breaks a shape read (gluon.shape_guards)
         self.keep_pipeline = False
         self.backend, self.backend_options = None, {}
         # the traced graph
         self.inputs = None               # input variables (Symbols), None until traced
         self.graph = None                # the output Symbol, None until traced
         self.in_format = self.out_format = None
+        self.shape_reads = []            # the shapes user code read while tracing (deferred.shape_reads)
+        self.frozen_reads_said = set()   # shape_guards=False: the reads already warned about
         # the cached op and how the block's arguments feed it: (is data, graph name, data index | Parameter)
         self.cached_op = None
         self.op_args = []
@@ -139,14 +142,16 @@ class HybridizationState:
                f"{len(self.history)} build(s)>"
 
     # ---- what the block does with it ------------------------------------------------------------
-    def set_graph(self, inputs, graph, in_format, out_format):
+    def set_graph(self, inputs, graph, in_format, out_format, shape_reads=()):
         self.inputs, self.graph, self.in_format, self.out_format = inputs, graph, in_format, out_format
+        self.shape_reads = list(shape_reads)
 
     def clear(self, reason="first call", detail="", keep_graph=False):
         """Drop the cached op (and the traced graph unless ``keep_graph``): the next call builds
         again, recorded with ``reason``/``detail`` (``"first call"`` adds no reason)."""
         if not keep_graph:
             self.inputs = self.graph = None
+            self.shape_reads = []
         self.cached_op = None
         self.op_args = []
         self._arguments = None

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..autograd import state as autograd_state
 from ..base import MXNetError, normalize_dtype
+from ..deferred import state as _deferred
 from ..deferred.state import TracedValue
 from ..device import Device, current_device
 
@@ -113,7 +114,10 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
     # ---- properties -------------------------------------------------------------------------
     @property
     def shape(self):
-        return self._data.shape
+        data = self._data
+        if data.__class__ is TracedValue and _deferred.tracing.shape_reads is not None:
+            _deferred.tracer.read_shape(self, "shape")      # a shape guard (deferred.shape_reads)
+        return data.shape
 
     @property
     def dtype(self):
@@ -121,11 +125,17 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
 
     @property
     def size(self):
-        return self._data.size
+        data = self._data
+        if data.__class__ is TracedValue and _deferred.tracing.shape_reads is not None:
+            _deferred.tracer.read_shape(self, "size")
+        return data.size
 
     @property
     def ndim(self):
-        return self._data.ndim
+        data = self._data
+        if data.__class__ is TracedValue and _deferred.tracing.shape_reads is not None:
+            _deferred.tracer.read_shape(self, "ndim")
+        return data.ndim
 
     @property
     def device(self):
@@ -197,9 +207,12 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
                          f"(shape {self.shape}): use .any() or .all()")
 
     def __len__(self):
-        if not self.shape:
+        data = self._data
+        if not data.shape:
             raise TypeError("len() of a 0-d array")
-        return self.shape[0]
+        if data.__class__ is TracedValue and _deferred.tracing.shape_reads is not None:
+            _deferred.tracer.read_shape(self, "len")
+        return data.shape[0]
 
     def __iter__(self):
         for i in range(len(self)):

@@ -6,7 +6,7 @@ import os
 import sys
 import threading
 
-__all__ = ["scope", "current_scope", "user_source", "annotate", "where"]
+__all__ = ["scope", "current_scope", "in_package", "user_source", "user_stacklevel", "annotate", "where"]
 
 _local = threading.local()
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -37,7 +37,7 @@ class scope:
 _IN_PACKAGE = {}      # code file name -> whether it is hybridlab's own
 
 
-def _in_package(filename):
+def in_package(filename):
     """Whether code from ``filename`` is hybridlab's (kept per name: every node built asks this for
     each frame on the stack, and ``abspath`` was most of the cost of tracing a graph)."""
     inside = _IN_PACKAGE.get(filename)
@@ -51,12 +51,21 @@ def _in_package(filename):
 def user_source():
     """``{"file", "line", "code"}`` of the innermost stack frame outside hybridlab (the user's line)."""
     frame = sys._getframe(1)
-    while frame is not None and _in_package(frame.f_code.co_filename):
+    while frame is not None and in_package(frame.f_code.co_filename):
         frame = frame.f_back
     if frame is None:
         return None
     filename, line = frame.f_code.co_filename, frame.f_lineno
     return {"file": filename, "line": line, "code": linecache.getline(filename, line).strip()}
+
+
+def user_stacklevel():
+    """The ``stacklevel`` for a ``warnings.warn`` in the caller that points at the user's line (the
+    innermost frame outside hybridlab), whatever the depth of hybridlab's frames in between."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and in_package(frame.f_code.co_filename):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def annotate(node):

@@ -1,0 +1,120 @@
+"""Shape guards: the shapes user code read while a graph was traced.
+
+A 2.0-style ``forward`` that reads ``x.shape[0]`` while tracing turns the number into a constant of
+the graph (``x.reshape((x.shape[0], -1))`` records ``newshape=(2, -1)``). MXNet 2.0 then runs the
+same graph for a batch of 3 and returns a wrong shape. The tracer records every such read (of
+``shape``, ``len()``, ``ndim`` or ``size``, by code outside hybridlab) as a ``ShapeRead``: the graph
+entry it was read from, what was read, the value, and the user's line. ``broken(reads, shape_of)``
+says which reads a new input signature changes, so the block traces again instead of computing a
+wrong result (``gluon/shape_guards.py``).
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> from hybridlab.deferred import shape_reads, trace
+    >>> x = trace.placeholder((2, 3))
+    >>> trace.set_variable(x, mx.sym.var('x'))
+    >>> reads = []
+    >>> with mx._deferred_compute.context(shape_reads=reads):
+    ...     y = x.reshape((x.shape[0], -1))
+    >>> [(r.what, r.value) for r in reads]
+    [('shape', (2, 3))]
+    >>> [r.change((3, 3)) for r in reads]
+    ['x.shape[0] 2 -> 3']
+"""
+import sys
+
+from ..symbol.provenance import in_package, user_source
+from . import state
+
+__all__ = ["ShapeRead", "broken", "record_read"]
+
+
+class ShapeRead:
+    """``what`` (``"shape"``, ``"len"``, ``"ndim"`` or ``"size"``) of the graph entry ``entry``
+    (``(node, output index)``) was read while tracing and was ``value``; ``source``: the user's
+    line (``{"file", "line", "code"}``) or ``None``."""
+
+    __slots__ = ("entry", "what", "value", "source")
+
+    def __init__(self, entry, what, value, source):
+        self.entry, self.what, self.value, self.source = entry, what, value, source
+
+    @property
+    def label(self):
+        """The array as the graph names it: the variable's name, or ``node`` / ``node[i]``."""
+        node, i = self.entry
+        return node.name if node.is_variable or node.num_outputs() == 1 else f"{node.name}[{i}]"
+
+    def project(self, shape):
+        """What this read would give for an array of ``shape``."""
+        if self.what == "shape":
+            return tuple(shape)
+        if self.what == "len":
+            return shape[0] if shape else None
+        if self.what == "ndim":
+            return len(shape)
+        size = 1
+        for d in shape:
+            size *= d
+        return size
+
+    def holds(self, shape):
+        return self.project(shape) == self.value
+
+    def change(self, shape):
+        """``'x.shape[0] 2 -> 3'``: what differs for an array of ``shape`` (one item per changed
+        dimension of a ``shape`` read)."""
+        new = self.project(shape)
+        if self.what != "shape":
+            call = {"len": f"len({self.label})", "ndim": f"{self.label}.ndim", "size": f"{self.label}.size"}
+            return f"{call[self.what]} {self.value} -> {new}"
+        if len(new) != len(self.value):
+            return f"{self.label}.shape {self.value} -> {new}"
+        return ", ".join(f"{self.label}.shape[{k}] {a} -> {b}" for k, (a, b) in enumerate(zip(self.value, new))
+                         if a != b)
+
+    def where(self):
+        """``'file:line'`` of the read (``'?'`` when the line is unknown)."""
+        src = self.source
+        return f"{src['file']}:{src['line']}" if src else "?"
+
+    def reason(self, shape):
+        """The rebuild reason: ``'shape read at net.py:12 changed: x.shape[0] 2 -> 3'``."""
+        return f"{self.what} read at {self.where()} changed: {self.change(shape)}"
+
+    def __repr__(self):
+        return f"<ShapeRead {self.label}.{self.what} = {self.value} at {self.where()}>"
+
+
+def broken(reads, shape_of):
+    """The first read of ``reads`` that a new signature breaks, with the entry's new shape:
+    ``(read, shape)``, or ``None`` when every read still holds. ``shape_of(entry)`` gives an
+    entry's shape under the new signature (``None``: unknown, which counts as broken)."""
+    for read in reads:
+        shape = shape_of(read.entry)
+        if shape is None or not read.holds(shape):
+            return read, shape
+    return None
+
+
+def record_read(arr, what):
+    """``tracer.read_shape``: NDArray calls it when ``what`` of a traced array is read. Kept only
+    when the reader (the caller of the NDArray property) is user code: hybridlab reads shapes to
+    infer, and its own layers write shape-independent graphs."""
+    reads = state.tracing.shape_reads
+    entry = arr._trace
+    if reads is None or entry is None or in_package(sys._getframe(2).f_code.co_filename):
+        return
+    shape = arr._data.shape
+    source = user_source()
+    key = (entry, what, source and (source["file"], source["line"]))
+    for r in reads:
+        if (r.entry, r.what, r.source and (r.source["file"], r.source["line"])) == key:
+            return
+    read = ShapeRead(entry, what, None, source)
+    read.value = read.project(shape)
+    reads.append(read)
+
+
+state.tracer.read_shape = record_read
