@@ -1,7 +1,8 @@
 """``mx.test_utils``: the checks MXNet 1.x's tests and tutorials use: ``assert_almost_equal`` /
 ``almost_equal`` / ``same`` with MXNet's per-dtype tolerances, random shapes and arrays, and the
 symbolic checks ``check_symbolic_forward``, ``check_symbolic_backward`` and
-``check_numeric_gradient`` (finite differences against the executor's backward).
+``check_numeric_gradient`` (finite differences against the executor's backward), and
+``check_gluon_hybridize_consistency`` (a HybridBlock computes the same hybridized or not).
 
 Example::
 
@@ -15,6 +16,7 @@ Example::
 import contextlib
 import numbers
 import os
+import warnings
 
 import numpy as np
 
@@ -25,7 +27,7 @@ __all__ = ["default_context", "set_default_context", "default_dtype", "default_r
            "default_numeric_eps", "get_tols", "same", "almost_equal", "assert_almost_equal", "assert_allclose",
            "assert_exception", "rand_shape_2d", "rand_shape_3d", "rand_shape_nd", "rand_ndarray", "random_arrays",
            "simple_forward", "check_symbolic_forward", "check_symbolic_backward", "check_numeric_gradient",
-           "same_array", "environment", "list_gpus"]
+           "same_array", "environment", "list_gpus", "check_gluon_hybridize_consistency"]
 
 _default_ctx = [None]
 
@@ -299,3 +301,77 @@ def list_gpus():
     """The ids of the CUDA devices (empty without CuPy and a GPU)."""
     from .device import num_gpus
     return list(range(num_gpus()))
+
+
+def check_gluon_hybridize_consistency(net_builder, data_l, numpy_func=None, test_grad=True, rtol=1e-4, atol=1e-4):
+    """MXNet's check that a HybridBlock computes the same hybridized or not: ``net_builder()`` makes
+    a block, run on copies of ``data_l`` imperatively and hybridized (with and without
+    ``autograd.record()`` + ``backward`` when ``test_grad``), all with the parameters of the first
+    run; the outputs of the runs in one mode (recording trains: BatchNorm uses the batch's
+    statistics), and the inputs' gradients, must agree, and the outputs match ``numpy_func(*data as
+    NumPy)`` when given. Each run starts from ``mx.random.seed(0)``, so random ops such as Dropout
+    draw the same numbers in both. On a mismatch the error also names the first node whose
+    hybridized value differs (``gluon.consistency.compare``).
+
+    >>> import hybridlab as mx
+    >>> check_gluon_hybridize_consistency(lambda: mx.gluon.nn.Dense(3), [mx.np.ones((2, 4))])
+    """
+    from . import autograd, random
+    from .gluon.consistency import compare
+    saved_out, saved_grads, params, first = {}, None, None, None
+    for hybridize in (False, True):
+        for use_autograd in ((False, True) if test_grad else (False,)):
+            net = net_builder()
+            with warnings.catch_warnings():        # a builder may have initialised some already
+                warnings.filterwarnings("ignore", message=".*is already initialized")
+                net.initialize()
+            ins = [x.copy() for x in data_l]
+            if use_autograd:
+                for x in ins:
+                    x.attach_grad()
+            if params is not None:          # same structure: the first run's parameters, in order
+                net(*[x.copy() for x in data_l])          # finish deferred initialisation first
+                for p, value in zip(net.collect_params().values(), params):
+                    p.set_data(value)
+            if hybridize:
+                net.hybridize()
+            random.seed(0)
+            if use_autograd:
+                with autograd.record():
+                    out = net(*ins)
+                out.backward(out)
+            else:
+                out = net(*ins)
+            if params is None:
+                params = [p.data().copy() for p in net.collect_params().values()]
+                first = net
+            out_np = _numpy(out)
+            try:
+                if use_autograd not in saved_out:
+                    saved_out[use_autograd] = out_np
+                else:
+                    assert_almost_equal(out_np, saved_out[use_autograd], rtol=rtol, atol=atol,
+                                        names=("hybridized" if hybridize else "imperative", "imperative"))
+                if use_autograd:
+                    grads = [_numpy(x.grad) for x in ins]
+                    if saved_grads is None:
+                        saved_grads = grads
+                    else:
+                        for k, (g, g0) in enumerate(zip(grads, saved_grads)):
+                            assert_almost_equal(g, g0, rtol=rtol, atol=atol, names=(f"input {k} gradient", "imperative"))
+            except AssertionError as err:
+                if hybridize:
+                    report = compare(first, *[x.copy() for x in data_l], backward=use_autograd, rtol=rtol, atol=atol)
+                    where = report.first_divergence
+                    hint = (f"the first node that differs when hybridized: '{where.name}' ({where.op}, max abs err "
+                            f"{where.max_abs:.3g}{_created_at(where.source)})" if where is not None else
+                            "no single node differs: see gluon.consistency.compare")
+                    raise AssertionError(f"{err}\n{hint}\n{report}") from None
+                raise
+            if numpy_func is not None:
+                assert_almost_equal(out_np, numpy_func(*[_numpy(x) for x in data_l]), rtol=rtol, atol=atol,
+                                    names=("block", "numpy_func"))
+
+
+def _created_at(source):
+    return f", created at {source['file']}:{source['line']}: {source['code']}" if source else ""

@@ -59,6 +59,7 @@ the gradients needed: here only the weight's)::
     >>> op.backward_symbol().list_inputs()
     ['act_output_head_grad', 'fc_output', 'data']
 """
+from .. import monitor_state
 from ..autograd import state as autograd_state
 from ..base import MXNetError
 from ..device import current_device
@@ -90,7 +91,9 @@ class CachedOp(RecordedCalls):
     ``self.flags``. ``on_compile(program, reason)``, if given, is called after each new program is
     built (``reason`` says which signature change caused it). ``keep_pipeline``: keep the graph
     after each pass while building (else ``pipeline`` computes it when first read);
-    ``backend_stages``: ``[(name, Symbol)]`` a backend ran before (shown first in ``pipeline``).
+    ``backend_stages``: ``[(name, Symbol)]`` a backend ran before (shown first in ``pipeline``);
+    ``passes``: the passes to run (names from ``passes.PASSES``; ``None``: ``DEFAULT_PASSES``), which
+    the debugging tools vary to find the pass that changes a result.
 
     Call with one NDArray per ``input_names`` entry; returns an NDArray for a single-output symbol,
     else a list. ``source()`` / ``print(op)`` show the generated code of the latest signature,
@@ -98,8 +101,9 @@ class CachedOp(RecordedCalls):
     """
 
     def __init__(self, symbol, flags=None, on_compile=None, partition_if_dynamic=True, keep_pipeline=False,
-                 backend_stages=()):
+                 backend_stages=(), passes=None):
         self.symbol = symbol
+        self.passes = passes      # run_pipeline's passes (None: the default pipeline)
         self.flags = parse_flags(flags)
         self.on_compile = on_compile
         self.keep_pipeline = bool(keep_pipeline)
@@ -118,7 +122,8 @@ class CachedOp(RecordedCalls):
                              f"expected hybridize(partition_if_dynamic=True) to run it split around them")
         self._backend_stages = list(backend_stages)
         if self._partition is None:
-            self._outputs, self._inputs, self._ops, stages = _optimized(symbol, traced, self.keep_pipeline)
+            self._outputs, self._inputs, self._ops, stages = _optimized(symbol, traced, self.keep_pipeline,
+                                                                        passes)
         else:
             self._outputs, self._inputs, stages = list(symbol._outputs), [n for n in traced if n.is_variable], []
             self._ops = [n for n in traced if not n.is_variable]
@@ -140,6 +145,7 @@ class CachedOp(RecordedCalls):
         self._by_file = {}       # generated file name -> Program (to name a failing node)
         self._latest = None
         self._plans = {}         # (signature key, gradient mask) -> BackwardPlan
+        self._probes = {}        # signature key -> the probe Program (see probe)
         self._latest_plan = None
         self.fallbacks = {}      # (signature key, gradient mask) -> why the op-by-op recorded path runs
         self._tape_op = TapeOp(f"CachedOp({symbol!r})", self._tape_grad)
@@ -186,6 +192,38 @@ class CachedOp(RecordedCalls):
         key = _key(args)
         prog = self._programs.get(key)
         return prog if prog is not None else self._compile(key, args, None)
+
+    def probe(self, args, monitor):
+        """Run the optimized program for the NDArrays ``args`` with ``monitor.enter(k, inputs)`` /
+        ``monitor.exit(k, outputs)`` (raw arrays, ``k`` indexing ``monitor.nodes``, the optimized
+        graph's op nodes) around every statement: the very statements the plain program runs
+        (inlined expressions, fused kernels, static_alloc's planned buffers, which the next statement
+        may overwrite: copy what you keep), unlike op hooks, which see the graph as traced. Returns
+        what ``self(*args)`` would. The debugging tools compare per-node values with it
+        (``gluon.consistency``); a graph split around dynamic-shape ops has no single program."""
+        if self._partition is not None:
+            raise MXNetError("CachedOp.probe: the graph is split around dynamic-shape ops "
+                             f"({', '.join(s.kind for s in self._partition.segments)} segments); expected a graph "
+                             f"compiled as one program")
+        key = self._checked_key(args, None)
+        prog = self._probes.get(key)
+        if prog is None:
+            plain = self._programs[key]
+            plan = self.memory_plans.get(key)
+            memory = (plan, self._pools[plain.signature.device]) if plan is not None else None
+            prog = self._probes[key] = compile_program(
+                self._outputs, self._inputs, plain.signature, plain.shapes, plain.dtypes, title=repr(self.symbol),
+                instrument=True, inline=True, memory=memory, nodes=self._ops)
+        x0 = args[0]
+        monitor.start(prog.nodes, x0._device)
+        try:
+            with monitor_state.quiet():
+                res = prog.fn(*[x._data for x in args], monitor)
+        except Exception as err:
+            raise program_error(err, {prog.filename: prog}) from err.__cause__
+        if self._single:
+            return NDArray._wrap(res, x0._device, x0._np)
+        return [NDArray._wrap(r, x0._device, x0._np) for r in res]
 
     def _miss(self, *args):
         """No program found by the entry's fast lookup: look again with device equality (inputs on
@@ -277,6 +315,7 @@ class CachedOp(RecordedCalls):
             old_key = next(iter(self._programs))
             self._by_file.pop(self._programs.pop(old_key).filename, None)
             self._fns.pop(old_key, None)
+            self._probes.pop(old_key, None)
             for k in [k for k in self._plans if k[0] == old_key]:
                 del self._plans[k]
         self._programs[key] = prog
@@ -333,7 +372,7 @@ class CachedOp(RecordedCalls):
         """
         if self._pipeline is None:
             stages = [] if self._partition is not None else _optimized(
-                self.symbol, topo_order(self.symbol._outputs), True)[3]
+                self.symbol, topo_order(self.symbol._outputs), True, self.passes)[3]
             self._pipeline = self._backend_stages + stages
         return self._pipeline
 
@@ -404,14 +443,14 @@ class CachedOp(RecordedCalls):
         return f"<CachedOp {self.symbol!r}: {len(self._programs)} compiled signature(s)>"
 
 
-def _optimized(symbol, traced, snapshots):
+def _optimized(symbol, traced, snapshots, passes=None):
     """The graph the programs are generated from: ``symbol`` (whose nodes in order are ``traced``)
     after the pass pipeline (DCE, CSE, constant folding, elementwise fusion, in-place marks):
     ``(outputs, inputs in symbol's input order, op nodes in order, stages)``; ``stages`` are the
     graph after each pass when ``snapshots``, else ``None`` (not kept). Passes keep every
     variable (each one is read by an output of the traced graph), so the inputs match by name."""
     original = [n.name for n in traced if n.is_variable]
-    optimized, stages = run_pipeline(symbol, snapshots=snapshots)
+    optimized, stages = run_pipeline(symbol, passes=passes, snapshots=snapshots)
     outputs = list(optimized._outputs)
     order = topo_order(outputs)
     by_name = {n.name: n for n in order if n.is_variable}

@@ -107,7 +107,7 @@ class _Source:
 
 
 def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward", title="",
-             instrument=False, memory=None, effects=(), nodes=None):
+             instrument=False, memory=None, effects=(), nodes=None, inline=None):
     """Python source of the program for ``outputs`` ((node, index) entries) with variable nodes
     ``inputs`` as parameters, plus the globals it needs and ``{line number: node}``.
 
@@ -118,7 +118,10 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
     takes one more parameter, ``mon``, and around the statement of node number ``k`` (``k`` indexes
     ``Program.nodes``) calls ``mon.enter(k, (input values...))`` and ``mon.exit(k, (visible output
     values...))``. Visible outputs nobody reads are kept until ``mon.exit`` has seen them. The plain
-    variant (the default) has none of this: a block without hooks pays nothing.
+    variant (the default) has none of this: a block without hooks pays nothing. Ops with an
+    inline rule are written as NumPy expressions on the CPU (``inline``: ``None`` = unless
+    instrumented, where hooks see every op's kernel; ``True`` also when instrumented: a probe of the
+    very statements the plain program runs, see ``CachedOp.probe``).
 
     ``memory`` (``(MemoryPlan, ArenaPool)``, for ``static_alloc``): nodes the plan puts in a buffer
     call their ``out=`` kernel with the buffer's view, bound once as a global (``compiler.memory``).
@@ -135,6 +138,7 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
     if nodes is None:
         nodes = [n for n in topo_order(outputs) if not n.is_variable]
     plan = memory[0] if memory is not None else None
+    inline_here = not instrument if inline is None else bool(inline)
     inline_fns = _inline_functions(nodes)
     namer = Namer({"ctx", "asarray", "single", "mon", fn_name} | set(inline_fns)
                   | set(plan.global_names() if plan else ()))
@@ -202,10 +206,10 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
         dev = a.get(node.op.device_attr) if node.op.device_attr else None
         ctx = ctx_names.get(dev, "ctx") if dev is not None else "ctx"
         planned = plan.out_call(node) if plan is not None else None
-        inline = (None if signature.device.is_gpu or instrument
-                  else _inline(node, a, args, shapes, dtypes, planned, zero_rows))
-        if inline is not None:    # a NumPy expression instead of a kernel call (no call overhead)
-            call = inline
+        expression = (None if signature.device.is_gpu or not inline_here
+                      else _inline(node, a, args, shapes, dtypes, planned, zero_rows))
+        if expression is not None:    # a NumPy expression instead of a kernel call (no call overhead)
+            call = expression
             rule = node.op.inline
             inlined.update((f.__name__, None) for f in rule.functions if re.search(rf"\b{f.__name__}\(", call))
             inlined.update(("." + m, None) for m in rule.methods if f".{m}(" in call)
@@ -383,16 +387,18 @@ class Program:
 
 
 def compile_program(outputs, inputs, signature, shapes=None, dtypes=None, title="", instrument=False,
-                    memory=None, kind="forward", effects=(), nodes=None):
+                    memory=None, kind="forward", effects=(), nodes=None, inline=None):
     """Generate, compile and register the program of ``outputs`` for ``signature`` (see ``generate``;
     ``instrument=True``: the instrumented variant, see ``Program.instrumented``; ``memory``: the
     static_alloc plan and buffer pool; instrumented variants never reuse buffers, so hooks may keep
     the arrays they are given; ``kind`` and ``effects``: a backward program, see ``generate``;
-    ``nodes``: the op nodes of ``outputs`` in topological order, when the caller has them)."""
+    ``nodes``: the op nodes of ``outputs`` in topological order, when the caller has them;
+    ``inline``: see ``generate``)."""
     if nodes is None:
         nodes = [n for n in topo_order(outputs) if not n.is_variable]
     source, env, line_nodes = generate(outputs, inputs, signature, shapes, dtypes, kind=kind, title=title,
-                                       instrument=instrument, memory=memory, effects=effects, nodes=nodes)
+                                       instrument=instrument, memory=memory, effects=effects, nodes=nodes,
+                                       inline=inline)
     fn_name, _, prefix = _KINDS[kind]
     filename = f"{prefix}.{next(_counter)}"   # not "<...>": linecache.lazycache accepts it
     env["__name__"] = filename

@@ -42,10 +42,10 @@ from ..ndarray.ndarray import NDArray
 from ..symbol.provenance import where
 from .interpreter import Interpreter
 
-__all__ = ["HookMonitor", "ProfileMonitor", "MonitorChain", "run_program", "run_nodes", "MonitoredInterpreter"]
+__all__ = ["Monitor", "HookMonitor", "ProfileMonitor", "MonitorChain", "run_program", "run_nodes", "MonitoredInterpreter"]
 
 
-class _Monitor:
+class Monitor:
     """Base: binds the node list and the device of one run (``start``)."""
 
     nodes = ()
@@ -62,7 +62,7 @@ class _Monitor:
         pass
 
 
-class HookMonitor(_Monitor):
+class HookMonitor(Monitor):
     """Calls ``callback(name, op_name, NDArray)`` for each node's outputs (and inputs when
     ``monitor_all``), with MXNet's tensor names (see the module docstring)."""
 
@@ -95,7 +95,7 @@ class HookMonitor(_Monitor):
             self._call(node, f"{node.name}_{names[i] if i < len(names) else f'output{i}'}", value)
 
 
-class ProfileMonitor(_Monitor):
+class ProfileMonitor(Monitor):
     """Times every node of one run into ``hybridlab.profiler`` (category ``operator``, mode
     ``hybridized``, the block's name in ``args``)."""
 
@@ -123,7 +123,7 @@ class ProfileMonitor(_Monitor):
                              {"mode": "hybridized", "node": node.name, "block": self.block})
 
 
-class MonitorChain(_Monitor):
+class MonitorChain(Monitor):
     """Several monitors as one (hooks first, timing last, so a hook's time is not the op's)."""
 
     def __init__(self, monitors):

@@ -210,7 +210,7 @@ def build_cached_op(block, *args):
     from .. import events
     keep = state.keep_pipeline or events.has_subscribers("cache_built")
     cop = state.cached_op = CachedOp(out, flags, partition_if_dynamic=state.partition_if_dynamic,
-                                     keep_pipeline=keep, backend_stages=stages)
+                                     keep_pipeline=keep, backend_stages=stages, passes=state.passes)
     if cop.input_names != [a[1] for a in state.op_args]:   # a backend reordered inputs
         by_name = {a[1]: a for a in state.op_args}
         state.op_args = [by_name[n] for n in cop.input_names]

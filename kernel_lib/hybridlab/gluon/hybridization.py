@@ -68,6 +68,7 @@ class HybridizationState:
         self.flags = []                  # [(flag, value)]: MXNet's CachedOp flags given to hybridize()
         self.partition_if_dynamic = True
         self.shape_guards = True         # re-trace when a call breaks a shape read (gluon.shape_guards)
+        self.passes = None               # the cached op's passes (None: the default pipeline; tools vary it)
         self.keep_pipeline = False
         self.backend, self.backend_options = None, {}
         # the traced graph
