@@ -261,6 +261,9 @@ def trial(block, name):
         b._callback = None
         if "_hybridization" in attrs:
             b._hybridization = HybridizationState()
+            if getattr(b, "_graph_is_the_block", False):     # a SymbolBlock has no forward to trace
+                old = attrs["_hybridization"]
+                b._hybridization.set_graph(old.inputs, old.graph, old.in_format, old.out_format)
 
     block.apply(save)
     block._name = name

@@ -139,6 +139,8 @@ class SymbolBlock(HybridBlock):
         return f"{self.__class__.__name__}(\n{state.graph} : {len(state.inputs)} -> " \
                f"{len(state.graph.list_outputs())}\n)"
 
+    _graph_is_the_block = True       # kept when the cached op is dropped (and by hybridization.trial)
+
     def _clear_cached_op(self, reason="first call", detail=""):
         self._hybridization.clear(reason, detail, keep_graph=True)     # the graph is the block
 
