@@ -8,6 +8,8 @@ in reverse topological order and asks each op's registered ``grad`` for its inpu
   nothing above ``base``, so the ndarray layer reads it.
 * ``autograd/backward.py``: the backward driver (``backward``, ``grad``, ``mark_variables``).
 * ``autograd/function.py``: hand-written differentiable functions (``Function``).
+* ``autograd/history.py``: ``get_symbol``, the recorded history of an array as a Symbol (built by
+  ``symbol/from_tape.py``, which registers itself there).
 
 Example::
 
@@ -24,9 +26,10 @@ from .state import (is_recording, is_training, pause, predict_mode, record, set_
                     train_mode)
 from .backward import attach as _attach_backward, backward, grad, mark_variables  # noqa: F401
 from .function import Function  # noqa: F401
+from .history import get_symbol  # noqa: F401
 from ..ndarray.ndarray import NDArray as _NDArray
 
 _attach_backward(_NDArray)   # NDArray.backward: the ndarray layer cannot import the driver
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
-           "set_training", "mark_variables", "backward", "grad", "Function"]
+           "set_training", "mark_variables", "backward", "grad", "get_symbol", "Function"]

@@ -121,14 +121,15 @@ class RecordedCalls:
 
 class TapeOp:
     """What a cached op's tape node holds in place of an ``OpDef``: a name and ``grad``, run through
-    the one call path of gradients, ``OpDef.gradient`` (which passes the forward's mode)."""
+    the one call path of gradients, ``OpDef.gradient`` (which passes the forward's mode), and the
+    ``cached_op`` itself (``mx.autograd.get_symbol`` inlines its graph)."""
 
-    __slots__ = ("name", "grad")
+    __slots__ = ("name", "grad", "cached_op")
     grad_mode = True
     gradient = OpDef.gradient
 
-    def __init__(self, name, grad):
-        self.name, self.grad = name, grad
+    def __init__(self, name, grad, cached_op=None):
+        self.name, self.grad, self.cached_op = name, grad, cached_op
 
     def __repr__(self):
         return f"<{self.name}>"

@@ -68,4 +68,5 @@ def _attach_fluent():
 _attach_fluent()
 
 from .functions import *  # noqa: E402,F401,F403  (after the ops: wrappers around them)
+from . import from_tape as _from_tape  # noqa: E402,F401  (registers mx.autograd.get_symbol's builder)
 
