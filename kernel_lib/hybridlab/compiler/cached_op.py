@@ -59,6 +59,8 @@ the gradients needed: here only the weight's)::
     >>> op.backward_symbol().list_inputs()
     ['act_output_head_grad', 'fc_output', 'data']
 """
+import time
+
 from .. import monitor_state
 from ..autograd import state as autograd_state
 from ..base import MXNetError
@@ -108,6 +110,7 @@ class CachedOp(RecordedCalls):
         self.on_compile = on_compile
         self.keep_pipeline = bool(keep_pipeline)
         self.compile_count = 0   # programs compiled so far: callers detect a (re)build cheaply
+        self.compile_seconds = 0.0   # time spent compiling them (inference + codegen), for build records
         self._pools = {}         # device -> ArenaPool: static_alloc buffers shared by this op's plans
         self.memory_plans = {}   # signature key -> MemoryPlan (static_alloc)
         traced = topo_order(symbol._outputs)      # once: every question below about the traced graph
@@ -148,7 +151,7 @@ class CachedOp(RecordedCalls):
         self._probes = {}        # signature key -> the probe Program (see probe)
         self._latest_plan = None
         self.fallbacks = {}      # (signature key, gradient mask) -> why the op-by-op recorded path runs
-        self._tape_op = TapeOp(f"CachedOp({symbol!r})", self._tape_grad)
+        self._tape_op = TapeOp(f"CachedOp({symbol!r})", self._tape_grad, self)
         self._entry = make_entry(self._n_inputs, _state, self._fns.get, self._miss) if self._inputs else None
 
     # ---- calling ----------------------------------------------------------------------------
@@ -289,6 +292,13 @@ class CachedOp(RecordedCalls):
 
     # ---- compiling --------------------------------------------------------------------------
     def _compile(self, key, args, default_device):
+        start = time.perf_counter()
+        try:
+            return self._compile_signature(key, args, default_device)
+        finally:
+            self.compile_seconds += time.perf_counter() - start
+
+    def _compile_signature(self, key, args, default_device):
         self.compile_count += 1
         if args:
             device = args[0]._device

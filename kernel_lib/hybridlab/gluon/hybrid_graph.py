@@ -23,6 +23,7 @@ Example::
 """
 import contextlib
 import threading
+import time
 import warnings
 
 from .. import autograd, ndarray, symbol
@@ -170,6 +171,7 @@ def build_cached_op(block, *args):
     """Create ``block``'s cached op for the inputs ``args`` (``HybridBlock._build_cache``): the
     graph's inputs are the data and the block's parameters (unused ones are warned about), deferred
     parameters are initialised, and ``hybridization.op_args`` says how each input is fed."""
+    start = time.perf_counter()
     data, out = get_graph(block, *args)
     data_names = {d.name: i for i, d in enumerate(data)}
     params = {p.var().name: p for p in block.collect_params().values()}
@@ -214,3 +216,4 @@ def build_cached_op(block, *args):
     if cop.input_names != [a[1] for a in state.op_args]:   # a backend reordered inputs
         by_name = {a[1]: a for a in state.op_args}
         state.op_args = [by_name[n] for n in cop.input_names]
+    state.build_seconds += time.perf_counter() - start      # the build record's time (rebuild_history)

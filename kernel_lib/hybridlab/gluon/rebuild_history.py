@@ -41,11 +41,17 @@ Example::
 import time
 from collections import namedtuple
 
-__all__ = ["RebuildRecord", "RebuildHistory", "describe_key", "signature_diff", "flags_diff", "note_build", "note_inactive"]
+__all__ = ["RebuildRecord", "RebuildHistory", "GraphDiff", "describe_key", "signature_diff", "flags_diff", "note_build", "note_inactive"]
 
-RebuildRecord = namedtuple("RebuildRecord", ["time", "reason", "detail", "signature"])
+RebuildRecord = namedtuple("RebuildRecord", ["time", "reason", "detail", "signature", "flags", "graph",
+                                             "build_ms", "memory_bytes", "retraced"],
+                           defaults=((), None, None, None, False))
 RebuildRecord.__doc__ = ("One build of a block's cached op: ``time`` (``time.time()``), ``reason`` (str), "
-                         "``detail`` (str: what changed), ``signature`` (str: the inputs it was built for)")
+                         "``detail`` (str: what changed), ``signature`` (str: the inputs it was built for), "
+                         "``flags`` (the hybridize flags), ``graph`` (the traced Symbol the program was "
+                         "compiled from), ``build_ms`` (time spent tracing, running the passes and compiling "
+                         "for this build), ``memory_bytes`` (static_alloc's planned bytes, else None), "
+                         "``retraced`` (whether the graph was traced anew)")
 
 
 def _dt(dtype):
@@ -85,10 +91,19 @@ def flags_diff(old, new):
 class RebuildHistory(list):
     """The block's ``RebuildRecord`` list; ``str()``/``table()`` format it as a table."""
 
-    def add(self, reason, detail, signature):
-        record = RebuildRecord(time.time(), reason, detail, signature)
+    def add(self, reason, detail, signature, **more):
+        """Append a record (``more``: the optional fields ``flags``, ``graph``, ``build_ms``...)."""
+        record = RebuildRecord(time.time(), reason, detail, signature, **more)
         self.append(record)
         return record
+
+    def diff(self, i, j):
+        """How build ``j``'s graph differs from build ``i``'s: a ``GraphDiff`` (nodes matched by name)."""
+        a, b = self[i].graph, self[j].graph
+        if a is None or b is None:
+            raise ValueError(f"RebuildHistory.diff: builds {i} and {j} expected to keep their graphs, got "
+                             f"{'none' if a is None else 'a graph'} and {'none' if b is None else 'a graph'}")
+        return GraphDiff(a, b)
 
     def table(self):
         """The records as a text table: number, time, reason, detail, signature."""
@@ -105,6 +120,50 @@ class RebuildHistory(list):
     def __repr__(self):
         return f"<RebuildHistory: {len(self)} build(s){': ' if self else ''}" \
                f"{', '.join(r.reason for r in self)}>"
+
+
+class GraphDiff:
+    """Two graphs compared node by node, matched by name: ``added`` / ``removed`` node names (in
+    graph order) and ``changed``: ``{name: what differs}`` (op, attributes, inputs). Same graph
+    object (a rebuild for a new signature only): nothing differs.
+
+    >>> import hybridlab as mx
+    >>> x = mx.sym.var('x')
+    >>> old = mx.sym.relu(mx.sym.exp(x, name='e'), name='r')
+    >>> new = mx.sym.tanh(mx.sym.exp(x, name='e'), name='t')
+    >>> d = GraphDiff(old, new)
+    >>> d.added, d.removed, d.changed, bool(d)
+    (['t'], ['r'], {}, True)
+    """
+
+    def __init__(self, old, new):
+        a = {n.name: n for n in old._nodes()}
+        b = {n.name: n for n in new._nodes()}
+        self.added = [n for n in b if n not in a]
+        self.removed = [n for n in a if n not in b]
+        self.changed = {}
+        for name in (n for n in b if n in a):
+            x, y = a[name], b[name]
+            what = []
+            if x.op_name != y.op_name:
+                what.append(f"op {x.op_name} -> {y.op_name}")
+            keys = sorted(k for k in set(x.attrs) | set(y.attrs) if x.attrs.get(k) != y.attrs.get(k))
+            what += [f"{k}: {x.attrs.get(k)} -> {y.attrs.get(k)}" for k in keys]
+            ins_x, ins_y = [(s.name, i) for s, i in x.inputs], [(s.name, i) for s, i in y.inputs]
+            if ins_x != ins_y:
+                what.append(f"inputs {ins_x} -> {ins_y}")
+            if what:
+                self.changed[name] = "; ".join(what)
+
+    def __bool__(self):
+        return bool(self.added or self.removed or self.changed)
+
+    def __str__(self):
+        if not self:
+            return "same graph"
+        lines = [f"+ {n}" for n in self.added] + [f"- {n}" for n in self.removed]
+        lines += [f"~ {n}: {w}" for n, w in self.changed.items()]
+        return "\n".join(lines)
 
 
 def note_build(block, key):
@@ -128,7 +187,14 @@ def note_build(block, key):
     state.built.add(key)
     state.last_key = key
     state.pending = []
-    state.history.add(reason, detail, sig)
+    cop = state.cached_op
+    build_s, state.build_seconds = state.build_seconds, 0.0
+    plan = state.memory_plan()
+    state.history.add(reason, detail, sig, flags=tuple(state.flags), graph=state.graph,
+                      build_ms=(build_s + cop.compile_seconds - state.compile_seconds_seen) * 1e3,
+                      memory_bytes=plan.planned_bytes if plan is not None else None,
+                      retraced=state.graph is not state.last_graph)
+    state.compile_seconds_seen, state.last_graph = cop.compile_seconds, state.graph
     from .. import events
     if events.has_subscribers("cache_built"):
         shapes, device, training = key
