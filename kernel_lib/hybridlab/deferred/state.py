@@ -3,8 +3,23 @@
 It imports nothing above ``base``: the dispatcher reads ``tracing.active`` on every op call. The
 tracer itself (``deferred/trace.py``) sits in the symbol layer, above the ndarray layer; it
 registers what the layers below need from it in ``tracer`` when it loads: ``record`` (the
-dispatcher's tracing path) and ``where`` (the user's source line, for error messages); the compiler
-registers its ``interpreter``, which computes the values a dynamic-shape op needs while tracing.
+dispatcher's tracing path), ``where`` (the user's source line) and ``describe_read`` (what the user
+did and in which Gluon style), for ``TracedValue``'s error messages; the compiler registers its
+``interpreter``, which computes the values a dynamic-shape op needs while tracing.
+
+A value read while tracing fails with one message in the words of the block's style (MXNet 1.x
+``hybrid_forward``: ``F.where``; MXNet 2.0 ``forward`` or ``mx.np`` arrays: ``mx.np.where``)::
+
+    >>> import hybridlab as mx
+    >>> x = mx._deferred_compute.placeholder((2,)).as_np_ndarray()
+    >>> mx._deferred_compute.set_variable(x, mx.sym.var('x'))
+    >>> with mx._deferred_compute.context():
+    ...     bool(x.sum() > 0)
+    Traceback (most recent call last):
+    hybridlab.base.MXNetError: cannot read the truth value (bool(), if, while) of an array of shape () while the
+    graph is being traced at ...: `bool(x.sum() > 0)`. While hybridizing, arrays have a shape and a dtype but no
+    values, so an `if` or `while` cannot depend on them. Compute both branches and choose with
+    `mx.np.where(cond, a, b)`, or call the block without hybridize() to look at the values.
 
 Example::
 
@@ -34,7 +49,9 @@ tracing = _Tracing()
 
 class _Tracer:
     """Set by ``deferred.trace`` when it loads: ``record(op, inputs, kwargs, np_style)`` records one op
-    call as a graph node; ``where()`` is `` at file:line: code`` of the user's line (or ''). Set by
+    call as a graph node; ``where()`` is `` at file:line: `code` `` of the user's line (or '');
+    ``describe_read(data, what)`` is ``(what the user did, np_words)`` for a failing read of the
+    ``TracedValue`` ``data`` (``np_words``: the block is MXNet 2.0 style). Set by
     ``compiler.interpreter``: ``interpreter`` (the class that runs a graph node by node)."""
 
     record = None
@@ -43,6 +60,10 @@ class _Tracer:
     @staticmethod
     def where():
         return ""
+
+    @staticmethod
+    def describe_read(data, what):
+        return what, False
 
 
 tracer = _Tracer()
@@ -89,6 +110,23 @@ class context:
         return False
 
 
+# the rewrite each error suggests, in the words of the block's style: (MXNet 1.x ``hybrid_forward``
+# with ``F``, MXNet 2.0 ``forward`` with ``mx.np``/``mx.npx``), indexed by ``np_words``
+_LOOK = "or call the block without hybridize() to look at the values."
+_REWRITE = {
+    "branch": (f"Compute both branches and choose with `F.where(cond, a, b)`, {_LOOK}",
+               f"Compute both branches and choose with `mx.np.where(cond, a, b)`, {_LOOK}"),
+    "read": (f"Keep the computation in `F` ops (`F.where(cond, a, b)` for choices, `F.slice_axis` and "
+             f"`F.reshape` codes for shapes), {_LOOK}",
+             f"Keep the computation in `mx.np` / `mx.npx` ops (`mx.np.where(cond, a, b)` for choices, indexing "
+             f"and `mx.npx.reshape` codes for shapes), {_LOOK}"),
+    "write": ("Build a new array instead: `F.where(mask, value, x)` replaces elements, `F.concat` joins "
+              "`F.slice_axis` pieces.",
+              "Build a new array instead: `mx.np.where(mask, value, x)` replaces elements, "
+              "`mx.np.concatenate` joins slices."),
+}
+
+
 class TracedValue:
     """The data of an array while tracing: a shape and a dtype, no values.
 
@@ -114,17 +152,21 @@ class TracedValue:
         return out
 
     def _no_value(self, what="its values"):
+        what, np_words = tracer.describe_read(self, what)
+        branch = what.startswith("the truth value")
+        why = ", so an `if` or `while` cannot depend on them" if branch else ""
         raise MXNetError(f"cannot read {what} of an array of shape {self.shape} while the graph is being traced"
-                         f"{tracer.where()}: while hybridizing, arrays only have a shape and a dtype. Keep the "
-                         f"computation in ops (F.where for conditions, F.slice_axis / reshape codes for shapes), "
-                         f"or call the block without hybridize() to inspect values.")
+                         f"{tracer.where()}. While hybridizing, arrays have a shape and a dtype but no values"
+                         f"{why}. {_REWRITE['branch' if branch else 'read'][np_words]}")
 
     def __getattr__(self, name):
         self._no_value(f"'{name}'")
 
     def __setitem__(self, key, value):
-        raise MXNetError(f"item assignment is not supported while the graph is being traced{tracer.where()}: a "
-                         f"graph node cannot be written in place. Use F.where(mask, value, x) or F.concat of slices.")
+        _, np_words = tracer.describe_read(self, "item assignment")
+        raise MXNetError(f"item assignment is not supported while the graph is being traced{tracer.where()}. "
+                         f"While hybridizing, an array is a node of the graph, which cannot be written in place. "
+                         f"{_REWRITE['write'][np_words]}")
 
     def __array__(self, *args, **kwargs):
         self._no_value()

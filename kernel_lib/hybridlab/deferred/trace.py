@@ -1,7 +1,11 @@
 """The tracer: inside ``context()``, every op call on NDArrays records a graph node (with its Block
 scope path and the user's source line) instead of computing. It sits in the symbol layer and
-registers itself with ``deferred.state`` (``tracer.record``, ``tracer.where``), which the
-dispatcher and ``TracedValue`` below it read.
+registers itself with ``deferred.state`` (``tracer.record``, ``tracer.where``,
+``tracer.describe_read``), which the dispatcher and ``TracedValue`` below it read.
+
+Its error messages name the user's line (`` at file:line: `code` ``) and advise in the words of the
+block's Gluon style (``np_words``): the innermost user ``hybrid_forward`` or ``forward`` on the stack
+decides, else whether the arrays are ``mx.np`` arrays.
 
 The ndarray layer imports ``deferred.state`` while it loads, which loads this module: NDArray and
 the dispatcher are therefore imported inside the functions that use them.
@@ -17,6 +21,8 @@ Example::
     >>> trace.get_symbol(y).list_arguments()
     ['x']
 """
+import sys
+
 import numpy as np
 
 from .. import name as _name
@@ -27,7 +33,7 @@ from ..monitor_state import quiet
 from ..ops.infer import InferError
 from ..ops.registry import get_op
 from ..symbol.graph import Node
-from ..symbol.provenance import annotate, user_source
+from ..symbol.provenance import annotate, in_package, user_source
 from ..symbol.symbol import Symbol
 from . import state
 from .state import TracedValue
@@ -38,8 +44,57 @@ _tracing = state.tracing
 
 
 def _where():
+    """`` at file:line: `code` `` of the user's line (the code left out when its source is unknown), or ''."""
     src = user_source()
-    return f" at {src['file']}:{src['line']}: {src['code']}" if src else ""
+    if not src:
+        return ""
+    return f" at {src['file']}:{src['line']}" + (f": `{src['code']}`" if src["code"] else "")
+
+
+def _np_words(np_arrays):
+    """Whether advice should use MXNet 2.0 words (``mx.np``/``mx.npx``) rather than 1.x ones (``F.``):
+    the innermost user function on the stack named ``hybrid_forward`` (1.x) or ``forward`` (2.0)
+    decides (a helper it calls reads as its caller); without one, ``np_arrays`` (the arrays are
+    ``mx.np`` arrays). Walks the stack: for error messages only."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_name
+        if name in ("forward", "hybrid_forward") and not in_package(frame.f_code.co_filename):
+            return name == "forward"
+        frame = frame.f_back
+    return bool(np_arrays)
+
+
+# what the user did, by the NDArray method that user code called (the outermost hybridlab frame of
+# a failing read): print(x) reads the values through __str__, float(x) through __float__, ...
+_READS = {
+    "__str__": "the values to print (print(), str())",
+    "__repr__": "the values to print (repr())",
+    "__format__": "the values to format (format(), f-strings)",
+    "__float__": "the value (float())",
+    "__int__": "the value (int())",
+    "__index__": "the value as an index",
+    "__array__": "the values for NumPy (np.asarray(), np.array())",
+    "asscalar": "asscalar()",
+    "tolist": "tolist()",
+}
+
+
+def describe_read(data, what):
+    """``tracer.describe_read``: (what the user did, ``np_words``) for a read of the TracedValue
+    ``data`` that cannot work while tracing (``what``: the reading method's own words). The frames
+    between the read and the user's code hold the NDArray wrapping ``data`` (it knows whether it is
+    an ``mx.np`` array) and the method the user called."""
+    from ..ndarray.ndarray import NDArray
+    np_arrays, entry = False, None
+    frame = sys._getframe(1)
+    while frame is not None and in_package(frame.f_code.co_filename):
+        for value in frame.f_locals.values():
+            if value.__class__ is NDArray and value._data is data:
+                np_arrays = np_arrays or value._np
+        entry = frame.f_code.co_name
+        frame = frame.f_back
+    return _READS.get(entry, what), _np_words(np_arrays)
 
 
 def placeholder(shape, dtype="float32", device=None):
@@ -130,7 +185,8 @@ def record(op, inputs, kwargs, np_style):
             raise MXNetError(
                 f"{op.name}: input '{label}' (shape {np.shape(x)}) is an array that is neither a traced value, a "
                 f"graph input nor a parameter{_where()}. Inside a hybridized forward, create arrays with ops "
-                f"(e.g. F.ones_like), make constants Parameters/Constants, or pass them as inputs.")
+                f"(e.g. `{'mx.np' if _np_words(np_style) else 'F'}.ones_like`), make constants "
+                f"Parameters/Constants, or pass them as inputs.")
         entries.append(entry)
         if isinstance(x, NDArray):
             shapes.append(tuple(x.shape))
@@ -194,6 +250,7 @@ def _run_with_values(op, kwargs, arrays, entries, device, np_style):
 # what the layers below need from the tracer (the dispatcher's tracing path, TracedValue's errors)
 state.tracer.record = record
 state.tracer.where = _where
+state.tracer.describe_read = describe_read
 
 
 # ---- reading values of the traced graph ------------------------------------------------------------

@@ -37,6 +37,7 @@ Example::
     >>> net.hybridization.graph.list_outputs()[0].endswith('_fwd_output')
     True
 """
+import sys
 import warnings
 
 from .. import ndarray
@@ -45,6 +46,7 @@ from .. import deferred as _dc
 from ..ndarray.ndarray import NDArray
 from ..symbol.provenance import user_stacklevel
 from ..symbol.symbol import Symbol
+from ..symbol.user_traceback import escapes_to_user, full_traceback_wanted, without_package_frames
 from .. import monitor_state
 from ..monitor_state import quiet as _quiet
 from . import monitoring as _monitoring
@@ -138,9 +140,15 @@ class HybridBlock(Block):
 
     # ---- calling ----------------------------------------------------------------------------
     def __call__(self, x, *args):
-        if self._callback is not None or _switches.running:     # op hooks / profiler: gluon.monitoring
-            return _monitoring.call_monitored(self, self._call, (x,) + args)
-        return self._call(x, *args)
+        __tracebackhide__ = True      # the entry frame: IPython and pytest leave it out of tracebacks
+        try:
+            if self._callback is not None or _switches.running:     # op hooks / profiler: gluon.monitoring
+                return _monitoring.call_monitored(self, self._call, (x,) + args)
+            return self._call(x, *args)
+        except Exception as err:      # into user code: without hybridlab's frames (symbol.user_traceback)
+            if full_traceback_wanted() or not escapes_to_user(sys._getframe(1), self):
+                raise
+            raise without_package_frames(err)    # hybridlab's frames left out: HYBRIDLAB_FULL_TRACEBACK=1 keeps them
 
     def _call(self, x, *args):
         if self._forward_pre_hooks:

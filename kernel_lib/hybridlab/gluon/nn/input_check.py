@@ -125,6 +125,7 @@ class InputCheck:
         return {}
 
     def __call__(self, x, *args):
+        __tracebackhide__ = True      # IPython and pytest leave this frame out of tracebacks
         if isinstance(x, NDArray):
             expected = self._input_problem(x.shape)
             if expected is not None:
