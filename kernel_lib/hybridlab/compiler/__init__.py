@@ -30,9 +30,11 @@ from .flags import FLAG_DEFAULTS, parse_flags  # noqa: F401
 from .codegen import Program, compile_program, generate  # noqa: F401
 from .signature import Signature  # noqa: F401
 from .executor import Executor, attach as _attach_executor  # noqa: F401
+from .warning_origin import install as _install_warning_origin
 from ..symbol.symbol import Symbol as _Symbol
 
 _attach_executor(_Symbol)   # Symbol.bind / simple_bind / eval: the symbol layer cannot import us
+_install_warning_origin()   # NumPy's warnings inside ops shown at the user's line (compiler.warning_origin)
 
 __all__ = ["CachedOp", "Executor", "Program", "Signature", "compile_program", "generate",
            "parse_flags", "FLAG_DEFAULTS"]

@@ -72,7 +72,7 @@ from ..symbol.graph import topo_order
 from .signature import dtype_name
 from .source_text import Namer, check_identifier, comment, literal
 
-__all__ = ["Program", "compile_program", "generate", "make_entry"]
+__all__ = ["Program", "compile_program", "generate", "make_entry", "program_named"]
 
 _counter = itertools.count()
 # kind -> (function name, header words, linecache file name prefix)
@@ -412,7 +412,19 @@ def compile_program(outputs, inputs, signature, shapes=None, dtypes=None, title=
     prog._gen = (outputs, inputs, {"signature": signature, "shapes": shapes, "dtypes": dtypes, "title": title,
                                    "kind": kind, "effects": tuple(effects)})
     weakref.finalize(prog, _collected.append, filename)
+    _live[filename] = prog
     return prog
+
+
+# file name -> the live Program compiled under it (weak: an entry goes with its program, so the table
+# holds no more than the programs alive); a frame running generated code names its program this way
+_live = weakref.WeakValueDictionary()
+
+
+def program_named(filename):
+    """The live ``Program`` whose generated code has ``filename`` (a frame's ``co_filename``), or
+    ``None``: what ``compiler.warning_origin`` uses to name the node whose line is running."""
+    return _live.get(filename)
 
 
 # file names of programs that were garbage collected: dropped from linecache at the next compile, not

@@ -43,7 +43,7 @@ from ..base import MXNetError
 from ..compiler.instrument import Monitor
 from ..compiler.interpreter import Interpreter
 from ..compiler.passes import DEFAULT_PASSES
-from .hybridization import trial
+from .hybridization import ParameterValues, trial
 from .utils import flatten
 
 __all__ = ["compare", "compare_settings", "ConsistencyReport", "Difference"]
@@ -113,19 +113,19 @@ def compare(block, *inputs, backward=False, flags=None, passes=None, rtol=1e-4, 
     flags = dict(flags or {})
     if not inputs:
         raise MXNetError("compare: expected at least one input array")
-    saved = _snapshot(block)
+    saved = ParameterValues(block)
     block(*inputs)                        # finishes deferred initialisation, in the block's own mode
-    _restore(block, saved)
-    saved = _snapshot(block)
+    saved.restore()
+    saved = ParameterValues(block)
     with trial(block, f"{block.name}"):
         eager = _run(block, inputs, backward)
-        _restore(block, saved)
+        saved.restore()
         block.hybridize(**flags)
         block.hybridization.passes = None if passes is None else list(passes)
         hybrid = _run(block, inputs, backward)
-        _restore(block, saved)
+        saved.restore()
         nodes = _compare_nodes(block, inputs, backward, rtol, atol)
-        _restore(block, saved)
+        saved.restore()
     outputs = [_difference(f"{i}", e, h, rtol, atol) for i, (e, h) in enumerate(zip(eager[0], hybrid[0]))]
     gradients = [_difference(name, eager[1][name], hybrid[1].get(name), rtol, atol) for name in eager[1]]
     setting = f"hybridize({', '.join(f'{k}={v!r}' for k, v in flags.items())}), " + (
@@ -144,14 +144,6 @@ def compare_settings(block, *inputs, backward=False, rtol=1e-4, atol=1e-5):
 
 
 # ---- running -----------------------------------------------------------------------------------
-def _snapshot(block):
-    return [(p, [d.copy() for d in p._data]) for p in block.collect_params().values() if p._data is not None]
-
-
-def _restore(block, saved):
-    for p, datas in saved:
-        for d, old in zip(p._data, datas):
-            d[:] = old
 
 
 def _run(block, inputs, backward):
