@@ -40,7 +40,7 @@ actual shape, so the ops after it trace as usual::
 """
 from .state import TracedValue, context, is_deferred_compute  # noqa: F401
 from .trace import clear, get_symbol, placeholder, set_variable  # noqa: F401
-from . import shape_reads  # noqa: F401  (registers tracer.read_shape)
+from . import precheck_reads, shape_reads  # noqa: F401  (register tracer.precheck_*, tracer.read_shape)
 
 __all__ = ["is_deferred_compute", "context", "set_variable", "get_symbol", "clear", "placeholder",
            "TracedValue"]

@@ -34,7 +34,7 @@ import threading
 
 from ..base import MXNetError, normalize_dtype
 
-__all__ = ["tracing", "tracer", "is_deferred_compute", "context", "TracedValue"]
+__all__ = ["tracing", "tracer", "is_deferred_compute", "context", "TracedValue", "rewrite_advice"]
 
 
 class _Tracing(threading.local):
@@ -42,6 +42,7 @@ class _Tracing(threading.local):
     values = None   # the trace's variable values: name -> NDArray (context(values=...)), else None
     memo = None     # (node, output index) -> NDArray: values computed for dynamic ops in this trace
     shape_reads = None   # the list collecting the shapes user code reads (context(shape_reads=...))
+    precheck = None      # a pre-check's findings (gluon.precheck): reads and writes recorded, not raised
 
 
 tracing = _Tracing()
@@ -51,11 +52,18 @@ class _Tracer:
     """Set by ``deferred.trace`` when it loads: ``record(op, inputs, kwargs, np_style)`` records one op
     call as a graph node; ``where()`` is `` at file:line: `code` `` of the user's line (or '');
     ``describe_read(data, what)`` is ``(what the user did, np_words)`` for a failing read of the
-    ``TracedValue`` ``data`` (``np_words``: the block is MXNet 2.0 style). Set by
-    ``compiler.interpreter``: ``interpreter`` (the class that runs a graph node by node)."""
+    ``TracedValue`` ``data`` (``np_words``: the block is MXNet 2.0 style); in a pre-check
+    (``tracing.precheck``), ``precheck_read(array, what)`` records a value read and returns the real
+    value, ``precheck_write(data)`` records an item assignment. Set by ``deferred.shape_reads``:
+    ``read_shape(arr, what)``, called when user code reads the shape, ``len()``, ``ndim`` or
+    ``size`` of a traced array (a shape guard). Set by ``compiler.interpreter``: ``interpreter``
+    (the class that runs a graph node by node)."""
 
     record = None
     interpreter = None   # compiler.interpreter.Interpreter (registered by the compiler: it runs graphs)
+    read_shape = None
+    precheck_read = None
+    precheck_write = None
 
     @staticmethod
     def where():
@@ -127,6 +135,12 @@ _REWRITE = {
 }
 
 
+def rewrite_advice(kind, np_words):
+    """The rewrite advised for ``kind`` (``"branch"``, ``"read"`` or ``"write"``) in the words of
+    the block's style (``np_words``: MXNet 2.0 ``mx.np``/``mx.npx``, else 1.x ``F``)."""
+    return _REWRITE[kind][bool(np_words)]
+
+
 class TracedValue:
     """The data of an array while tracing: a shape and a dtype, no values.
 
@@ -163,6 +177,8 @@ class TracedValue:
         self._no_value(f"'{name}'")
 
     def __setitem__(self, key, value):
+        if tracing.precheck is not None:       # a pre-check notes the write and goes on without it
+            return tracer.precheck_write(self)
         _, np_words = tracer.describe_read(self, "item assignment")
         raise MXNetError(f"item assignment is not supported while the graph is being traced{tracer.where()}. "
                          f"While hybridizing, an array is a node of the graph, which cannot be written in place. "

@@ -34,7 +34,7 @@ from ..ops.infer import InferError
 from ..ops.registry import get_op
 from ..symbol.graph import Node
 from ..symbol.provenance import annotate, in_package, user_source
-from ..symbol.symbol import Symbol
+from ..symbol.symbol import Symbol, var
 from . import state
 from .state import TracedValue
 
@@ -181,6 +181,12 @@ def record(op, inputs, kwargs, np_style):
                 entry = _constant_entry(x._data)   # a wrapped scalar (np-style x == 2)
         else:
             entry = _constant_entry(x)
+        if entry is None and _tracing.precheck is not None:    # noted; it stands in as a graph input
+            _tracing.precheck.add("outside array", f"input '{label}' of {op.name} (shape {np.shape(x)})",
+                                  _np_words(np_style))
+            entry = var(f"outside_array{len(_tracing.precheck.reads)}")._outputs[0]
+            if _tracing.memo is not None and isinstance(x, NDArray):
+                _tracing.memo[entry] = x          # its value, should a later op need values
         if entry is None:
             raise MXNetError(
                 f"{op.name}: input '{label}' (shape {np.shape(x)}) is an array that is neither a traced value, a "
@@ -218,6 +224,8 @@ def record(op, inputs, kwargs, np_style):
         values = _run_with_values(op, kwargs, arrays, entries, device, np_style)
         out_shapes = [tuple(v.shape) for v in values] + list(out_shapes or [])[len(values):]
     node = annotate(Node(op, _auto_name(op), op.format_attrs(kwargs), entries))
+    if _tracing.precheck is not None:       # a pre-check keeps the graph so far (deferred.precheck_reads)
+        _tracing.precheck.nodes.append(node)
     node.meta["shapes"] = [tuple(s) for s in out_shapes]
     node.meta["dtypes"] = list(out_dtypes)
     outs = []
@@ -233,10 +241,10 @@ def record(op, inputs, kwargs, np_style):
 
 def _run_with_values(op, kwargs, arrays, entries, device, np_style):
     """Run the dynamic-shape ``op`` on real values: those of its inputs are computed from the
-    recorded graph (``_value_of``). Returns its visible outputs (NDArrays)."""
+    recorded graph (``value_of_entry``). Returns its visible outputs (NDArrays)."""
     from ..ndarray.ndarray import NDArray
     from ..ndarray.dispatch import invoke
-    ins = [_value_of(entry, device) if isinstance(x, NDArray) else x for x, entry in zip(arrays, entries)]
+    ins = [value_of_entry(entry, device) if isinstance(x, NDArray) else x for x, entry in zip(arrays, entries)]
     _tracing.active = False
     try:
         # values computed for tracing are not the user's op calls: op hooks and the profiler skip them
@@ -255,7 +263,7 @@ state.tracer.describe_read = describe_read
 
 # ---- reading values of the traced graph ------------------------------------------------------------
 
-def _value_of(entry, device):
+def value_of_entry(entry, device):
     """The real value (NDArray) of the traced graph entry ``(node, i)``, computed once per trace by
     the compiler's interpreter (``tracer.interpreter``): variables from the trace's values
     (``context(values=...)``), results kept in ``tracing.memo``."""

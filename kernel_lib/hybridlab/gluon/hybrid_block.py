@@ -456,6 +456,19 @@ class HybridBlock(Block):
             child.register_op_hook(callback, monitor_all)
 
     # ---- export -----------------------------------------------------------------------------
+    def precheck(self, *inputs):
+        """Before hybridizing: every construct of this block's forward that fails or is frozen when
+        hybridized, for a call on ``inputs`` (a printable ``gluon.precheck.PrecheckReport``; the block
+        is left as it was).
+
+        >>> import hybridlab as mx
+        >>> net = mx.gluon.nn.Dense(2, in_units=3); net.initialize()
+        >>> net.precheck(mx.nd.ones((1, 3))).verdict
+        'hybridizes cleanly'
+        """
+        from .precheck import precheck
+        return precheck(self, *inputs)
+
     def export(self, path, epoch=0, remove_amp_cast=True):
         """Write ``path-symbol.json`` and ``path-%04d.params`` (keys ``arg:``/``aux:`` + graph names)
         that MXNet 1.9's ``SymbolBlock.imports`` loads; returns the two file names. With ``path=None``

@@ -40,11 +40,13 @@ _TRACING_ND = NamingNamespace(ndarray)    # F while deferred compute traces a 1.
 _local = threading.local()    # the prefixes of the blocks whose graph is being built (scope names)
 
 
-def trace(block, *args):
+def trace(block, *args, symbolic=None, shape_reads=None):
     """Build the graph: (input variables, output Symbol, input format, output format, shape reads;
     the formats as ``gluon.utils.flatten`` gives them, the reads the ``deferred.shape_reads`` of
     user code, the block's shape guards). 1.x style calls ``hybrid_forward`` with Symbols; 2.0
-    style traces ``forward`` with value-less arrays (deferred compute)."""
+    style traces ``forward`` with value-less arrays (deferred compute); ``symbolic=False`` traces a
+    1.x block with deferred compute too (``F`` is then ``mx.nd``: the pre-check does), which
+    collects the shape reads into its own ``shape_reads`` list (kept if the trace fails)."""
     flat_args, in_format = flatten(args, "input")
     real = [a for a in flat_args if a is not None]
     if not real:
@@ -52,8 +54,8 @@ def trace(block, *args):
     names = ["data"] if len(real) == 1 else [f"data{i}" for i in range(len(real))]
     inputs = [symbol.var(n) for n in names]
     it = iter(inputs)
-    reads = []
-    if block._builds_symbolically():
+    reads = [] if shape_reads is None else shape_reads
+    if block._builds_symbolically() if symbolic is None else symbolic:
         grouped = regroup([next(it) if a is not None else None for a in flat_args], in_format)
         out = symbolic_forward(block, *grouped)
         flat_out, out_format = flatten(out, "output")

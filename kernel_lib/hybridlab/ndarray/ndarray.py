@@ -31,7 +31,19 @@ __all__ = ["NDArray", "array", "from_dlpack", "to_dlpack_for_read", "to_dlpack_f
 def _no_values_while_tracing(arr, what):
     """Raise the deferred-compute error when ``arr`` is a traced value (shape and dtype, no data)."""
     if type(arr._data) is TracedValue:
-        arr._data._no_value(what)
+        _readable(arr, what)
+
+
+def _readable(arr, what):
+    """``arr``'s data to read values from: its array, or while tracing the deferred-compute error
+    (``what`` was read), except in a pre-check, which records the read and goes on with the real
+    value (``gluon.precheck``)."""
+    data = arr._data
+    if type(data) is not TracedValue:
+        return data
+    if _deferred.tracing.precheck is not None:
+        return _deferred.tracer.precheck_read(arr, what)
+    data._no_value(what)
 
 
 def _tracing_placeholder(arr):
@@ -163,9 +175,8 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
     # ---- conversion -------------------------------------------------------------------------
     def asnumpy(self):
         """A NumPy copy of the data (copied from the GPU for GPU arrays)."""
-        _no_values_while_tracing(self, "asnumpy()")
-        data = self._data
-        return data.get() if self._device.is_gpu else np.array(data)
+        data = _readable(self, "asnumpy()")
+        return data.get() if self._device.is_gpu and not isinstance(data, np.ndarray) else np.array(data)
 
     def asscalar(self):
         """The value of a one-element array as a NumPy scalar."""
