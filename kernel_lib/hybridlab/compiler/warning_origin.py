@@ -107,7 +107,7 @@ def origin(message, filename, lineno):
         if node is None and name.startswith(_GENERATED):
             prog = program_named(name)
             node = prog.node_at(frame.f_lineno) if prog is not None else None
-            if node is not None and node.op.name == "_fused_elemwise":
+            if node is not None and node.meta.get("fused_from"):      # a fusion pass node: its step
                 fused, node = node, _fused_step(node, found.group(1))
         elif node is None and code is _STEP:
             node = frame.f_locals.get("node")

@@ -245,7 +245,7 @@ def _forward(block, inputs, backward, setting):
             cop.probe(args, monitor)
         except _Found as hit:
             node = monitor.nodes[hit.k]
-            if node.op.name == "_fused_elemwise":
+            if node.meta.get("fused_from"):          # made by the fusion pass: open it
                 inner = _inside_fused(node, hit.inputs, cop.symbol, args[0])
                 if inner is not None:
                     return _report(setting, backward, "forward", *inner, fused_into=node.name)
