@@ -21,3 +21,13 @@ def tutorial_mlp_symbol():
     net.hybridize()
     net(mx.nd.ones((1, 512)))
     return net.hybridization.graph
+
+
+# the smallest square input each model-zoo net accepts (32 for the rest): global pooling at the end
+# of DenseNet and SqueezeNet, AlexNet's strides and Inception v3's stem need more
+ZOO_INPUT_SIDE = {"inceptionv3": 299, "alexnet": 224, "squeezenet1.0": 224, "squeezenet1.1": 224,
+                  **{f"densenet{n}": 224 for n in (121, 161, 169, 201)}}
+
+
+def zoo_input_side(name):
+    return ZOO_INPUT_SIDE.get(name, 32)

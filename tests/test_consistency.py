@@ -7,6 +7,7 @@ import pytest
 import hybridlab as mx
 from hybridlab.gluon import nn
 from hybridlab.gluon.model_zoo import vision
+from models import zoo_input_side
 from hybridlab.gluon.consistency import compare, compare_settings
 from hybridlab.ops.registry import InlineRule, get_op
 from hybridlab.test_utils import check_gluon_hybridize_consistency
@@ -86,8 +87,6 @@ def test_check_gluon_hybridize_consistency_with_numpy_reference():
         check_gluon_hybridize_consistency(build, [mx.nd.ones((4, 3))], numpy_func=lambda x: x @ w.T + 1)
 
 
-_SIDE = {"inceptionv3": 299, "alexnet": 224, "squeezenet1.0": 224, "squeezenet1.1": 224,
-         **{f"densenet{n}": 224 for n in (121, 161, 169, 201)}}     # the smallest inputs each accepts
 _WITH_GRAD = {"resnet18_v1", "resnet18_v2", "mobilenet0.25", "mobilenetv2_0.25", "squeezenet1.1", "alexnet"}
 
 
@@ -95,7 +94,7 @@ _WITH_GRAD = {"resnet18_v1", "resnet18_v2", "mobilenet0.25", "mobilenetv2_0.25",
 def test_every_model_zoo_net_is_consistent(name):
     # forward for every net; gradients too (training mode: BatchNorm's batch statistics, Dropout
     # with the same seed in both runs) for one net of each family with them
-    side = _SIDE.get(name, 32)
+    side = zoo_input_side(name)
     x = mx.nd.array(np.random.RandomState(0).normal(size=(1, 3, side, side)).astype("float32"))
     check_gluon_hybridize_consistency(lambda: vision.get_model(name, classes=4), [x], test_grad=name in _WITH_GRAD,
                                       rtol=1e-3, atol=1e-4)

@@ -11,6 +11,7 @@ import hybridlab as mx
 from hybridlab.gluon import nn
 from hybridlab.gluon.export_check import check_export
 from hybridlab.gluon.model_zoo import vision
+from models import zoo_input_side
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "mxnet")
 FIXTURES = ["mlp", "lenet", "mobilenet0.25", "lstm", "bn_dropout", "attention"]
@@ -33,15 +34,13 @@ def test_every_mxnet_fixture_round_trips(name):
     assert "everything matches" in str(report)
 
 
-_SIDE = {"inceptionv3": 299, "alexnet": 224, "squeezenet1.0": 224, "squeezenet1.1": 224,
-         **{f"densenet{n}": 224 for n in (121, 161, 169, 201)}}
 
 
 @pytest.mark.parametrize("name", sorted(vision.MODELS))
 def test_every_model_zoo_net_round_trips(name):
     net = vision.get_model(name, classes=4)
     net.initialize()
-    side = _SIDE.get(name, 32)
+    side = zoo_input_side(name)
     report = check_export(net, mx.nd.array(np.random.RandomState(0).normal(size=(1, 3, side, side))))
     assert report.ok, str(report)
     assert not net.hybridization.active          # the block is left as it was
