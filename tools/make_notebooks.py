@@ -7,6 +7,8 @@ import pathlib
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from lesson_debug_hybridize import DEBUG_HYBRIDIZE
+
 HERE = pathlib.Path(__file__).resolve().parent.parent / "notebooks"
 
 NDARRAY_AND_AUTOGRAD = [
@@ -335,7 +337,8 @@ def main():
     HERE.mkdir(exist_ok=True)
     meta = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
     lessons = (("01-ndarray-and-autograd", NDARRAY_AND_AUTOGRAD), ("02-hybridize", HYBRIDIZE),
-               ("03-see-it-in-jupyterlab", SEE_IT), ("04-train-on-digits", DIGITS))
+               ("03-see-it-in-jupyterlab", SEE_IT), ("04-train-on-digits", DIGITS),
+               ("05-debug-hybridize", DEBUG_HYBRIDIZE))
     for name, cells in lessons:
         for i, cell in enumerate(cells):
             cell["id"] = f"{name[:2]}-{i:02d}"     # stable ids: regenerating does not churn the files
