@@ -243,3 +243,31 @@ def test_a_plain_session_shows_the_log_story_at_the_users_line(tmp_path):
     assert "created at net.py:6: return mx.np.log(x) * 2)" in done.stderr
     assert f"{script}:12: RuntimeWarning: invalid value encountered in log (op 'log'" in done.stderr
     assert "elemwise" not in done.stderr and "<hybridlab" not in done.stderr
+
+
+def test_a_notebook_cell_shows_the_warning_at_its_line(tmp_path):
+    # a Jupyter cell is code compiled under a file name no loaded module has: the re-issued
+    # warning must still be shown there (warn_explicit with module=None shows nothing)
+    script = tmp_path / "kernel.py"
+    cell = tmp_path / "ipykernel_1" / "cell1.py"
+    script.write_text(textwrap.dedent(f"""\
+        import hybridlab as mx
+        source = '''
+        from hybridlab.gluon import HybridBlock
+        class Net(HybridBlock):
+            def forward(self, x):
+                return mx.np.log(x) * 2
+        net = Net(); net.hybridize()
+        net(mx.np.array([1.0, -1.0]))
+        '''
+        import linecache
+        linecache.cache[{str(cell)!r}] = (len(source), None, source.splitlines(True), {str(cell)!r})
+        exec(compile(source, {str(cell)!r}, "exec"), {{"mx": mx, "__name__": "__main__"}})
+        """))
+    kernel_lib = os.path.dirname(os.path.dirname(mx.__file__))
+    env = dict(os.environ, PYTHONPATH=kernel_lib + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("PYTHONWARNINGS", None)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120,
+                          cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert f"{cell}:5: RuntimeWarning: invalid value encountered in log (node 'net0_log0' (log)" in done.stderr

@@ -185,8 +185,11 @@ def reattributing(show):
             where.raised_registry.pop((str(message), category, lineno), None)
         _local.busy = True
         try:
-            warnings.warn_explicit(where.text, category, where.filename, where.lineno, module=where.module,
-                                   registry=where.registry, module_globals=where.module_globals)
+            # module=None given explicitly shows nothing on Python 3.11 (a notebook cell has no module):
+            # leave it out then, and the filters derive it from the file name
+            known = {"module": where.module} if where.module is not None else {}
+            warnings.warn_explicit(where.text, category, where.filename, where.lineno, registry=where.registry,
+                                   module_globals=where.module_globals, **known)
         finally:
             _local.busy = False
 
