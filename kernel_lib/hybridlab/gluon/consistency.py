@@ -239,7 +239,7 @@ def _difference(name, eager, hybrid, rtol, atol):
     both_nan = np.isnan(e) & np.isnan(h)
     diff = np.where(both_nan, 0.0, np.abs(e - h))
     diff = np.where(np.isnan(diff), np.inf, diff)
-    rel = diff / np.maximum(np.abs(e), np.finfo(np.float64).tiny)
+    rel = diff / np.maximum(np.abs(e), atol)      # relative to |eager|, or to atol where it is about 0
     ok = bool(np.all(diff <= atol + rtol * np.abs(np.where(np.isnan(e), 0.0, e))))
     return Difference(name, shape=eager.shape, max_abs=float(diff.max()), max_rel=float(np.where(diff == 0, 0.0,
                                                                                                     rel).max()), ok=ok)
