@@ -132,3 +132,19 @@ def test_legacy_blocks_have_no_traced_shapes():
     net.hybridize()
     net(mx.nd.ones((2, 4)))
     assert net.hybridization.shape_reads == []
+
+
+class DtypeBranch(mx.gluon.HybridBlock):
+    def forward(self, x):
+        if x.dtype == np.float16:                     # picks a branch at trace time
+            return x
+        return x * 2
+
+
+def test_a_dtype_read_guards_the_branch_it_picked():
+    net = DtypeBranch()
+    net.hybridize()
+    np.testing.assert_array_equal(net(mx.np.ones((2,))).asnumpy(), [2, 2])
+    out = net(mx.np.ones((2,), dtype="float16"))
+    np.testing.assert_array_equal(out.asnumpy(), [1, 1])             # eager's answer, not the float32 branch
+    assert net.hybridization.history[-1].reason.endswith("changed: data.dtype float32 -> float16")

@@ -2,11 +2,12 @@
 
 A 2.0-style ``forward`` that reads ``x.shape[0]`` while tracing turns the number into a constant of
 the graph (``x.reshape((x.shape[0], -1))`` records ``newshape=(2, -1)``). MXNet 2.0 then runs the
-same graph for a batch of 3 and returns a wrong shape. The tracer records every such read (of
-``shape``, ``len()``, ``ndim`` or ``size``, by code outside hybridlab) as a ``ShapeRead``: the graph
-entry it was read from, what was read, the value, and the user's line. ``broken(reads, shape_of)``
-says which reads a new input signature changes, so the block traces again instead of computing a
-wrong result (``gluon/shape_guards.py``).
+same graph for a batch of 3 and returns a wrong shape; ``if x.dtype == np.float16`` picks a branch
+for good. The tracer records every such read (of ``shape``, ``len()``, ``ndim``, ``size``,
+``dtype`` or ``device``, by code outside hybridlab) as a ``ShapeRead``: the graph entry it was read
+from, what was read, the value, and the user's line. ``broken(reads, info_of)`` says which reads a
+new input signature changes, so the block traces again instead of computing a wrong result
+(``gluon/shape_guards.py``).
 
 Example::
 
@@ -19,21 +20,28 @@ Example::
     ...     y = x.reshape((x.shape[0], -1))
     >>> [(r.what, r.value) for r in reads]
     [('shape', (2, 3))]
-    >>> [r.change((3, 3)) for r in reads]
+    >>> [r.change(shape_reads.ArrayInfo((3, 3), "float32", mx.cpu())) for r in reads]
     ['x.shape[0] 2 -> 3']
 """
 import sys
+from collections import namedtuple
+
+import numpy as np
 
 from ..symbol.provenance import in_package, user_source
 from . import state
 
-__all__ = ["ShapeRead", "broken", "record_read"]
+__all__ = ["ShapeRead", "ArrayInfo", "broken", "record_read"]
+
+
+ArrayInfo = namedtuple("ArrayInfo", ["shape", "dtype", "device"])
+ArrayInfo.__doc__ = "What a read can see of an array without its values: shape, dtype, device."
 
 
 class ShapeRead:
-    """``what`` (``"shape"``, ``"len"``, ``"ndim"`` or ``"size"``) of the graph entry ``entry``
-    (``(node, output index)``) was read while tracing and was ``value``; ``source``: the user's
-    line (``{"file", "line", "code"}``) or ``None``."""
+    """``what`` (``"shape"``, ``"len"``, ``"ndim"``, ``"size"``, ``"dtype"`` or ``"device"``) of the
+    graph entry ``entry`` (``(node, output index)``) was read while tracing and was ``value``;
+    ``source``: the user's line (``{"file", "line", "code"}``) or ``None``."""
 
     __slots__ = ("entry", "what", "value", "source")
 
@@ -46,29 +54,36 @@ class ShapeRead:
         node, i = self.entry
         return node.name if node.is_variable or node.num_outputs() == 1 else f"{node.name}[{i}]"
 
-    def project(self, shape):
-        """What this read would give for an array of ``shape``."""
+    def project(self, info):
+        """What this read would give for an array described by ``info`` (an ``ArrayInfo``)."""
+        shape = info.shape
         if self.what == "shape":
             return tuple(shape)
         if self.what == "len":
             return shape[0] if shape else None
         if self.what == "ndim":
             return len(shape)
+        if self.what == "dtype":
+            return np.dtype(info.dtype).name
+        if self.what == "device":
+            return str(info.device)
         size = 1
         for d in shape:
             size *= d
         return size
 
-    def holds(self, shape):
-        return self.project(shape) == self.value
+    def holds(self, info):
+        return self.project(info) == self.value
 
-    def change(self, shape):
-        """``'x.shape[0] 2 -> 3'``: what differs for an array of ``shape`` (one item per changed
-        dimension of a ``shape`` read)."""
-        new = self.project(shape)
+    def change(self, info):
+        """``'x.shape[0] 2 -> 3'``: what differs for an array described by ``info`` (one item per
+        changed dimension of a ``shape`` read)."""
+        if info is None:
+            return f"{self.label}.{self.what} {self.value} -> unknown (not inferred for the new inputs)"
+        new = self.project(info)
         if self.what != "shape":
-            call = {"len": f"len({self.label})", "ndim": f"{self.label}.ndim", "size": f"{self.label}.size"}
-            return f"{call[self.what]} {self.value} -> {new}"
+            call = {"len": f"len({self.label})"}.get(self.what, f"{self.label}.{self.what}")
+            return f"{call} {self.value} -> {new}"
         if len(new) != len(self.value):
             return f"{self.label}.shape {self.value} -> {new}"
         return ", ".join(f"{self.label}.shape[{k}] {a} -> {b}" for k, (a, b) in enumerate(zip(self.value, new))
@@ -79,22 +94,22 @@ class ShapeRead:
         src = self.source
         return f"{src['file']}:{src['line']}" if src else "?"
 
-    def reason(self, shape):
+    def reason(self, info):
         """The rebuild reason: ``'shape read at net.py:12 changed: x.shape[0] 2 -> 3'``."""
-        return f"{self.what} read at {self.where()} changed: {self.change(shape)}"
+        return f"{self.what} read at {self.where()} changed: {self.change(info)}"
 
     def __repr__(self):
         return f"<ShapeRead {self.label}.{self.what} = {self.value} at {self.where()}>"
 
 
-def broken(reads, shape_of):
-    """The first read of ``reads`` that a new signature breaks, with the entry's new shape:
-    ``(read, shape)``, or ``None`` when every read still holds. ``shape_of(entry)`` gives an
-    entry's shape under the new signature (``None``: unknown, which counts as broken)."""
+def broken(reads, info_of):
+    """The first read of ``reads`` that a new signature breaks, with what the entry is then:
+    ``(read, ArrayInfo)``, or ``None`` when every read still holds. ``info_of(entry)`` gives an
+    entry's ``ArrayInfo`` under the new signature (``None``: unknown, which counts as broken)."""
     for read in reads:
-        shape = shape_of(read.entry)
-        if shape is None or not read.holds(shape):
-            return read, shape
+        info = info_of(read.entry)
+        if info is None or not read.holds(info):
+            return read, info
     return None
 
 
@@ -106,14 +121,13 @@ def record_read(arr, what):
     entry = arr._trace
     if reads is None or entry is None or in_package(sys._getframe(2).f_code.co_filename):
         return
-    shape = arr._data.shape
     source = user_source()
     key = (entry, what, source and (source["file"], source["line"]))
     for r in reads:
         if (r.entry, r.what, r.source and (r.source["file"], r.source["line"])) == key:
             return
     read = ShapeRead(entry, what, None, source)
-    read.value = read.project(shape)
+    read.value = read.project(ArrayInfo(arr._data.shape, arr._data.dtype, arr._device))
     reads.append(read)
 
 

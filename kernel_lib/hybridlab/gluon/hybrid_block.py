@@ -319,13 +319,13 @@ class HybridBlock(Block):
         found = broken_guard(state, real, self)
         if found is None:
             return False
-        read, shape = found
+        read, info = found
         if state.shape_guards:
-            self._clear_cached_op(read.reason(shape), read.source["code"] if read.source else "")
+            self._clear_cached_op(read.reason(info), read.source["code"] if read.source else "")
             return True
         if id(read) not in state.frozen_reads_said:
             state.frozen_reads_said.add(id(read))
-            warnings.warn(f"HybridBlock '{self.name}': {read.reason(shape)}; the graph keeps the traced value "
+            warnings.warn(f"HybridBlock '{self.name}': {read.reason(info)}; the graph keeps the traced value "
                           f"{read.value} (hybridize(shape_guards=False): MXNet's behaviour; the result may have "
                           f"the wrong shape). hybridize() re-traces on such a change.", stacklevel=user_stacklevel())
         return False

@@ -11,8 +11,9 @@ style (1.x ``F.`` ops or 2.0 ``mx.np``/``mx.npx``). Found:
 
 * Python control flow on values, ``print``/``asnumpy``/``item``/``float`` of an array, item
   assignment (``fails``);
-* shape reads (``x.shape[0]``, ``len(x)``, ``ndim``, ``size``): 2.0 style ``frozen`` into the node
-  attributes built on that line (named), 1.x style ``fails`` (a Symbol has no shape);
+* shape reads (``x.shape[0]``, ``len(x)``, ``ndim``, ``size``) and dtype or device reads: 2.0 style
+  ``frozen`` into the node attributes built on that line (named), 1.x style ``fails`` (a Symbol has
+  no shape, dtype or context);
 * arrays from outside the graph mixed into ops (``fails``), ops with value-dependent output shapes
   (the graph is split around them), random ops, unused inputs and parameters, inputs and
   parameters on several devices (``note``), and a plain ``Block`` (or a plain child), which cannot
@@ -173,15 +174,23 @@ def _from_shape_read(read, style, graph):
             if hit:
                 nodes.append(f"{node.name}.{'/'.join(hit)}")
     what = f"{read.label}.{read.what if read.what != 'len' else 'len()'} = {read.value}"
+    kind = {"dtype": "dtype read", "device": "device read"}.get(read.what, "shape read")
+    if read.what in ("dtype", "device"):
+        fix = ("decide it in the constructor (a Parameter's dtype, the block's device) or pass it in, "
+               "instead of reading it from the array in the forward.")
+    elif style == "1.x":
+        fix = "use shape-free ops: `F.reshape(x, (0, -1))` codes, `F.flatten`, `F.shape_array`, `F.slice_axis`."
+    else:
+        fix = ("use shape-free ops: `mx.npx.reshape(x, (-2, -1))` codes, `mx.npx.batch_flatten(x)`, or "
+               "`mx.np.reshape(x, (-1, n))` with the fixed size.")
     if style == "1.x":
-        return Problem("shape read", "fails", read.source, f"reads {what}: a Symbol has no shape in hybrid_forward",
-                       "use shape-free ops: `F.reshape(x, (0, -1))` codes, `F.flatten`, `F.shape_array`, "
-                       "`F.slice_axis`.", nodes)
+        has = {"dtype": "dtype", "device": "context"}.get(read.what, "shape")
+        return Problem(kind, "fails", read.source, f"reads {what}: a Symbol has no {has} in hybrid_forward", fix,
+                       nodes)
     baked = f" in {', '.join(nodes)}" if nodes else " in the graph"
-    return Problem("shape read", "frozen", read.source, f"reads {what}, which is baked{baked}: a call "
-                   f"with another shape traces again (shape guards; with hybridize(shape_guards=False) it "
-                   f"computes with the traced number)", "use shape-free ops: `mx.npx.reshape(x, (-2, -1))` codes, "
-                   "`mx.npx.batch_flatten(x)`, or `mx.np.reshape(x, (-1, n))` with the fixed size.", nodes)
+    return Problem(kind, "frozen", read.source, f"reads {what}, which is baked{baked}: a call with another "
+                   f"{read.what if read.what in ('dtype', 'device') else 'shape'} traces again (shape guards; with "
+                   f"hybridize(shape_guards=False) it computes with the traced value)", fix, nodes)
 
 
 def _numbers(text):

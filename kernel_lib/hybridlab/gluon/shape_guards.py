@@ -1,6 +1,7 @@
-"""A hybridized block's shape guards: the shapes its 2.0-style ``forward`` read while tracing
-(``deferred.shape_reads``) must still hold for a call with a new input signature, else the graph has
-a stale number baked in (``x.reshape((x.shape[0], -1))`` traced with batch 2 says ``(2, -1)``).
+"""A hybridized block's shape guards: the shapes (and dtypes, devices) its 2.0-style ``forward``
+read while tracing (``deferred.shape_reads``) must still hold for a call with a new input
+signature, else the graph has a stale number baked in (``x.reshape((x.shape[0], -1))`` traced with
+batch 2 says ``(2, -1)``).
 
 ``broken_guard(state, real, block)`` checks them when a call brings a signature the block has not
 built: a guard on a graph input compares the new input's shape; a guard on an intermediate array
@@ -26,7 +27,7 @@ Example::
 import numpy as np
 
 from ..base import MXNetError
-from ..deferred.shape_reads import broken
+from ..deferred.shape_reads import ArrayInfo, broken
 from ..symbol.infer import infer_graph
 from ..symbol.graph import topo_order
 
@@ -34,45 +35,49 @@ __all__ = ["broken_guard"]
 
 
 def broken_guard(state, real, block):
-    """``(read, new shape)`` of the first shape read of ``state`` (a ``HybridizationState``) that
-    the data arrays ``real`` break, or ``None``."""
+    """``(read, new ArrayInfo)`` of the first shape read of ``state`` (a ``HybridizationState``)
+    that the data arrays ``real`` break, or ``None``."""
     reads = state.shape_reads
     if not reads:
         return None
     data = {v.name: a for v, a in zip(state.inputs, real)}
+    device = real[0].device
     inner = [r.entry for r in reads if not r.entry[0].is_variable]
-    inferred = _infer(inner, data, block) if inner else {}
+    inferred = _infer(inner, data, block) if inner else ({}, {})
 
-    def shape_of(entry):
+    def info_of(entry):
         node, i = entry
         if node.is_variable:
             arr = data.get(node.name)
             if arr is not None:
-                return arr.shape
-            return _param_shapes(block).get(node.name)
-        found = inferred.get(id(node))
-        return found[i] if found is not None and i < len(found) else None
-    return broken(reads, shape_of)
+                return ArrayInfo(arr.shape, arr.dtype, arr.device)
+            p = _params(block).get(node.name)
+            return ArrayInfo(p.shape, p.dtype, device) if p is not None else None
+        shapes, dtypes = inferred[0].get(id(node)), inferred[1].get(id(node))
+        if shapes is None or i >= len(shapes) or shapes[i] is None:
+            return None
+        return ArrayInfo(shapes[i], dtypes[i] if dtypes and i < len(dtypes) else None, device)
+    return broken(reads, info_of)
 
 
-def _param_shapes(block):
-    return {p.var().name: p.shape for p in block.collect_params().values()}
+def _params(block):
+    return {p.var().name: p for p in block.collect_params().values()}
 
 
 def _infer(entries, data, block):
-    """Shapes of the nodes up to ``entries`` for the new data (``None`` where unknown, ``{}`` when
-    the graph cannot be inferred for it: every such guard then counts as broken)."""
+    """``({id(node): shapes}, {id(node): dtypes})`` of the nodes up to ``entries`` for the new
+    data (``({}, {})`` when the graph cannot be inferred for it: every such guard then counts as
+    broken)."""
     variables = [n for n in topo_order(entries) if n.is_variable]
-    params = _param_shapes(block)
+    params = _params(block)
     shapes, dtypes = [], []
     for v in variables:
-        arr = data.get(v.name)
-        shape = arr.shape if arr is not None else params.get(v.name)
-        if shape is None:
-            return {}
-        shapes.append(shape)
-        dtypes.append(arr.dtype if arr is not None else np.dtype("float32"))
+        arr, p = data.get(v.name), params.get(v.name)
+        if arr is None and p is None:
+            return {}, {}
+        shapes.append(arr.shape if arr is not None else p.shape)
+        dtypes.append(np.dtype(arr.dtype if arr is not None else p.dtype))
     try:
-        return infer_graph(entries, variables, shapes, dtypes)[0]
+        return infer_graph(entries, variables, shapes, dtypes)
     except MXNetError:
-        return {}
+        return {}, {}

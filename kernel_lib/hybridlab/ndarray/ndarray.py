@@ -133,7 +133,10 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
 
     @property
     def dtype(self):
-        return self._data.dtype
+        data = self._data
+        if data.__class__ is TracedValue and _deferred.tracing.shape_reads is not None:
+            _deferred.tracer.read_shape(self, "dtype")      # a guard (deferred.shape_reads)
+        return data.dtype
 
     @property
     def size(self):
@@ -151,6 +154,8 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
 
     @property
     def device(self):
+        if self._data.__class__ is TracedValue and _deferred.tracing.shape_reads is not None:
+            _deferred.tracer.read_shape(self, "device")     # a guard (deferred.shape_reads)
         return self._device
 
     context = ctx = device
