@@ -66,7 +66,7 @@ from numpy import asarray
 
 from ..base import MXNetError
 from ..ops.context import op_context
-from ..ops.registry import all_ops
+from ..ops.registry import all_ops, registered_count
 from ..ops.relu_cpu import zero_row
 from ..symbol.graph import topo_order
 from .signature import dtype_name
@@ -211,7 +211,7 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
         if expression is not None:    # a NumPy expression instead of a kernel call (no call overhead)
             call = expression
             rule = node.op.inline
-            inlined.update((f.__name__, None) for f in rule.functions if re.search(rf"\b{f.__name__}\(", call))
+            inlined.update((f.__name__, None) for f in rule.functions if _calls(f.__name__).search(call))
             inlined.update(("." + m, None) for m in rule.methods if f".{m}(" in call)
         elif planned is not None:   # static_alloc: write into the planned buffer
             if node.op.name not in out_kernels:
@@ -284,6 +284,16 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
     return source, env, line_nodes
 
 
+_CALL_PATTERNS = {}      # function name -> the pattern of a call of it in an expression
+
+
+def _calls(name):
+    pattern = _CALL_PATTERNS.get(name)
+    if pattern is None:
+        pattern = _CALL_PATTERNS[name] = re.compile(rf"\b{re.escape(name)}\(")
+    return pattern
+
+
 class _InlineSite:
     """One call as an op's ``InlineRule`` sees it (``ops.registry.InlineRule`` documents each field):
     generated identifiers, shapes, the one dtype, the planned buffer, and the literal writer."""
@@ -306,13 +316,13 @@ def _inline_functions(nodes):
     """``{name: function}`` of the NumPy functions the inline rules of registered ops (and of the ops
     of ``nodes``) call: bound in every program and reserved in its namer, so a node's identifier does
     not depend on which ops its graph has."""
-    registered = all_ops()
-    if _REGISTERED_INLINE[0] != registered:      # computed again only when the registry changed
-        _REGISTERED_INLINE[:] = [registered, _collect_inline_functions({}, registered)]
+    if _REGISTERED_INLINE[0] != registered_count():     # computed again only when ops were registered
+        registered = all_ops()
+        _REGISTERED_INLINE[:] = [len(registered), _collect_inline_functions({}, registered)]
     return _collect_inline_functions(dict(_REGISTERED_INLINE[1]), dict.fromkeys(n.op for n in nodes))
 
 
-_REGISTERED_INLINE = [None, {}]      # [the registered ops, the functions of their inline rules]
+_REGISTERED_INLINE = [None, {}]      # [how many ops were registered, the functions of their inline rules]
 
 
 def _collect_inline_functions(fns, ops):
@@ -332,7 +342,10 @@ def _inline(node, a, args, shapes, dtypes, planned, zero_rows):
     if rule is None:
         return None
     kinds = [(dtypes.get(id(s)) or [None] * (i + 1))[i] for s, i in node.inputs]
-    if not kinds or any(k is None or np.dtype(k) != np.dtype(kinds[0]) or np.dtype(k).kind != "f" for k in kinds):
+    if not kinds or kinds[0] is None:
+        return None
+    first = np.dtype(kinds[0])
+    if first.kind != "f" or any(k is None or np.dtype(k) != first for k in kinds[1:]):
         return None
     srcs = [(shapes.get(id(s)) or [None] * (i + 1))[i] for s, i in node.inputs]
     out = check_identifier(planned[1]) if planned is not None else None

@@ -45,7 +45,7 @@ def dtype_name(dtype):
 class Signature:
     """Input names, shapes, dtypes, the device and the training mode a program is compiled for."""
 
-    __slots__ = ("names", "shapes", "dtypes", "device", "training")
+    __slots__ = ("names", "shapes", "dtypes", "device", "training", "_text")
 
     def __init__(self, names, shapes, dtypes, device, training):
         self.names = tuple(names)
@@ -53,6 +53,7 @@ class Signature:
         self.dtypes = tuple(dtypes)
         self.device = device
         self.training = bool(training)
+        self._text = None
 
     def _key(self):
         return (self.names, self.shapes, self.dtypes, self.device, self.training)
@@ -64,10 +65,13 @@ class Signature:
         return hash(self._key())
 
     def describe(self):
-        """One line: ``data=(1, 4) float32, ..., device=cpu(0), train``."""
-        ins = ", ".join(f"{n}={s} {dtype_name(d)}" for n, s, d in zip(self.names, self.shapes, self.dtypes))
-        mode = "train" if self.training else "predict"
-        return f"{ins}{', ' if ins else ''}device={self.device}, {mode}"
+        """One line: ``data=(1, 4) float32, ..., device=cpu(0), train`` (made once: the program's
+        header, its repr and rebuild reasons all print it)."""
+        if self._text is None:
+            ins = ", ".join(f"{n}={s} {dtype_name(d)}" for n, s, d in zip(self.names, self.shapes, self.dtypes))
+            mode = "train" if self.training else "predict"
+            self._text = f"{ins}{', ' if ins else ''}device={self.device}, {mode}"
+        return self._text
 
     def infer(self, outputs, inputs, nodes=None):
         """``({id(node): [shape per output]}, {id(node): [dtype per output]})`` of the graph of

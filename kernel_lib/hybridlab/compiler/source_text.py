@@ -57,6 +57,7 @@ _COOKIE = re.compile(r"(coding)([:=])", re.IGNORECASE)
 _ALWAYS_RESERVED = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | {
     "_", "__builtins__", "__name__", "__loader__", "__file__", "__spec__", "__debug__", "__class__"}
 MAX_IDENTIFIER = 80
+_CHECKED = set()      # reserved names that passed check_identifier
 
 
 class Namer:
@@ -77,7 +78,9 @@ class Namer:
     def __init__(self, reserved=()):
         self.used = set(_ALWAYS_RESERVED)
         for name in reserved:
-            self.used.add(check_identifier(name))
+            if name not in _CHECKED:            # the compiler's own names: each checked once
+                _CHECKED.add(check_identifier(name))
+            self.used.add(name)
 
     def __call__(self, text):
         base = _NOT_IDENT.sub("_", str(text))[:MAX_IDENTIFIER] or "v"

@@ -442,5 +442,10 @@ def all_ops():
     return list(OPS.values())
 
 
+def registered_count():
+    """How many ops are registered (ops are only ever added: a cache of what they hold can key on it)."""
+    return len(OPS)
+
+
 def all_names():
     return dict(_ALIASES)
