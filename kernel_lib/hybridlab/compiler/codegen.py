@@ -211,7 +211,7 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
         if expression is not None:    # a NumPy expression instead of a kernel call (no call overhead)
             call = expression
             rule = node.op.inline
-            inlined.update((f.__name__, None) for f in rule.functions if _calls(f.__name__).search(call))
+            inlined.update((f.__name__, None) for f in rule.functions if _call_pattern(f.__name__).search(call))
             inlined.update(("." + m, None) for m in rule.methods if f".{m}(" in call)
         elif planned is not None:   # static_alloc: write into the planned buffer
             if node.op.name not in out_kernels:
@@ -287,7 +287,7 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
 _CALL_PATTERNS = {}      # function name -> the pattern of a call of it in an expression
 
 
-def _calls(name):
+def _call_pattern(name):
     pattern = _CALL_PATTERNS.get(name)
     if pattern is None:
         pattern = _CALL_PATTERNS[name] = re.compile(rf"\b{re.escape(name)}\(")
