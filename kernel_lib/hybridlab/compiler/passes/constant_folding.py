@@ -41,8 +41,8 @@ class _ConstantValues(Interpreter):
     have none, and a node folds only when all its inputs have one. ``absorbed[node]``: the names of
     the nodes its value was computed from, itself last."""
 
-    def __init__(self, symbol):
-        super().__init__(symbol)
+    def __init__(self, symbol, order=None):
+        super().__init__(symbol, order)
         self.ctx = op_context(cpu(), False)
         self.absorbed = {}
 
@@ -70,7 +70,10 @@ def _foldable(node):
 def fold_constants(symbol, copy=True):
     """``symbol`` with its variable-free computed subgraphs replaced by ``_constant`` nodes."""
     sym = clone(symbol) if copy else symbol
-    folder = _ConstantValues(sym)
+    order = sym._nodes()
+    if not any(not n.is_variable and not n.inputs for n in order):
+        return sym                 # every value starts at a variable: nothing is constant
+    folder = _ConstantValues(sym, order)
     folder.run(feed=None)
     const = folder.absorbed
     readers = {}

@@ -41,8 +41,11 @@ def pool_before_activation(symbol, copy=True):
     """``symbol`` with every movable activation moved after the max pooling that reads it (see the
     module docstring). ``copy=False`` rewrites the given graph's nodes in place."""
     sym = clone(symbol) if copy else symbol
+    nodes = sym._nodes()
+    if not any(not n.is_variable and n.op.window_max(n.parsed_attrs()) for n in nodes):
+        return sym                 # no max pooling: nothing to move (and no consumer count to make)
     uses, outs = consumers(sym), heads(sym)
-    pairs = [(node, act) for node in sym._nodes() if (act := _movable(node, uses, outs)) is not None]
+    pairs = [(node, act) for node in nodes if (act := _movable(node, uses, outs)) is not None]
     for pool, act in pairs:
         source = act.inputs[0]
         sym = substitute(sym, {id(pool): act})    # the pool's readers (and outputs) read the activation
