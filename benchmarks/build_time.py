@@ -16,7 +16,9 @@ the time the first call spends inside the two functions both trees build with:
 ``HybridBlock._build_cache`` (trace + passes) and ``CachedOp._compile`` (inference + codegen),
 nested calls counted once; it is measured directly because ``first call - steady call`` drowns in
 the noise of ResNet's ~100 ms run. Printed: times and the ratios baseline/current (> 1: current is
-faster); per-call ratios near 1 show that calls did not get slower. No absolute asserts.
+faster); per-call ratios near 1 show that calls did not get slower. The median of the per-round
+ratios (each round runs the variants back to back) is printed too: it is steadier than the ratio of
+two bests on a machine whose speed drifts. No absolute asserts.
 
 Run: python benchmarks/build_time.py [--baseline REV] [--rounds N]
 """
@@ -24,6 +26,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -138,10 +141,11 @@ def main():
     try:
         variants = {"current": os.path.join(ROOT, "kernel_lib"), "current+keep": os.path.join(ROOT, "kernel_lib"),
                     "baseline": os.path.join(tree, "kernel_lib")}
-        best = {}
+        best, rounds = {}, []
         for _ in range(args.rounds):
+            rounds.append({})
             for variant, lib in variants.items():
-                got = _run(variant, lib)
+                got = rounds[-1][variant] = _run(variant, lib)
                 for name in MODELS:
                     prev = best.setdefault(variant, {}).get(name)
                     best[variant][name] = got[name] if prev is None else \
@@ -168,6 +172,14 @@ def main():
             m = best[variant][name]
             print(f"{name + ' ' + variant:<28}{base['build'] / m['build']:>7.2f}x"
                   f"{base['first'] / m['first']:>11.2f}x{base['call'] / m['call']:>9.2f}x")
+    # the machine's speed drifts over minutes: a round's variants ran back to back, so the ratio
+    # within each round is steadier than the ratio of two bests taken at different times
+    print(f"\n{'median of the per-round ratios':<28}{'build':>8}{'per call':>10}   (each round's build ratios)")
+    for name in MODELS:
+        build = sorted(r["baseline"][name]["build"] / r["current"][name]["build"] for r in rounds)
+        call = sorted(r["baseline"][name]["call"] / r["current"][name]["call"] for r in rounds)
+        print(f"{name + ' current':<28}{statistics.median(build):>7.2f}x{statistics.median(call):>9.2f}x   "
+              + " ".join(f"{b:.2f}" for b in build))
     print("\ntarget: build >= 2x with no listener (current); per call ~1x (not slower)")
 
 
