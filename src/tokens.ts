@@ -46,6 +46,19 @@ export type Family =
   | 'internal';
 
 /** One node of the graph JSON. */
+/**
+ * A shape guard baked into a node (docs/graph-json.md): `what` (`shape`, `len`, `ndim`, `size`,
+ * `dtype`, `device`) of the array `array`, read by the block's forward while tracing, is `value`
+ * in the node's attributes `attrs`; `source` is the line of the read.
+ */
+export interface IGuard {
+  what: string;
+  array: string;
+  value: string;
+  attrs: string[];
+  source: ISourceLine | null;
+}
+
 export interface IGraphNode {
   id: number;
   name: string;
@@ -59,6 +72,8 @@ export interface IGraphNode {
   is_param: boolean;
   is_aux: boolean;
   is_input: boolean;
+  /** Shape guards baked into this node; absent in graphs from older kernels. */
+  guards?: IGuard[];
 }
 
 /** The graph after one compiler pass. */

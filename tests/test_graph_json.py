@@ -10,7 +10,7 @@ from hybridlab.lab.graph_json import GRAPH_JSON_VERSION, graph_json
 from hybridlab.symbol import provenance
 
 NODE_KEYS = {"id", "name", "op", "family", "attrs", "inputs", "outputs", "scope", "source", "is_param", "is_aux",
-             "is_input"}
+             "is_input", "guards"}
 
 
 
@@ -160,6 +160,7 @@ class FakeState:
     def __init__(self, cached_graph, source=None):
         self.inputs, self.graph = cached_graph if cached_graph else (None, None)
         self.pipeline = []
+        self.shape_reads = []       # the shape guards (none here)
         self.source = source
 
     def program(self, kind="forward"):

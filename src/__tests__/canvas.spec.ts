@@ -79,6 +79,23 @@ describe('GraphCanvas', () => {
     expect(details.textContent).toContain('<b>relu</b>');
   }, 30000);
 
+  it('badges a node with a shape guard (hostile text stays text) and names it in the details', async () => {
+    const g = mlpGraph();
+    const node = g.nodes.find(n => n.name === 'mlp_dense0_fwd')!;
+    expect(g.nodes.every(n => Array.isArray(n.guards) && n.guards.length === 0)).toBe(true); // the kernel's JSON
+    node.guards = [{ what: 'shape', array: '<img src=x>', value: '(2, 512)', attrs: ['num_hidden'],
+                     source: { file: '/tmp/net.py', line: 12, code: 'x.shape[0]' } }];
+    await canvas.setGraph(g);
+    expect(canvas.node.querySelectorAll('.hl-badge')).toHaveLength(1);
+    const el = canvas.node.querySelector('[data-hl-node="mlp_dense0_fwd"]')!;
+    expect(el.getAttribute('class')).toContain('hl-guarded');
+    expect(el.querySelector('.hl-badge')).not.toBeNull();
+    expect(el.querySelector('title')!.textContent).toContain('<img src=x>.shape = (2, 512) read at net.py:12 is baked into num_hidden');
+    expect(canvas.node.querySelector('img')).toBeNull();
+    el.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    expect(canvas.node.querySelector('.hl-details')!.textContent).toContain('shape guard');
+  }, 30000);
+
   it('shows the details of a clicked node', async () => {
     const g = mlpGraph();
     await canvas.setGraph(g);

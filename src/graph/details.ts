@@ -4,6 +4,7 @@
  */
 import { IGraphJSON, IGraphNode, IParamStats } from '../tokens';
 import { familyOf, formatShape } from './model';
+import { guardText } from './render';
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls: string, text?: string, parent?: HTMLElement): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
@@ -57,6 +58,9 @@ export function renderDetails(
   row(table, 'scope', node.scope && node.scope.length ? node.scope.join(' / ') : '(top level)');
   for (const k of Object.keys(node.attrs || {}).sort()) {
     row(table, `attr ${k}`, String(node.attrs[k]));
+  }
+  for (const g of node.guards || []) {
+    row(table, 'shape guard', guardText(g));
   }
   (node.inputs || []).forEach(([src, out], i) => {
     const s = graph.nodes[src];

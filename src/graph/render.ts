@@ -8,6 +8,7 @@
  */
 import { familyOf, ICluster, IVisibleGraph, IVisibleNode, nodeCount } from './model';
 import { ILayout } from './layout';
+import { IGuard } from '../tokens';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -36,6 +37,12 @@ function textEl(parent: Element, x: number, y: number, text: string, cls: string
   const t = svg('text', { x, y, class: cls, 'text-anchor': 'middle' }, parent);
   t.textContent = text;
   return t;
+}
+
+/** One line for a shape guard: what was read, where, and which attributes hold it. */
+export function guardText(g: IGuard): string {
+  const where = g.source ? ` at ${g.source.file.split('/').pop()}:${g.source.line}` : '';
+  return `${g.array}.${g.what} = ${g.value} read${where} is baked into ${g.attrs.join(', ')}: a call that changes it traces again`;
 }
 
 export interface IRenderHandlers {
@@ -178,6 +185,16 @@ export function renderGraph(g: IVisibleGraph, layout: ILayout, handlers: IRender
       textEl(ng, box.width / 2, box.height / 2 + 10, truncate(n.name, 26), 'hl-node-name');
     }
     title.textContent = `${n.name} (${n.op === 'null' ? 'variable' : n.op})`;
+    const guards = n.guards || [];
+    if (guards.length) {
+      // a number of this call is baked in: a badge in the corner, the read in the tooltip
+      ng.setAttribute('class', ng.getAttribute('class') + ' hl-guarded');
+      ng.setAttribute('data-hl-guard', guards.map(g => `${g.array}.${g.what}`).join(' '));
+      const badge = svg('g', { class: 'hl-badge', transform: `translate(${box.width - 2},2)` }, ng);
+      svg('circle', { r: 6 }, badge);
+      textEl(badge, 0, 3, '!', 'hl-badge-mark');
+      title.textContent += '\n' + guards.map(guardText).join('\n');
+    }
     ng.addEventListener('click', ev => {
       ev.stopPropagation();
       handlers.onNode?.(v, ng);

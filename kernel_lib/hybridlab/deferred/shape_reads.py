@@ -23,6 +23,7 @@ Example::
     >>> [r.change(shape_reads.ArrayInfo((3, 3), "float32", mx.cpu())) for r in reads]
     ['x.shape[0] 2 -> 3']
 """
+import re
 import sys
 from collections import namedtuple
 
@@ -89,6 +90,23 @@ class ShapeRead:
         return ", ".join(f"{self.label}.shape[{k}] {a} -> {b}" for k, (a, b) in enumerate(zip(self.value, new))
                          if a != b)
 
+    def baked_into(self, nodes):
+        """``[(node, [attribute names])]``: the op nodes of ``nodes`` built on the read's line whose
+        attributes hold the number(s) it read (``newshape`` of the reshape after ``x.shape[0]``)."""
+        if not self.source:
+            return []
+        line = (self.source["file"], self.source["line"])
+        values = {str(v) for v in (self.value if isinstance(self.value, tuple) else (self.value,))}
+        found = []
+        for node in nodes:
+            src = node.meta.get("source") if not node.is_variable else None
+            if not src or (src["file"], src["line"]) != line:
+                continue
+            hit = [k for k, v in node.attrs.items() if not k.startswith("__") and values & set(_words(v))]
+            if hit:
+                found.append((node, hit))
+        return found
+
     def where(self):
         """``'file:line'`` of the read (``'?'`` when the line is unknown)."""
         src = self.source
@@ -100,6 +118,11 @@ class ShapeRead:
 
     def __repr__(self):
         return f"<ShapeRead {self.label}.{self.what} = {self.value} at {self.where()}>"
+
+
+def _words(text):
+    """The numbers and names in an attribute string (``'(2, -1)'`` -> ``['2', '-1']``)."""
+    return re.findall(r"-?[\w.]+", str(text))
 
 
 def broken(reads, info_of):

@@ -162,17 +162,8 @@ def _from_read(read, style):
 
 def _from_shape_read(read, style, graph):
     """A shape read: the nodes built at its line whose attributes hold the value it read."""
-    nodes = []
-    if graph is not None and read.source:
-        line = (read.source["file"], read.source["line"])
-        values = {str(v) for v in (read.value if isinstance(read.value, tuple) else (read.value,))}
-        for node in graph._nodes():
-            src = node.meta.get("source")
-            if node.is_variable or not src or (src["file"], src["line"]) != line:
-                continue
-            hit = [k for k, v in node.attrs.items() if not k.startswith("__") and values & set(_numbers(v))]
-            if hit:
-                nodes.append(f"{node.name}.{'/'.join(hit)}")
+    nodes = [f"{node.name}.{'/'.join(attrs)}" for node, attrs in read.baked_into(graph._nodes())] \
+        if graph is not None else []
     what = f"{read.label}.{read.what if read.what != 'len' else 'len()'} = {read.value}"
     kind = {"dtype": "dtype read", "device": "device read"}.get(read.what, "shape read")
     if read.what in ("dtype", "device"):
@@ -191,18 +182,6 @@ def _from_shape_read(read, style, graph):
     return Problem(kind, "frozen", read.source, f"reads {what}, which is baked{baked}: a call with another "
                    f"{read.what if read.what in ('dtype', 'device') else 'shape'} traces again (shape guards; with "
                    f"hybridize(shape_guards=False) it computes with the traced value)", fix, nodes)
-
-
-def _numbers(text):
-    word, out = "", []
-    for ch in str(text) + " ":
-        if ch.isdigit() or (ch == "-" and not word):
-            word += ch
-        else:
-            if word and word != "-":
-                out.append(word)
-            word = ""
-    return out
 
 
 def _graph_notes(block, graph, inputs, complete):

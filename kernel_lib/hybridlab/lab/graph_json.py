@@ -173,7 +173,7 @@ def graph_json(symbol_or_block, shapes=None, dtypes=None, inputs=None):
         inputs = block_inputs
     if shapes is not None or dtypes is not None:
         _annotate(symbol, shapes, dtypes)
-    graph = _graph(symbol, inputs)
+    graph = _graph(symbol, inputs, guards=_guards(state, symbol) if state is not None else None)
     if state is not None:
         graph["passes"] = stages_json(state.pipeline)
         graph["backward"] = _backward(state)
@@ -181,7 +181,20 @@ def graph_json(symbol_or_block, shapes=None, dtypes=None, inputs=None):
     return graph
 
 
-def _graph(symbol, inputs, known=None):
+def _guards(state, symbol):
+    """``{id(node): [guard JSON]}``: the nodes whose attributes bake in a shape (dtype, device) the
+    block's forward read while tracing (``block.hybridization.shape_reads``, the shape guards)."""
+    out = {}
+    nodes = topo_order(symbol.entries)
+    for read in state.shape_reads:
+        for node, attrs in read.baked_into(nodes):
+            out.setdefault(id(node), []).append({
+                "what": str(read.what), "array": str(read.label), "value": str(read.value),
+                "attrs": [str(a) for a in attrs], "source": _source({"source": read.source})})
+    return out
+
+
+def _graph(symbol, inputs, known=None, guards=None):
     """The graph JSON dict of ``symbol`` (no passes, backward or source: a block's are added by
     ``graph_json``); ``known``: ``({id(node): shapes}, {id(node): dtypes})`` filling what the nodes
     do not carry."""
@@ -205,6 +218,7 @@ def _graph(symbol, inputs, known=None):
             "is_param": kind == "param",
             "is_aux": kind == "aux",
             "is_input": kind == "input",
+            "guards": (guards or {}).get(id(node), []),
         })
     return {
         "version": GRAPH_JSON_VERSION,
