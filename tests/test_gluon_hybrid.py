@@ -222,6 +222,7 @@ def test_unused_input_and_parameter_warnings_and_devices():
         net(mx.np.ones((1, 3)), mx.np.ones((1, 3)))
     messages = [str(w.message) for w in record]
     assert "The 1-th input to HybridBlock is not used by any computation. Is this intended?" in messages
+    assert {w.filename for w in record} == {__file__}        # the warnings point at the call
     assert any(m.startswith(f"Parameter {net.spare.weight.var().name}") and m.endswith(
         "is not used by any computation. Is this intended?") for m in messages)
     with pytest.raises(ValueError, match="Find multiple devices in the input.*Find all devices = "):

@@ -116,6 +116,12 @@ def test_clean_blocks_and_plain_blocks():
     assert [p.kind for p in report.problems] == ["not hybridizable"] and "HybridSequential" in report.problems[0].rewrite
 
 
+def test_an_uninitialized_block_is_told_to_initialize():
+    net = nn.Dense(3, in_units=4)
+    problem, = net.precheck(mx.nd.ones((2, 4))).problems
+    assert problem.kind == "not initialized" and f"{net.name}.initialize()" in problem.rewrite
+
+
 def test_the_parameters_are_left_as_they_were():
     net = nn.HybridSequential()
     net.add(nn.Dense(3, in_units=4), nn.BatchNorm(in_channels=3))

@@ -185,11 +185,11 @@ def build_cached_op(block, *args):
     unused = [f"{i}-th" for name, i in data_names.items() if name not in expected]
     if unused:
         warnings.warn(f"The {', '.join(unused)} input to HybridBlock is not used by any computation. "
-                      f"Is this intended?", stacklevel=4)
+                      f"Is this intended?", stacklevel=provenance.user_stacklevel())
     unused_params = [name for name in params if name not in expected]
     if unused_params:
         warnings.warn(f"Parameter {', '.join(unused_params)} is not used by any computation. Is this intended?",
-                      stacklevel=4)
+                      stacklevel=provenance.user_stacklevel())
     used = [params[n] for n in input_names if n in params]
     if any(p._deferred_init for p in used):
         if not all(shape_is_known(p.shape) for p in used):

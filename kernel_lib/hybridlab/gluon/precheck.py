@@ -116,6 +116,11 @@ def precheck(block, *inputs):
     if not inputs:
         raise MXNetError("precheck: expected the inputs of a call (the trace needs their shapes)")
     style = "1.x" if block._is_legacy() else "2.0"
+    waiting = [p.name for p in block.collect_params().values() if p._data is None and not p._deferred_init]
+    if waiting:           # the trace would stop at the first one: say what to do instead
+        return PrecheckReport(block.name, style, [Problem(
+            "not initialized", "fails", None, f"parameters {waiting} are not initialized",
+            f"call `{block.name}.initialize()` (or load its parameters) before the pre-check.")], None, False)
     problems, graph, complete = [], None, True
     found = Findings()
     saved = ParameterValues(block)
