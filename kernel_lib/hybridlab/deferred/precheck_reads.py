@@ -43,6 +43,11 @@ class Read:
         return f"<Read {self.kind}: {self.what} at {where}>"
 
 
+# one line reads a value once as far as the user is concerned: `if x.sum() > 0` reads the truth
+# value, which reads asnumpy() underneath
+_GROUP = {"branch": "read", "value read": "read"}
+
+
 class Findings:
     """The reads and writes of one pre-check trace (one per user line and kind), and its nodes."""
 
@@ -53,7 +58,9 @@ class Findings:
     def add(self, kind, what, np_words, entry=None):
         source = user_source()
         line = source and (source["file"], source["line"])
-        if any(r.kind == kind and (r.source and (r.source["file"], r.source["line"])) == line for r in self.reads):
+        group = _GROUP.get(kind, kind)
+        if any(_GROUP.get(r.kind, r.kind) == group and (r.source and (r.source["file"], r.source["line"])) == line
+               for r in self.reads):
             return
         self.reads.append(Read(kind, what, source, np_words, entry))
 
@@ -63,8 +70,7 @@ def precheck_read(arr, what):
     found = state.tracing.precheck
     described, np_words = state.tracer.describe_read(arr._data, what)
     kind = "branch" if described.startswith("the truth value") else "value read"
-    if not any(r.source and r.kind in ("branch", "value read") and r.source == user_source() for r in found.reads):
-        found.add(kind, described, np_words, arr._trace)
+    found.add(kind, described, np_words, arr._trace)
     return _real_value(arr)
 
 
