@@ -217,6 +217,15 @@ def test_recording_users_still_see_numpys_warning():
             net(mx.np.array([-1.0]))
 
 
+def _run_script(script):
+    """Run ``script`` in a fresh Python with this hybridlab and the default warning filters."""
+    kernel_lib = os.path.dirname(os.path.dirname(mx.__file__))
+    env = dict(os.environ, PYTHONPATH=kernel_lib + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("PYTHONWARNINGS", None)
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120,
+                          cwd=script.parent)
+
+
 def test_a_plain_session_shows_the_log_story_at_the_users_line(tmp_path):
     script = tmp_path / "net.py"
     script.write_text(textwrap.dedent("""\
@@ -233,11 +242,7 @@ def test_a_plain_session_shows_the_log_story_at_the_users_line(tmp_path):
         net(mx.np.array([1.0, -1.0]))
         mx.np.log(mx.np.array([-1.0]))
         """))
-    kernel_lib = os.path.dirname(os.path.dirname(mx.__file__))
-    env = dict(os.environ, PYTHONPATH=kernel_lib + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    env.pop("PYTHONWARNINGS", None)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120,
-                          cwd=tmp_path)
+    done = _run_script(script)
     assert done.returncode == 0, done.stderr
     assert f"{script}:6: RuntimeWarning: invalid value encountered in log (node 'net0_log0' (log)" in done.stderr
     assert "created at net.py:6: return mx.np.log(x) * 2)" in done.stderr
@@ -264,10 +269,6 @@ def test_a_notebook_cell_shows_the_warning_at_its_line(tmp_path):
         linecache.cache[{str(cell)!r}] = (len(source), None, source.splitlines(True), {str(cell)!r})
         exec(compile(source, {str(cell)!r}, "exec"), {{"mx": mx, "__name__": "__main__"}})
         """))
-    kernel_lib = os.path.dirname(os.path.dirname(mx.__file__))
-    env = dict(os.environ, PYTHONPATH=kernel_lib + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    env.pop("PYTHONWARNINGS", None)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120,
-                          cwd=tmp_path)
+    done = _run_script(script)
     assert done.returncode == 0, done.stderr
     assert f"{cell}:5: RuntimeWarning: invalid value encountered in log (node 'net0_log0' (log)" in done.stderr

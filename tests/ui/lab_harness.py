@@ -243,6 +243,13 @@ class Notebook:
         """The cell's printed text parsed as JSON (cells print ``json.dumps(...)``)."""
         return json.loads(self.text(index))
 
+    def wait_for_status(self, *parts, root=".hl-graph-widget", timeout=10000):
+        """Wait until the status line of the graph view in ``root`` holds every text of ``parts``."""
+        self.page.wait_for_function(
+            """([root, parts]) => { const s = document.querySelector(root + ' .hl-status');
+               return s !== null && parts.every(p => s.textContent.includes(p)); }""",
+            arg=[root, list(parts)], timeout=timeout)
+
     def cell(self, index):
         """The cell's DOM node as a playwright locator."""
         return self.page.locator(".jp-Notebook .jp-Cell").nth(index)

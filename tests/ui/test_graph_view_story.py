@@ -79,10 +79,7 @@ def test_the_view_follows_rebuilds_live(open_notebook):
     # a new batch size: the block rebuilds its cached op, the view redraws with the new shapes
     nb.run_cell(2, "out = net(mx.nd.ones((8, 512)))\nprint(view.reason, view.rebuilds)")
     assert nb.text(2).split() == ["new", "input", "signature", "2"]
-    nb.page.wait_for_function(
-        "() => { const s = document.querySelector('.hl-graph-widget .hl-status');"
-        " return s && s.textContent.includes('new input signature') && s.textContent.includes('#2'); }",
-        timeout=10000)
+    nb.wait_for_status("new input signature", "#2")
     nb.page.wait_for_selector(READY, timeout=10000)
     details = nb.page.locator(f"{WIDGET} .hl-details").inner_text()
     assert "8×128" in details and "1×128" not in details, details  # the selection is kept, shapes updated
@@ -91,8 +88,5 @@ def test_the_view_follows_rebuilds_live(open_notebook):
     # other hybridize flags: rebuilt again, reason shown
     nb.run_cell(3, "net.hybridize(static_alloc=True)\nout = net(mx.nd.ones((8, 512)))\nprint(view.reason)")
     assert "hybridize flags changed" in nb.text(3)
-    nb.page.wait_for_function(
-        "() => { const s = document.querySelector('.hl-graph-widget .hl-status');"
-        " return s && s.textContent.includes('hybridize flags changed') && s.textContent.includes('#3'); }",
-        timeout=10000)
+    nb.wait_for_status("hybridize flags changed", "#3")
     assert len(drawn_nodes(nb)) == len(graph["nodes"])

@@ -48,10 +48,7 @@ def test_the_reshape_node_is_badged_and_a_new_batch_traces_again(open_notebook):
     shape, reason = nb.text(2).split(" | ")
     assert shape == "(3, 12)"
     assert reason.startswith("shape read at ") and reason.strip().endswith("changed: data.shape[0] 2 -> 3")
-    nb.page.wait_for_function(
-        "() => { const s = document.querySelector('.hl-graph-widget .hl-status');"
-        " return s && s.textContent.includes('shape read at') && s.textContent.includes('data.shape[0] 2 -> 3'); }",
-        timeout=15000)
+    nb.wait_for_status("shape read at", "data.shape[0] 2 -> 3", timeout=15000)
     nb.page.wait_for_selector(READY, timeout=10000)
     title = nb.page.locator(f"{WIDGET} [data-hl-node={json.dumps(reshape)}] title").text_content()
     assert "data.shape = (3, 3, 4)" in title          # the new trace's read
