@@ -131,3 +131,19 @@ def test_the_parameters_are_left_as_they_were():
         net.precheck(mx.nd.array(np.random.RandomState(0).normal(size=(5, 4))))
     for k, p in net.collect_params().items():
         np.testing.assert_array_equal(p.data().asnumpy(), before[k])
+
+
+class InPlace(mx.gluon.HybridBlock):
+    def forward(self, x):
+        x += 1
+        return x * 2
+
+
+def test_an_in_place_operator_hybridizes_as_a_rebinding_and_is_noted():
+    net = InPlace()
+    problem, = net.precheck(mx.np.ones((2,))).problems
+    assert (problem.kind, problem.severity) == ("in-place op", "note")
+    assert problem.source["line"] == _line(InPlace, "x += 1") and "x = x + y" in problem.rewrite
+    eager = net(mx.np.ones((2,))).asnumpy()
+    net.hybridize()
+    np.testing.assert_array_equal(net(mx.np.ones((2,))).asnumpy(), eager)

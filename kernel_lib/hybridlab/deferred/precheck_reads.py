@@ -80,6 +80,12 @@ def precheck_write(data):
     state.tracing.precheck.add("in-place write", "item assignment", np_words)
 
 
+def precheck_rebind(arr):
+    """``tracer.precheck_rebind``: note an in-place operator on a traced array (it rebinds the name)."""
+    _, np_words = state.tracer.describe_read(arr._data, "in-place operator")
+    state.tracing.precheck.add("in-place op", "an in-place operator (x += y)", np_words, arr._trace)
+
+
 def _real_value(arr):
     """The value of the traced ``arr`` for the call's real inputs (zeros when it has none)."""
     from .trace import value_of_entry
@@ -93,3 +99,4 @@ def _real_value(arr):
 
 state.tracer.precheck_read = precheck_read
 state.tracer.precheck_write = precheck_write
+state.tracer.precheck_rebind = precheck_rebind

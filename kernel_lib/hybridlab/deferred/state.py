@@ -54,7 +54,8 @@ class _Tracer:
     ``describe_read(data, what)`` is ``(what the user did, np_words)`` for a failing read of the
     ``TracedValue`` ``data`` (``np_words``: the block is MXNet 2.0 style); in a pre-check
     (``tracing.precheck``), ``precheck_read(array, what)`` records a value read and returns the real
-    value, ``precheck_write(data)`` records an item assignment. Set by ``deferred.shape_reads``:
+    value, ``precheck_write(data)`` records an item assignment, ``precheck_rebind(array)`` an
+    in-place operator (``x += 1``) that rebinds the name. Set by ``deferred.shape_reads``:
     ``read_shape(arr, what)``, called when user code reads the shape, ``len()``, ``ndim`` or
     ``size`` of a traced array (a shape guard). Set by ``compiler.interpreter``: ``interpreter``
     (the class that runs a graph node by node)."""
@@ -64,6 +65,7 @@ class _Tracer:
     read_shape = None
     precheck_read = None
     precheck_write = None
+    precheck_rebind = None
 
     @staticmethod
     def where():

@@ -10,7 +10,7 @@ into the graph; ``"note"``: it works, and costs or surprises), why, and the rewr
 style (1.x ``F.`` ops or 2.0 ``mx.np``/``mx.npx``). Found:
 
 * Python control flow on values, ``print``/``asnumpy``/``item``/``float`` of an array, item
-  assignment (``fails``);
+  assignment (``fails``); an in-place operator (``x += 1``: rebinds the name, ``note``);
 * shape reads (``x.shape[0]``, ``len(x)``, ``ndim``, ``size``) and dtype or device reads: 2.0 style
   ``frozen`` into the node attributes built on that line (named), 1.x style ``fails`` (a Symbol has
   no shape, dtype or context);
@@ -156,6 +156,10 @@ def _from_read(read, style):
     if read.kind == "in-place write":
         return Problem("in-place write", "fails", read.source, "an item assignment: a graph node cannot be "
                        "written in place", rewrite_advice("write", np_words))
+    if read.kind == "in-place op":
+        return Problem("in-place op", "note", read.source, "an in-place operator on a traced array makes a new "
+                       "graph node and rebinds the name, like `x = x + y`: another name for the old array does not "
+                       "see the change (it would imperatively)", "write `x = x + y` to say what happens.")
     if read.kind == "outside array":
         ones = "mx.np.ones_like" if np_words else "F.ones_like"
         return Problem("outside array", "fails", read.source, f"{read.what} is an array from outside the graph "

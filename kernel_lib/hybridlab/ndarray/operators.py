@@ -22,6 +22,8 @@ Example::
 """
 from ..autograd import state as autograd_state
 from ..base import MXNetError
+from ..deferred import state as _deferred
+from ..deferred.state import TracedValue
 # ndarray.py defines these helpers before it imports this module (they need NDArray at call time only)
 from .ndarray import _as_array, _binary, _call
 
@@ -114,8 +116,13 @@ class NDArrayOperators:
     # ---- in-place ---------------------------------------------------------------------------
     def _inplace(self, result):
         """``x op= y``: write into this buffer (views and holders see it) unless autograd must
-        keep the old value, in which case the name is rebound to the new array."""
+        keep the old value, in which case the name is rebound to the new array. While tracing the
+        name is rebound too (as ``x = x + y``: a graph node is not a buffer), which a pre-check notes."""
         if autograd_state.is_recording() and (self._node is not None or result._node is not None):
+            return result
+        if self._data.__class__ is TracedValue:
+            if _deferred.tracing.precheck is not None:
+                _deferred.tracer.precheck_rebind(self)
             return result
         if result.shape != self.shape:
             raise MXNetError(f"in-place operation: result shape {result.shape} does not fit the array's "
