@@ -21,6 +21,8 @@ import numpy as np
 import pytest
 
 import hybridlab as mx
+from hybridlab.gluon.consistency import compare
+from hybridlab.gluon.nonfinite import find_nonfinite
 from hybridlab import profiler
 from hybridlab.base import MXNetError
 from hybridlab.compiler import CachedOp
@@ -203,6 +205,13 @@ def test_every_generator_computes_the_same_with_hostile_names(canary, flags):
     forward = op.source(predict)
     sources = [forward, op.source(kind="train_forward"), op.source(kind="backward"),
                op.program(predict).instrumented().source, op.backward_plan().instrumented_backward().source]
+    # the debugging tools' programs: the probe (instrumented with inline rules and the memory plan),
+    # run by compare and find_nonfinite, which must agree and name the hostile nodes as they are
+    x = mx.nd.array(np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4))
+    sources.append(op.probe_program(net.hybridization.arguments([x])).source)
+    report = compare(net, x)
+    assert report.ok and any(CANARY in d.name for d in report.nodes)
+    assert not find_nonfinite(net, x).found
     for source in sources:
         assert_inert(source)
     assert "update0(update_attrs0," in op.source(kind="backward")      # BatchNorm's update line is there

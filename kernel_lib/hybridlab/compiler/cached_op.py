@@ -204,6 +204,22 @@ class CachedOp(RecordedCalls):
         may overwrite: copy what you keep), unlike op hooks, which see the graph as traced. Returns
         what ``self(*args)`` would. The debugging tools compare per-node values with it
         (``gluon.consistency``); a graph split around dynamic-shape ops has no single program."""
+        prog = self.probe_program(args)
+        x0 = args[0]
+        monitor.start(prog.nodes, x0._device)
+        try:
+            with monitor_state.quiet():
+                res = prog.fn(*[x._data for x in args], monitor)
+        except Exception as err:
+            raise program_error(err, {prog.filename: prog}) from err.__cause__
+        if self._single:
+            return NDArray._wrap(res, x0._device, x0._np)
+        return [NDArray._wrap(r, x0._device, x0._np) for r in res]
+
+    def probe_program(self, args):
+        """The Program ``probe`` runs for the NDArrays ``args`` (compiled on first use, then kept):
+        the plain program's graph, signature and memory plan, instrumented with its inline rules
+        kept. ``print(op.probe_program(args))`` shows its source."""
         if self._partition is not None:
             raise MXNetError("CachedOp.probe: the graph is split around dynamic-shape ops "
                              f"({', '.join(s.kind for s in self._partition.segments)} segments); expected a graph "
@@ -217,16 +233,7 @@ class CachedOp(RecordedCalls):
             prog = self._probes[key] = compile_program(
                 self._outputs, self._inputs, plain.signature, plain.shapes, plain.dtypes, title=repr(self.symbol),
                 instrument=True, inline=True, memory=memory, nodes=self._ops)
-        x0 = args[0]
-        monitor.start(prog.nodes, x0._device)
-        try:
-            with monitor_state.quiet():
-                res = prog.fn(*[x._data for x in args], monitor)
-        except Exception as err:
-            raise program_error(err, {prog.filename: prog}) from err.__cause__
-        if self._single:
-            return NDArray._wrap(res, x0._device, x0._np)
-        return [NDArray._wrap(r, x0._device, x0._np) for r in res]
+        return prog
 
     def _miss(self, *args):
         """No program found by the entry's fast lookup: look again with device equality (inputs on
