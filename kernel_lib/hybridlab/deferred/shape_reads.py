@@ -137,12 +137,13 @@ def broken(reads, info_of):
 
 
 def record_read(arr, what):
-    """``tracer.read_shape``: NDArray calls it when ``what`` of a traced array is read. Kept only
-    when the reader (the caller of the NDArray property) is user code: hybridlab reads shapes to
-    infer, and its own layers write shape-independent graphs."""
+    """``tracer.read_shape``: NDArray's properties call it (through ``ndarray._traced_read``) when
+    ``what`` of a traced array is read. Kept only when the reader (the caller of the property, three
+    frames up) is user code: hybridlab reads shapes to infer, and its own layers write
+    shape-independent graphs."""
     reads = state.tracing.shape_reads
     entry = arr._trace
-    if reads is None or entry is None or in_package(sys._getframe(2).f_code.co_filename):
+    if reads is None or entry is None or in_package(sys._getframe(3).f_code.co_filename):
         return
     source = user_source()
     key = (entry, what, source and (source["file"], source["line"]))

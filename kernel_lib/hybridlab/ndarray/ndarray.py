@@ -46,6 +46,13 @@ def _readable(arr, what):
     data._no_value(what)
 
 
+def _traced_read(arr, what):
+    """``what`` (``shape``, ``len``, ``ndim``, ``size``, ``dtype``, ``device``) of the traced ``arr``
+    was read by the caller of an NDArray property: a shape guard (``deferred.shape_reads``)."""
+    if _deferred.tracing.shape_reads is not None:
+        _deferred.tracer.read_shape(arr, what)
+
+
 def _tracing_placeholder(arr):
     return type(arr._data) is TracedValue
 
@@ -127,35 +134,35 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
     @property
     def shape(self):
         data = self._data
-        if data.__class__ is TracedValue and _deferred.tracing.shape_reads is not None:
-            _deferred.tracer.read_shape(self, "shape")      # a shape guard (deferred.shape_reads)
+        if data.__class__ is TracedValue:
+            _traced_read(self, "shape")
         return data.shape
 
     @property
     def dtype(self):
         data = self._data
-        if data.__class__ is TracedValue and _deferred.tracing.shape_reads is not None:
-            _deferred.tracer.read_shape(self, "dtype")      # a guard (deferred.shape_reads)
+        if data.__class__ is TracedValue:
+            _traced_read(self, "dtype")
         return data.dtype
 
     @property
     def size(self):
         data = self._data
-        if data.__class__ is TracedValue and _deferred.tracing.shape_reads is not None:
-            _deferred.tracer.read_shape(self, "size")
+        if data.__class__ is TracedValue:
+            _traced_read(self, "size")
         return data.size
 
     @property
     def ndim(self):
         data = self._data
-        if data.__class__ is TracedValue and _deferred.tracing.shape_reads is not None:
-            _deferred.tracer.read_shape(self, "ndim")
+        if data.__class__ is TracedValue:
+            _traced_read(self, "ndim")
         return data.ndim
 
     @property
     def device(self):
-        if self._data.__class__ is TracedValue and _deferred.tracing.shape_reads is not None:
-            _deferred.tracer.read_shape(self, "device")     # a guard (deferred.shape_reads)
+        if self._data.__class__ is TracedValue:
+            _traced_read(self, "device")
         return self._device
 
     context = ctx = device
@@ -226,8 +233,8 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
         data = self._data
         if not data.shape:
             raise TypeError("len() of a 0-d array")
-        if data.__class__ is TracedValue and _deferred.tracing.shape_reads is not None:
-            _deferred.tracer.read_shape(self, "len")
+        if data.__class__ is TracedValue:
+            _traced_read(self, "len")
         return data.shape[0]
 
     def __iter__(self):
