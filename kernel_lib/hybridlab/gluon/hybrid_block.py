@@ -44,7 +44,6 @@ from .. import ndarray
 from ..base import MXNetValueError
 from .. import deferred as _dc
 from ..ndarray.ndarray import NDArray
-from ..symbol.provenance import user_stacklevel
 from ..symbol.symbol import Symbol
 from ..symbol.user_traceback import escapes_to_user, full_traceback_wanted, without_package_frames
 from .. import monitor_state
@@ -55,7 +54,7 @@ from .hybridization import HybridizationState, signature_key
 from .parameter import DeferredInitializationError
 from .rebuild_history import flags_diff, note_build, note_inactive
 from .hybrid_graph import build_cached_op, graph_scope, infer_attrs, symbolic_forward, trace, traced_forward
-from .shape_guards import broken_guard
+from .shape_guards import guard_broken
 from .utils import flatten, regroup, shape_is_known
 
 __all__ = ["HybridBlock"]
@@ -294,7 +293,7 @@ class HybridBlock(Block):
         state.check_format(fmt, self.name)
         real = [a for a in flat if a is not None]
         if state.shape_reads and not built_now and signature_key(real) not in state.built \
-                and self._shape_guard_broken(real):
+                and guard_broken(self, real):
             return self._call_cached_op(*args)           # traced again for these inputs
         cargs = state.arguments(real)
         cop = state.cached_op
@@ -310,25 +309,6 @@ class HybridBlock(Block):
         if real and real[0]._np:
             out = [o if o._np else o.as_np_ndarray() for o in out]
         return regroup(out, state.out_format)
-
-    def _shape_guard_broken(self, real):
-        """A new signature: whether it breaks a shape the forward read while tracing (then the graph
-        is dropped, the rebuild reason naming the read); with ``shape_guards=False`` the graph
-        stays (MXNet's behaviour) and a warning says what stays frozen, once per read."""
-        state = self._hybridization
-        found = broken_guard(state, real, self)
-        if found is None:
-            return False
-        read, info = found
-        if state.shape_guards:
-            self._clear_cached_op(read.reason(info), read.source["code"] if read.source else "")
-            return True
-        if id(read) not in state.frozen_reads_said:
-            state.frozen_reads_said.add(id(read))
-            warnings.warn(f"HybridBlock '{self.name}': {read.reason(info)}; the graph keeps the traced value "
-                          f"{read.value} (hybridize(shape_guards=False): MXNet's behaviour; the result may have "
-                          f"the wrong shape). hybridize() re-traces on such a change.", stacklevel=user_stacklevel())
-        return False
 
     def _clear_cached_op(self, reason="first call", detail=""):
         """Drop the cached graph and op; the next call builds again, recorded with ``reason`` and

@@ -137,7 +137,8 @@ def precheck(block, *inputs):
             tracing.precheck = previous
         saved.restore()
     problems += [_from_read(r, style) for r in found.reads]
-    problems += [_from_shape_read(r, style, graph) for r in shape_reads]
+    traced = graph._nodes() if graph is not None else []
+    problems += [_from_shape_read(r, style, traced) for r in shape_reads]
     if graph is not None:
         problems += _graph_notes(block, graph, inputs, complete)
     return PrecheckReport(block.name, style, problems, graph, complete)
@@ -169,10 +170,9 @@ def _from_read(read, style):
                    f"while it is traced", rewrite_advice("read", np_words))
 
 
-def _from_shape_read(read, style, graph):
+def _from_shape_read(read, style, traced):
     """A shape read: the nodes built at its line whose attributes hold the value it read."""
-    nodes = [f"{node.name}.{'/'.join(attrs)}" for node, attrs in read.baked_into(graph._nodes())] \
-        if graph is not None else []
+    nodes = [f"{node.name}.{'/'.join(attrs)}" for node, attrs in read.baked_into(traced)]
     what = f"{read.label}.{read.what if read.what != 'len' else 'len()'} = {read.value}"
     kind = {"dtype": "dtype read", "device": "device read"}.get(read.what, "shape read")
     if read.what in ("dtype", "device"):

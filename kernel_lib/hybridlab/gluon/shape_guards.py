@@ -24,14 +24,38 @@ Example::
     >>> print(net.hybridization.history[-1].reason)        # doctest: +ELLIPSIS
     shape read at ...:3 changed: data.shape[0] 2 -> 3
 """
+import warnings
+
 import numpy as np
 
 from ..base import MXNetError
 from ..deferred.shape_reads import ArrayInfo, broken
 from ..symbol.infer import infer_graph
+from ..symbol.provenance import user_stacklevel
 from ..symbol.graph import topo_order
 
-__all__ = ["broken_guard"]
+__all__ = ["guard_broken", "broken_guard"]
+
+
+def guard_broken(block, real):
+    """A call of ``block`` on the data arrays ``real`` brings a new signature: whether it breaks a
+    shape its forward read while tracing. With ``shape_guards`` on, the graph is then dropped (the
+    rebuild reason names the read) and the caller traces again; off (MXNet's behaviour), the graph
+    stays and a warning at the user's line says what stays frozen, once per read."""
+    state = block.hybridization
+    found = broken_guard(state, real, block)
+    if found is None:
+        return False
+    read, info = found
+    if state.shape_guards:
+        block._clear_cached_op(read.reason(info), read.source["code"] if read.source else "")
+        return True
+    if id(read) not in state.frozen_reads_said:
+        state.frozen_reads_said.add(id(read))
+        warnings.warn(f"HybridBlock '{block.name}': {read.reason(info)}; the graph keeps the traced value "
+                      f"{read.value} (hybridize(shape_guards=False): MXNet's behaviour; the result may have "
+                      f"the wrong shape). hybridize() re-traces on such a change.", stacklevel=user_stacklevel())
+    return False
 
 
 def broken_guard(state, real, block):
