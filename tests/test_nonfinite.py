@@ -272,3 +272,26 @@ def test_a_notebook_cell_shows_the_warning_at_its_line(tmp_path):
     done = _run_script(script)
     assert done.returncode == 0, done.stderr
     assert f"{cell}:5: RuntimeWarning: invalid value encountered in log (node 'net0_log0' (log)" in done.stderr
+
+
+class LogOnItsLine(HybridBlock):        # fused with the multiply of the next line
+    def forward(self, x):
+        y = mx.np.log(x)
+        return y * 2
+
+
+def test_a_fused_member_warns_at_its_own_line():
+    net = hybridized(LogOnItsLine)
+    net(mx.np.array(NEGATIVE))
+    assert any(n.op_name == "_fused_elemwise" for n in net.hybridization.cached_op._ops)
+    ctx, shown = showing()
+    try:
+        net(mx.np.array(NEGATIVE) * 2)
+    finally:
+        ctx.__exit__(None, None, None)
+    (text, _, filename, lineno), = shown
+    lines, start = inspect.getsourcelines(LogOnItsLine.forward)
+    assert (filename, lineno) == (__file__, start + 1)                 # the log's line, not the return's
+    assert "(log), fused into" in text
+    report = find_nonfinite(net, mx.np.array(NEGATIVE))
+    assert report.op == "log" and report.source["line"] == start + 1

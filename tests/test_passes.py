@@ -308,3 +308,24 @@ def test_partition_of_a_static_graph_is_one_segment_run_inline_below_the_limit()
     assert [s.kind for s in part.segments] == ["static"]
     out = part({"x": mx.nd.zeros((2,))})
     assert out[0].asnumpy().tolist() == [1.0, 1.0] and part.cached_ops[0] is None
+
+
+def test_fused_members_unfold_a_fused_node_with_each_members_line():
+    from hybridlab.compiler.backends import replace_chain
+    from hybridlab.compiler.interpreter import Interpreter
+    from hybridlab.compiler.passes.fusion import fused_members
+    from hybridlab.ops.registry import get_op
+    x = mx.sym.var("x")
+    e = mx.sym.exp(x, name="e")                       # two lines: two sources
+    y = mx.sym.relu(e - 1, name="act")
+    fused = fuse_elementwise(y)
+    node = fused._outputs[0][0]
+    inputs, steps = fused_members(node)
+    assert [s.name for s in steps] == node.meta["fused_from"] and [i.name for i in inputs] == ["x"]
+    lines = [s.meta["source"]["line"] for s in steps]
+    assert lines[0] == lines[1] - 1 == lines[2] - 1     # exp on its line, the rest on the next
+    out, = Interpreter([(steps[-1], 0)]).run({"x": mx.nd.array([0.0, 1.0])})
+    np.testing.assert_allclose(out.asnumpy(), np.maximum(np.exp([0.0, 1.0]) - 1, 0), rtol=1e-6)
+    # a backend's fused node also lists its members, but is no chain of steps
+    chain = [n for n in mx.sym.relu(mx.sym.exp(x, name="e2"), name="r2")._nodes() if not n.is_variable]
+    assert fused_members(replace_chain(chain, get_op("exp"))) is None

@@ -51,10 +51,10 @@ import threading
 import warnings
 
 from ..ndarray.dispatch import invoke
-from ..ops.fused import plan as fused_steps
 from ..symbol.provenance import in_package
 from .codegen import program_named
 from .interpreter import Interpreter
+from .passes.fusion import fused_members
 
 __all__ = ["install", "reattributing", "Origin", "origin"]
 
@@ -107,8 +107,9 @@ def origin(message, filename, lineno):
         if node is None and name.startswith(_GENERATED):
             prog = program_named(name)
             node = prog.node_at(frame.f_lineno) if prog is not None else None
-            if node is not None and node.meta.get("fused_from"):      # a fusion pass node: its step
-                fused, node = node, _fused_step(node, found.group(1))
+            members = fused_members(node) if node is not None else None
+            if members is not None:            # a fusion pass node: name the member that warned
+                fused, node = node, _fused_step(members[1], found.group(1)) or node
         elif node is None and code is _STEP:
             node = frame.f_locals.get("node")
         elif op is None and code is _INVOKE:
@@ -137,16 +138,9 @@ def _hybridlab_code(filename):
     return filename.startswith(_GENERATED) or in_package(filename)
 
 
-def _fused_step(node, ufunc):
-    """The member of the fused ``node`` whose step calls ``ufunc`` (a stand-in node with its name
-    and op), or the fused node itself when no step does."""
-    members = node.meta.get("fused_from") or []
-    for j, step in enumerate(fused_steps(node.parsed_attrs())):
-        if j < len(members) and ufunc in (step.op.name, getattr(step.lowering, "ufunc", None)):
-            member = type(node)(step.op, members[j], step.attrs)
-            member.meta = node.meta
-            return member
-    return node
+def _fused_step(steps, ufunc):
+    """The member (of ``fused_members``) whose op is the ufunc NumPy's text names, or ``None``."""
+    return next((m for m in steps if ufunc in (m.op.name, getattr(m.op.lowering, "ufunc", None))), None)
 
 
 def _node_words(node, fused):

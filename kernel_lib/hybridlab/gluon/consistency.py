@@ -42,9 +42,12 @@ from .. import autograd, random
 from ..base import MXNetError
 from ..compiler.instrument import Monitor
 from ..compiler.interpreter import Interpreter
+from ..device import cpu
 from ..compiler.passes import DEFAULT_PASSES
 from .hybridization import ParameterValues, trial
 from .utils import flatten
+
+_CPU = cpu()      # _CPU.put(value): the value as a NumPy array (copied from a GPU)
 
 __all__ = ["compare", "compare_settings", "ConsistencyReport", "Difference"]
 
@@ -175,11 +178,7 @@ class _Probe(Monitor):
 
     def exit(self, k, outputs):
         node = self.nodes[k]
-        self.values[node.name] = [np.array(_host(o)) for o in outputs]
-
-
-def _host(value):
-    return value.get() if hasattr(value, "get") and not isinstance(value, np.ndarray) else value
+        self.values[node.name] = [np.array(_CPU.put(o)) for o in outputs]
 
 
 def _compare_nodes(block, inputs, backward, rtol, atol):

@@ -47,11 +47,13 @@ from .. import autograd, random
 from ..base import MXNetError
 from ..compiler.instrument import Monitor
 from ..compiler.interpreter import Interpreter
+from ..compiler.passes.fusion import fused_members
+from ..device import cpu
 from ..ndarray.ndarray import NDArray
-from ..ops.fused import plan as fused_steps
-from ..symbol.graph import Node, topo_order
 from .hybridization import ParameterValues, trial
 from .utils import flatten
+
+_CPU = cpu()      # _CPU.put(value): the value as a NumPy array (copied from a GPU)
 
 __all__ = ["find_nonfinite", "NonfiniteReport", "TensorStats"]
 
@@ -161,10 +163,10 @@ class _FirstNonfinite(Monitor):
         self._inputs = ()
 
     def enter(self, k, inputs):
-        self._inputs = [None if x is None else np.array(_host(x)) for x in inputs]
+        self._inputs = [None if x is None else np.array(_CPU.put(x)) for x in inputs]
 
     def exit(self, k, outputs):
-        outs = [None if o is None else np.array(_host(o)) for o in outputs]
+        outs = [None if o is None else np.array(_CPU.put(o)) for o in outputs]
         if any(o is not None and not _finite(o) for o in outs):
             raise _Found(k, self._inputs, outs)
 
@@ -176,13 +178,9 @@ class _FirstNonfiniteStep(Interpreter):
 
     def step(self, node, inputs):
         outs = super().step(node, inputs)
-        if self.found is None and any(not _finite(_host(o._data)) for o in outs):
-            self.found = (node, [_host(x._data) for x in inputs], [_host(o._data) for o in outs])
+        if self.found is None and any(not _finite(_CPU.put(o._data)) for o in outs):
+            self.found = (node, [_CPU.put(x._data) for x in inputs], [_CPU.put(o._data) for o in outs])
         return outs
-
-
-def _host(value):
-    return value.get() if hasattr(value, "get") and not isinstance(value, np.ndarray) else value
 
 
 def _finite(a):
@@ -236,8 +234,8 @@ def _forward(block, inputs, backward, setting):
     cop = state.cached_op
     args = state.arguments(_data(inputs))
     for name, x in zip(cop.input_names, args):
-        if not _finite(_host(x._data)):
-            return NonfiniteReport(setting, backward, "input", name, "null", [TensorStats(_host(x._data))])
+        if not _finite(_CPU.put(x._data)):
+            return NonfiniteReport(setting, backward, "input", name, "null", [TensorStats(_CPU.put(x._data))])
     monitor = _FirstNonfinite()
     with autograd.pause(train_mode=backward):
         random.seed(0)
@@ -245,8 +243,9 @@ def _forward(block, inputs, backward, setting):
             cop.probe(args, monitor)
         except _Found as hit:
             node = monitor.nodes[hit.k]
-            if node.meta.get("fused_from"):          # made by the fusion pass: open it
-                inner = _inside_fused(node, hit.inputs, cop.symbol, args[0])
+            members = fused_members(node)
+            if members is not None:                 # made by the fusion pass: open it
+                inner = _inside_fused(members, hit.inputs, args[0])
                 if inner is not None:
                     return _report(setting, backward, "forward", *inner, fused_into=node.name)
             note = f"folded from {node.meta['folded_from']}" if node.meta.get("folded_from") else ""
@@ -254,21 +253,12 @@ def _forward(block, inputs, backward, setting):
     return NonfiniteReport(setting, backward)
 
 
-def _inside_fused(node, inputs, traced, like):
-    """``(step node, inputs, outputs)`` of the first step of the fused ``node`` that makes a NaN/Inf,
-    run on ``inputs`` (its steps named and sourced after the traced nodes they came from)."""
-    members = node.meta.get("fused_from") or []
-    by_name = {n.name: n for n in topo_order(traced._outputs)}
-    values = [Node(None, src.output_name(i)) for src, i in node.inputs]     # named as the fused node's inputs
-    steps = fused_steps(node.parsed_attrs())
-    for j, s in enumerate(steps):
-        name = members[j] if j < len(members) else f"{node.name}_step{j}"
-        step = Node(s.op, name, s.attrs, [(values[r], 0) for r in s.refs])
-        origin = by_name.get(name)
-        step.meta["source"] = (origin.meta if origin is not None and origin.op is s.op else node.meta).get("source")
-        values.append(step)
-    run = _FirstNonfiniteStep([(values[-1], 0)])
-    run.run({v.name: NDArray._wrap(like._device.put(x), like._device, like._np) for v, x in zip(values, inputs)})
+def _inside_fused(members, inputs, like):
+    """``(step node, inputs, outputs)`` of the first member of a fused node (``fused_members``) that
+    makes a NaN/Inf, run on the fused node's ``inputs``."""
+    stand_ins, steps = members
+    run = _FirstNonfiniteStep([(steps[-1], 0)])
+    run.run({v.name: NDArray._wrap(like._device.put(x), like._device, like._np) for v, x in zip(stand_ins, inputs)})
     return run.found
 
 

@@ -7,7 +7,9 @@ or broadcast, it is pure, has one output, and its op has a ``lowering`` (``OpDef
 op as a step of a fused kernel; ``ops.fused.lowerable``). Groups grow from their last node (the root) towards their producers; a
 producer joins when every node reading it is already in the group and it is not a graph output. The fused node keeps the
 root's name and meta (so output names, scopes and source lines stay) and lists its members in
-``meta["fused_from"]``. Groups need at least ``min_size`` ops (default 2).
+``meta["fused_from"]``, their source lines in ``meta["fused_sources"]``. Groups need at least
+``min_size`` ops (default 2). ``fused_members(node)`` unfolds a fused node again into stand-in
+nodes of its steps (for the debugging tools: which member made a NaN, which one warned).
 
 Example::
 
@@ -26,11 +28,12 @@ Example::
 """
 import json
 
-from ...ops.fused import lowerable
+from ...ops.fused import lowerable, plan
+from ...symbol.graph import Node
 from ...ops.registry import get_op
 from ._graph import clone, is_pure, retarget
 
-__all__ = ["fuse_elementwise"]
+__all__ = ["fuse_elementwise", "fused_members"]
 
 _FUSED = get_op("_fused_elemwise")
 
@@ -87,5 +90,26 @@ def _fuse(root, steps):
     text = json.dumps([[n.op.name, dict(n.attrs), [r if kind == "in" else n_in + r for kind, r in refs]]
                        for n, refs in program], separators=(",", ":"))
     names = [n.name for n in steps]
+    sources = [n.meta.get("source") for n in steps]
     retarget(root, _FUSED, {"num_args": str(n_in), "program": text}, external)
     root.meta["fused_from"] = names
+    root.meta["fused_sources"] = sources
+
+
+def fused_members(node):
+    """``(inputs, steps)`` of a node this pass made, or ``None`` for any other node: ``inputs`` are
+    variable stand-ins named after the values the fused node reads, ``steps`` one stand-in node per
+    member (its name, op, attributes and user source line, reading ``inputs`` and earlier steps),
+    so ``Interpreter([(steps[-1], 0)])`` runs the member chain op by op."""
+    if node.op is not _FUSED:
+        return None
+    names = node.meta.get("fused_from") or []
+    sources = node.meta.get("fused_sources") or []
+    values = [Node(None, src.output_name(i)) for src, i in node.inputs]
+    inputs = list(values)
+    for j, step in enumerate(plan(node.parsed_attrs())):
+        member = Node(step.op, names[j] if j < len(names) else f"{node.name}_step{j}", step.attrs,
+                      [(values[r], 0) for r in step.refs])
+        member.meta["source"] = sources[j] if j < len(sources) else node.meta.get("source")
+        values.append(member)
+    return inputs, values[len(inputs):]
