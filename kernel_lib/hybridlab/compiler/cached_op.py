@@ -110,7 +110,6 @@ class CachedOp(RecordedCalls):
         self.on_compile = on_compile
         self.keep_pipeline = bool(keep_pipeline)
         self.compile_count = 0   # programs compiled so far: callers detect a (re)build cheaply
-        self.compile_seconds = 0.0   # time spent compiling them (inference + codegen), for build records
         self._pools = {}         # device -> ArenaPool: static_alloc buffers shared by this op's plans
         self.memory_plans = {}   # signature key -> MemoryPlan (static_alloc)
         traced = topo_order(symbol._outputs)      # once: every question below about the traced graph
@@ -145,7 +144,6 @@ class CachedOp(RecordedCalls):
         self._single = len(self._outputs) == 1
         self._programs = {}      # signature key -> Program, in compile order
         self._fns = {}           # signature key -> Program.fn (what the entry looks up)
-        self._by_file = {}       # generated file name -> Program (to name a failing node)
         self._latest = None
         self._plans = {}         # (signature key, gradient mask) -> BackwardPlan
         self._probes = {}        # signature key -> the probe Program (see probe)
@@ -171,7 +169,7 @@ class CachedOp(RecordedCalls):
             for x in args:
                 if x.__class__ is not NDArray and not isinstance(x, NDArray):
                     raise self._type_error(args) from None
-            raise program_error(err, self._by_file) from err.__cause__
+            raise program_error(err) from err.__cause__
         x0 = args[0]
         if self._single:
             return NDArray._wrap(res, x0._device, x0._np)
@@ -211,7 +209,7 @@ class CachedOp(RecordedCalls):
             with monitor_state.quiet():
                 res = prog.fn(*[x._data for x in args], monitor)
         except Exception as err:
-            raise program_error(err, {prog.filename: prog}) from err.__cause__
+            raise program_error(err) from err.__cause__
         if self._single:
             return NDArray._wrap(res, x0._device, x0._np)
         return [NDArray._wrap(r, x0._device, x0._np) for r in res]
@@ -300,10 +298,9 @@ class CachedOp(RecordedCalls):
     # ---- compiling --------------------------------------------------------------------------
     def _compile(self, key, args, default_device):
         start = time.perf_counter()
-        try:
-            return self._compile_signature(key, args, default_device)
-        finally:
-            self.compile_seconds += time.perf_counter() - start
+        prog = self._compile_signature(key, args, default_device)
+        prog.compile_seconds = time.perf_counter() - start     # inference + codegen, for build records
+        return prog
 
     def _compile_signature(self, key, args, default_device):
         self.compile_count += 1
@@ -330,14 +327,13 @@ class CachedOp(RecordedCalls):
         reason = self._reason(sig)
         if len(self._programs) >= MAX_PROGRAMS:
             old_key = next(iter(self._programs))
-            self._by_file.pop(self._programs.pop(old_key).filename, None)
+            self._programs.pop(old_key)
             self._fns.pop(old_key, None)
             self._probes.pop(old_key, None)
             for k in [k for k in self._plans if k[0] == old_key]:
                 del self._plans[k]
         self._programs[key] = prog
         self._fns[key] = prog.fn
-        self._by_file[prog.filename] = prog
         self._latest = prog
         if self.on_compile is not None:
             self.on_compile(prog, reason)

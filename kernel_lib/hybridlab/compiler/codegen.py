@@ -369,6 +369,7 @@ class Program:
         self.shapes = shapes
         self.dtypes = dtypes
         self.n_outputs = n_outputs
+        self.compile_seconds = 0.0     # the cached op's time to infer and generate it (set by CachedOp)
         self.nodes = []            # the op nodes in program order (``mon.enter(k, ...)``: ``nodes[k]``)
         self.instrumented_of = None    # the plain Program this one instruments (instrumented variants)
         self._gen = None           # (outputs, inputs, generate keyword arguments): to build variants

@@ -5,18 +5,20 @@ from ..base import MXNetError
 from ..ndarray.dispatch import OutOfMemory, shape_error
 from ..ops.infer import InferError
 from ..symbol.provenance import where
+from .codegen import program_named
 
 __all__ = ["program_error"]
 
 
-def program_error(err, by_file):
+def program_error(err):
     """The error to raise for ``err`` from a generated program: a check only an op's compute makes
     (``InferError``) or an allocation that cannot be met (shapes from a model file) becomes an
     ``MXNetError`` naming the op; any error gets a note naming the graph node whose line raised
-    (and the user line that created it)."""
+    (and the user line that created it): the innermost frame of a live program
+    (``codegen.program_named``) says which."""
     tb, prog, line = err.__traceback__, None, None
     while tb is not None:
-        found = by_file.get(tb.tb_frame.f_code.co_filename)
+        found = program_named(tb.tb_frame.f_code.co_filename)
         if found is not None:
             prog, line = found, tb.tb_lineno
         tb = tb.tb_next

@@ -48,7 +48,7 @@ class RecordedCalls:
                 with monitor_state.quiet():      # its ops are reported by the monitor, not as imperative calls
                     res = prog.fn(*datas, monitor)
         except Exception as err:
-            raise program_error(err, {plan.forward.filename: plan.forward}) from err.__cause__
+            raise program_error(err) from err.__cause__
         outs, saved = plan.split(res)
         node = autograd_state.TapeNode(self._tape_op, (plan, saved, datas, label), list(args), tuple(outs), x0._device)
         wrapped = []
@@ -85,7 +85,7 @@ class RecordedCalls:
                 with monitor_state.quiet():
                     grads = plan.run(saved, datas, [g._data for g in ograds], monitor)
         except Exception as err:
-            raise program_error(err, {plan.backward.filename: plan.backward}) from err.__cause__
+            raise program_error(err) from err.__cause__
         return [None if g is None else NDArray._wrap(g, x0._device, x0._np) for g in grads]
 
     def _grad_recorded(self, plan, inputs, ograds, training):

@@ -36,6 +36,7 @@ import numpy as np
 
 from .. import ndarray
 from ..base import MXNetError
+from ..symbol.graph_diff import GraphDiff
 from .hybridization import trial
 from .symbol_block import SymbolBlock
 from .utils import flatten
@@ -160,27 +161,21 @@ def _parameters(graph, params, params_file):
 
 
 def _graph(expected, got):
-    """Node by node: op, name, attributes, inputs (by node name and output index)."""
-    a, b = expected._nodes(), got._nodes()
-    out = []
-    if len(a) != len(b):
-        out.append(Mismatch("graph", "nodes", f"expected {len(a)} nodes, got {len(b)}"))
-    for n, m in zip(a, b):
-        if (n.op_name, n.name) != (m.op_name, m.name):
-            out.append(Mismatch("graph", n.name, f"expected node '{n.name}' ({n.op_name}), got '{m.name}' "
-                                                 f"({m.op_name})"))
-            break
-        ins_a = [(s.name, i) for s, i in n.inputs]
-        ins_b = [(s.name, i) for s, i in m.inputs]
-        if ins_a != ins_b:
-            out.append(Mismatch("graph", n.name, f"expected inputs {ins_a}, got {ins_b}"))
-        attrs_a = {k: v for k, v in n.attrs.items() if not k.startswith("__")}
-        attrs_b = {k: v for k, v in m.attrs.items() if not k.startswith("__")}
-        if attrs_a != attrs_b:
-            changed = sorted(k for k in set(attrs_a) | set(attrs_b) if attrs_a.get(k) != attrs_b.get(k))
-            out.append(Mismatch("graph", n.name, "expected attributes " + ", ".join(
-                f"{k}={attrs_a.get(k)!r}" for k in changed) + ", got " + ", ".join(
-                f"{k}={attrs_b.get(k)!r}" for k in changed)))
+    """Node by node (``symbol.graph_diff``): nodes missing or extra, op, inputs and attributes
+    (a variable's ``__shape__``/``__dtype__`` left out: the loader writes them)."""
+    diff = GraphDiff(expected, got, skip_dunder=True)
+    out = [Mismatch("graph", n, f"expected node '{n}', missing") for n in diff.removed]
+    out += [Mismatch("graph", n, f"expected no node '{n}', got one") for n in diff.added]
+    for name, c in diff.changes.items():
+        if "op" in c:
+            out.append(Mismatch("graph", name, f"expected op {c['op'][0]}, got {c['op'][1]}"))
+        if "inputs" in c:
+            out.append(Mismatch("graph", name, f"expected inputs {c['inputs'][0]}, got {c['inputs'][1]}"))
+        if "attrs" in c:
+            attrs = c["attrs"]
+            out.append(Mismatch("graph", name, "expected attributes " + ", ".join(
+                f"{k}={x!r}" for k, (x, _) in attrs.items()) + ", got " + ", ".join(
+                f"{k}={y!r}" for k, (_, y) in attrs.items())))
     return out
 
 

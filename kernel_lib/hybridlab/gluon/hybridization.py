@@ -85,9 +85,7 @@ class HybridizationState:
         self.pending = []                # (reason, detail) of invalidations since the last build
         self.built = set()               # signature_key()s built since the graph was traced
         self.last_key = None             # the signature_key() of the latest build
-        self.last_graph = None           # the graph of the latest build (a new one: traced again)
         self.build_seconds = 0.0         # tracing + passes since the last build record
-        self.compile_seconds_seen = 0.0  # the cached op's compile time already in a build record
         self._arguments = None           # (parameter data version, device, argument list, data slots)
         self._fast = None                # the last call's signature and program (see fast_call)
 
@@ -157,7 +155,6 @@ class HybridizationState:
             self.inputs = self.graph = None
             self.shape_reads = []
         self.cached_op = None
-        self.compile_seconds_seen = 0.0
         self.op_args = []
         self._arguments = None
         self._fast = None

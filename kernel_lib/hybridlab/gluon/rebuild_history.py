@@ -41,6 +41,8 @@ Example::
 import time
 from collections import namedtuple
 
+from ..symbol.graph_diff import GraphDiff
+
 __all__ = ["RebuildRecord", "RebuildHistory", "GraphDiff", "describe_key", "signature_diff", "flags_diff", "note_build", "note_inactive"]
 
 RebuildRecord = namedtuple("RebuildRecord", ["time", "reason", "detail", "signature", "flags", "graph",
@@ -122,50 +124,6 @@ class RebuildHistory(list):
                f"{', '.join(r.reason for r in self)}>"
 
 
-class GraphDiff:
-    """Two graphs compared node by node, matched by name: ``added`` / ``removed`` node names (in
-    graph order) and ``changed``: ``{name: what differs}`` (op, attributes, inputs). Same graph
-    object (a rebuild for a new signature only): nothing differs.
-
-    >>> import hybridlab as mx
-    >>> x = mx.sym.var('x')
-    >>> old = mx.sym.relu(mx.sym.exp(x, name='e'), name='r')
-    >>> new = mx.sym.tanh(mx.sym.exp(x, name='e'), name='t')
-    >>> d = GraphDiff(old, new)
-    >>> d.added, d.removed, d.changed, bool(d)
-    (['t'], ['r'], {}, True)
-    """
-
-    def __init__(self, old, new):
-        a = {n.name: n for n in old._nodes()}
-        b = {n.name: n for n in new._nodes()}
-        self.added = [n for n in b if n not in a]
-        self.removed = [n for n in a if n not in b]
-        self.changed = {}
-        for name in (n for n in b if n in a):
-            x, y = a[name], b[name]
-            what = []
-            if x.op_name != y.op_name:
-                what.append(f"op {x.op_name} -> {y.op_name}")
-            keys = sorted(k for k in set(x.attrs) | set(y.attrs) if x.attrs.get(k) != y.attrs.get(k))
-            what += [f"{k}: {x.attrs.get(k)} -> {y.attrs.get(k)}" for k in keys]
-            ins_x, ins_y = [(s.name, i) for s, i in x.inputs], [(s.name, i) for s, i in y.inputs]
-            if ins_x != ins_y:
-                what.append(f"inputs {ins_x} -> {ins_y}")
-            if what:
-                self.changed[name] = "; ".join(what)
-
-    def __bool__(self):
-        return bool(self.added or self.removed or self.changed)
-
-    def __str__(self):
-        if not self:
-            return "same graph"
-        lines = [f"+ {n}" for n in self.added] + [f"- {n}" for n in self.removed]
-        lines += [f"~ {n}: {w}" for n, w in self.changed.items()]
-        return "\n".join(lines)
-
-
 def note_build(block, key):
     """``block`` (a HybridBlock) built its cached op for the new signature ``key``
     (``hybridization.signature_key``): append the record (reason: first call, the pending
@@ -188,13 +146,13 @@ def note_build(block, key):
     state.last_key = key
     state.pending = []
     cop = state.cached_op
+    compiled = cop.program().compile_seconds if cop.signatures else 0.0
     build_s, state.build_seconds = state.build_seconds, 0.0
     plan = state.memory_plan()
+    retraced = not state.history or state.history[-1].graph is not state.graph
     state.history.add(reason, detail, sig, flags=tuple(state.flags), graph=state.graph,
-                      build_ms=(build_s + cop.compile_seconds - state.compile_seconds_seen) * 1e3,
-                      memory_bytes=plan.planned_bytes if plan is not None else None,
-                      retraced=state.graph is not state.last_graph)
-    state.compile_seconds_seen, state.last_graph = cop.compile_seconds, state.graph
+                      build_ms=(build_s + compiled) * 1e3, retraced=retraced,
+                      memory_bytes=plan.planned_bytes if plan is not None else None)
     from .. import events
     if events.has_subscribers("cache_built"):
         shapes, device, training = key
