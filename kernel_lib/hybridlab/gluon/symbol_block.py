@@ -14,13 +14,12 @@ Example::
     >>> net(mx.nd.ones((2, 5))).shape
     (2, 3)
 """
-import copy
 import warnings
 
 from .. import symbol
 from .. import deferred as _dc
 from ..ndarray.ndarray import NDArray
-from ..symbol.graph import Node, topo_order
+from ..symbol.graph import copy_graph
 from ..symbol.symbol import Symbol
 from .hybrid_block import HybridBlock
 from .parameter import Parameter
@@ -32,22 +31,7 @@ __all__ = ["SymbolBlock"]
 def substitute(sym, mapping):
     """A copy of ``sym``'s graph where the variables named in ``mapping`` are replaced by the given
     single-output Symbols (MXNet's ``Symbol._compose``)."""
-    clones, remap = {}, {}
-    for node in topo_order(sym._outputs):
-        if node.is_variable:
-            remap[id(node)] = mapping[node.name]._outputs[0] if node.name in mapping else (node, 0)
-            continue
-        clone = Node(node.op, node.name, node.attrs, [_resolve(e, clones, remap) for e in node.inputs])
-        clone.meta = copy.copy(node.meta)
-        clones[id(node)] = clone
-    return Symbol([_resolve(e, clones, remap) for e in sym._outputs])
-
-
-def _resolve(entry, clones, remap):
-    node, index = entry
-    if node.is_variable:
-        return remap[id(node)]
-    return clones[id(node)], index
+    return Symbol(copy_graph(sym._outputs, lambda v: mapping[v.name]._outputs[0] if v.name in mapping else None))
 
 
 class SymbolBlock(HybridBlock):

@@ -43,7 +43,7 @@ Example::
 from ..autograd import history
 from ..base import MXNetError
 from ..ops.registry import OpDef
-from .graph import Node, topo_order
+from .graph import Node, copy_graph, topo_order
 from .symbol import Symbol
 
 __all__ = ["build"]
@@ -128,24 +128,24 @@ class _TapeGraph:
         """Copy the graph of ``cached`` (a CachedOp) with its variables bound to ``inputs`` (one per
         ``cached.input_names`` entry); returns the entries of its outputs."""
         bound = dict(zip(cached.input_names, inputs))
-        copies = {}   # graph Node -> its copy (op nodes) or the entry bound to it (variables)
-        for gnode in topo_order(cached.symbol._outputs):
-            if not gnode.is_variable:
-                node = Node(gnode.op, None, gnode.attrs, [_remap(copies, e) for e in gnode.inputs])
-                node.meta.update((k, gnode.meta[k]) for k in _KEPT_META if k in gnode.meta)
-                self.pending[node] = gnode.name
-                copies[gnode] = node
-                continue
-            entry = bound.get(gnode.name)
+
+        def bind(variable):
+            entry = bound.get(variable.name)
             if entry is None:       # dropped by the passes: no array was passed for it
-                entry = (Node(None, None, gnode.attrs), 0)
-                self.pending[entry[0]] = gnode.name
+                entry = (Node(None, None, variable.attrs), 0)
+                self.pending[entry[0]] = variable.name
             elif entry[0].is_variable and self.pending.get(entry[0]) in ("var", "null"):
                 # a leaf fed to the block: named after the variable it feeds (a Parameter's name, say)
-                self.pending[entry[0]] = gnode.name
-                entry[0].attrs.update(gnode.attrs)
-            copies[gnode] = entry
-        return [_remap(copies, e) for e in cached.symbol._outputs]
+                self.pending[entry[0]] = variable.name
+                entry[0].attrs.update(variable.attrs)
+            return entry
+
+        def copy_node(gnode, node_inputs):
+            node = Node(gnode.op, None, gnode.attrs, node_inputs)
+            node.meta.update((k, gnode.meta[k]) for k in _KEPT_META if k in gnode.meta)
+            self.pending[node] = gnode.name
+            return node
+        return copy_graph(cached.symbol._outputs, bind, copy_node)
 
     # ---- names -------------------------------------------------------------------------------
     def assign_names(self, heads):
@@ -168,13 +168,6 @@ class _TapeGraph:
                     name, k = f"{want}_{k}", k + 1
             used.add(name)
             node.name = name
-
-
-def _remap(copies, entry):
-    """``entry`` of an inlined graph in the copy: its node's copy, or what its variable is bound to."""
-    node, index = entry
-    made = copies[node]
-    return made if node.is_variable else (made, index)
 
 
 def _attr_strings(op, parsed):

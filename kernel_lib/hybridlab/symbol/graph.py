@@ -5,7 +5,7 @@ A node keeps MXNet's view of itself: ``op`` (an ``OpDef``; ``None`` for a variab
 ``(node, output_index)`` entries. ``meta`` is a free dict that stages fill in (Block scope, user
 source line, inferred shapes...), like torch.fx's ``node.meta``.
 """
-__all__ = ["Node", "topo_order"]
+__all__ = ["Node", "topo_order", "copy_graph"]
 
 
 class Node:
@@ -86,3 +86,38 @@ def topo_order(heads):
                 stack.pop()
                 append(node)
     return order
+
+
+def copy_graph(outputs, bind, copy_node=None):
+    """A copy of the graph of ``outputs`` (``(node, index)`` entries) with its variables replaced:
+    ``bind(variable)`` gives the entry that stands for it (``None``: the variable itself, shared).
+    Op nodes are new: ``copy_node(node, inputs)`` makes each (default: same op, name, attributes,
+    ``meta`` copied one level). Returns the copy's outputs (MXNet's composition: a SymbolBlock
+    called on Symbols, a hybridized call inlined into a recorded graph).
+
+    >>> import hybridlab as mx
+    >>> y = mx.sym.relu(mx.sym.var('x'), name='r')
+    >>> z = mx.sym.var('z')
+    >>> out = copy_graph(y._outputs, lambda v: z._outputs[0] if v.name == 'x' else None)
+    >>> [(n.name, [s.name for s, _ in n.inputs]) for n, _ in out]
+    [('r', ['z'])]
+    """
+    made = {}
+    for node in topo_order(outputs):
+        if node.is_variable:
+            entry = bind(node)
+            made[node] = entry if entry is not None else (node, 0)
+            continue
+        inputs = [_copied(made, e) for e in node.inputs]
+        if copy_node is None:
+            copy = Node(node.op, node.name, node.attrs, inputs)
+            copy.meta = dict(node.meta)
+        else:
+            copy = copy_node(node, inputs)
+        made[node] = copy
+    return [_copied(made, e) for e in outputs]
+
+
+def _copied(made, entry):
+    node, index = entry
+    return made[node] if node.is_variable else (made[node], index)
