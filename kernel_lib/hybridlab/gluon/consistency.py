@@ -71,11 +71,12 @@ class Difference:
 
 
 class ConsistencyReport:
-    """What ``compare`` found (see the module docstring); ``print(report)`` gives a table."""
+    """What ``compare`` found (see the module docstring); ``graph``: the traced Symbol whose nodes
+    ``nodes`` names; ``print(report)`` gives a table."""
 
-    def __init__(self, setting, outputs, nodes, gradients, rtol, atol):
+    def __init__(self, setting, outputs, nodes, gradients, rtol, atol, graph=None):
         self.setting, self.outputs, self.nodes, self.gradients = setting, outputs, nodes, gradients
-        self.rtol, self.atol = rtol, atol
+        self.rtol, self.atol, self.graph = rtol, atol, graph
 
     @property
     def ok(self):
@@ -127,13 +128,14 @@ def compare(block, *inputs, backward=False, flags=None, passes=None, rtol=1e-4, 
         block.hybridization.passes = None if passes is None else list(passes)
         hybrid = _run(block, inputs, backward)
         saved.restore()
+        graph = block.hybridization.graph
         nodes = _compare_nodes(block, inputs, backward, rtol, atol)
         saved.restore()
     outputs = [_difference(f"{i}", e, h, rtol, atol) for i, (e, h) in enumerate(zip(eager[0], hybrid[0]))]
     gradients = [_difference(name, eager[1][name], hybrid[1].get(name), rtol, atol) for name in eager[1]]
     setting = f"hybridize({', '.join(f'{k}={v!r}' for k, v in flags.items())}), " + (
         "default passes" if passes is None else f"passes {list(passes)}")
-    return ConsistencyReport(setting, outputs, nodes, gradients, rtol, atol)
+    return ConsistencyReport(setting, outputs, nodes, gradients, rtol, atol, graph)
 
 
 def compare_settings(block, *inputs, backward=False, rtol=1e-4, atol=1e-5):

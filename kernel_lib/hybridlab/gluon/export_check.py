@@ -63,10 +63,11 @@ class Mismatch:
 
 class ExportReport:
     """What ``check_export`` found: a list of ``Mismatch`` per part (see the module docstring);
-    ``files``: the symbol and params files checked; ``mxnet_checked``: whether real MXNet loaded them."""
+    ``files``: the symbol and params files checked; ``mxnet_checked``: whether real MXNet loaded them;
+    ``symbol``: the block's traced Symbol (what was exported; ``graph`` is the graph part's mismatches)."""
 
-    def __init__(self, block_name, files, mismatches, mxnet_checked):
-        self.block_name, self.files, self.mxnet_checked = block_name, files, mxnet_checked
+    def __init__(self, block_name, files, mismatches, mxnet_checked, symbol=None):
+        self.block_name, self.files, self.mxnet_checked, self.symbol = block_name, files, mxnet_checked, symbol
         for part in _PARTS:
             setattr(self, part, [m for m in mismatches if m.part == part])
 
@@ -107,7 +108,8 @@ def check_export(block, *inputs, files=None, epoch=0, mxnet_python=None, rtol=1e
         try:
             loaded = SymbolBlock.imports(sym_file, data_names, params_file, allow_missing=True, ignore_extra=True)
         except MXNetError as err:
-            return ExportReport(block.name, (sym_file, params_file), [Mismatch("graph", sym_file, str(err))], False)
+            return ExportReport(block.name, (sym_file, params_file), [Mismatch("graph", sym_file, str(err))], False,
+                                graph)
         loaded_graph = loaded.hybridization.graph
         found += _names("inputs", data_names, [v.name for v in loaded.hybridization.inputs])
         found += _names("outputs", graph.list_outputs(), loaded_graph.list_outputs())
@@ -121,7 +123,7 @@ def check_export(block, *inputs, files=None, epoch=0, mxnet_python=None, rtol=1e
             found += _real_mxnet(mxnet_python, sym_file, params_file, data_names, inputs, graph, expected, rtol,
                                  atol, tmp)
             checked = True
-    return ExportReport(block.name, (sym_file, params_file), found, checked)
+    return ExportReport(block.name, (sym_file, params_file), found, checked, graph)
 
 
 def _names(part, expected, got):

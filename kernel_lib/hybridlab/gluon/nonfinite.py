@@ -102,14 +102,16 @@ class NonfiniteReport:
     (label ``"<input name> <- <value name>"``); ``source``: ``{"file", "line", "code"}`` of the user
     line that created the node (for a backward node: its forward node's); ``fused_into``: the fused
     node holding it; ``backward_of``: the forward node (and op) whose gradient the backward node
-    computes; ``setting``: the hybridize call; ``note``: anything else worth saying."""
+    computes (``forward_node``: its name); ``setting``: the hybridize call; ``note``: anything else worth
+    saying; ``graph``: the traced Symbol of the block (its forward nodes)."""
 
     def __init__(self, setting, backward, phase=None, node=None, op=None, outputs=(), inputs=(), source=None,
-                 fused_into=None, backward_of=None, note=""):
+                 fused_into=None, backward_of=None, forward_node=None, note=""):
         self.setting, self.backward, self.phase = setting, backward, phase
         self.node, self.op, self.source = node, op, source
         self.outputs, self.inputs = list(outputs), list(inputs)
-        self.fused_into, self.backward_of, self.note = fused_into, backward_of, note
+        self.fused_into, self.backward_of, self.forward_node, self.note = fused_into, backward_of, forward_node, note
+        self.graph = None
 
     @property
     def found(self):
@@ -218,6 +220,7 @@ def find_nonfinite(block, *inputs, backward=False):
                 saved.restore()
                 if backward and not report.found:
                     report = _backward(block, inputs, setting)
+                report.graph = block.hybridization.graph
         finally:
             saved.restore()
     return report
@@ -288,7 +291,8 @@ def _backward(block, inputs, setting):
         node = monitor.nodes[hit.k]
         forward = {n.name: n for n in plan.forward.nodes}.get(node.meta.get("backward_of"))
         of = None if forward is None else f"'{forward.name}' ({forward.op.name}{_members(forward)})"
-        return _report(setting, True, "backward", node, hit.inputs, hit.outputs, backward_of=of)
+        return _report(setting, True, "backward", node, hit.inputs, hit.outputs, backward_of=of,
+                       forward_node=None if forward is None else forward.name)
     return NonfiniteReport(setting, True)
 
 

@@ -52,7 +52,7 @@ _SEVERITY = {"fails": 0, "frozen": 1, "note": 2}
 
 class Problem:
     """One construct (see the module docstring): ``kind``, ``severity``, ``source`` (``{"file",
-    "line", "code"}`` or ``None``), ``why``, ``rewrite`` and ``nodes`` (the graph nodes it concerns)."""
+    "line", "code"}`` or ``None``), ``why``, ``rewrite`` and ``nodes`` (the names of the graph nodes it concerns)."""
 
     __slots__ = ("kind", "severity", "source", "why", "rewrite", "nodes")
 
@@ -172,7 +172,8 @@ def _from_read(read, style):
 
 def _from_shape_read(read, style, traced):
     """A shape read: the nodes built at its line whose attributes hold the value it read."""
-    nodes = [f"{node.name}.{'/'.join(attrs)}" for node, attrs in read.baked_into(traced)]
+    baked_into = read.baked_into(traced)
+    nodes = [node.name for node, _ in baked_into]
     what = f"{read.label}.{read.what if read.what != 'len' else 'len()'} = {read.value}"
     kind = {"dtype": "dtype read", "device": "device read"}.get(read.what, "shape read")
     if read.what in ("dtype", "device"):
@@ -187,7 +188,8 @@ def _from_shape_read(read, style, traced):
         has = {"dtype": "dtype", "device": "context"}.get(read.what, "shape")
         return Problem(kind, "fails", read.source, f"reads {what}: a Symbol has no {has} in hybrid_forward", fix,
                        nodes)
-    baked = f" in {', '.join(nodes)}" if nodes else " in the graph"
+    held = [f"{node.name}.{'/'.join(attrs)}" for node, attrs in baked_into]
+    baked = f" in {', '.join(held)}" if held else " in the graph"
     return Problem(kind, "frozen", read.source, f"reads {what}, which is baked{baked}: a call with another "
                    f"{read.what if read.what in ('dtype', 'device') else 'shape'} traces again (shape guards; with "
                    f"hybridize(shape_guards=False) it computes with the traced value)", fix, nodes)
