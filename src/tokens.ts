@@ -76,6 +76,24 @@ export interface IGraphNode {
   guards?: IGuard[];
 }
 
+/**
+ * How a debugging tool marks one graph node (docs/report-json.md): `level` picks the colour
+ * (`error`, `warn`, `info`, `ok`, `added`, `removed`, `changed`; anything else draws as `info`),
+ * `label` is the tooltip line (text), `heat` (0..1) fills the node from the error heat scale, and
+ * `first` marks the node to look at first (the first divergence, the NaN origin).
+ */
+export interface INodeMark {
+  level: string;
+  label: string;
+  heat?: number | null;
+  first?: boolean;
+  /** Draw the badge (default true); heat-only marks of agreeing nodes leave it off. */
+  badge?: boolean;
+}
+
+/** Marks keyed by graph node name. */
+export type MarkMap = { [node: string]: INodeMark };
+
 /** The graph after one compiler pass. */
 export interface IPassGraph {
   name: string;
@@ -258,4 +276,78 @@ export interface IDashboardState {
   graph: WidgetModel | null;
   inspector: WidgetModel | null;
   timing: WidgetModel | null;
+}
+
+/** One row of a debugging report's table (docs/report-json.md). */
+export interface IReportRow {
+  /** One text cell per column. */
+  cells: string[];
+  /** `error`, `warn`, `info` or `ok`: the row's colour. */
+  level: string;
+  /** The graph node the row is about (a click reveals it), or null. */
+  node: string | null;
+  /** The user's line the row is about (shown when the row is selected), or null. */
+  source: ISourceLine | null;
+  /** The longer text shown when the row is selected (why, the rewrite, expected vs got). */
+  detail: string;
+}
+
+/** A debugging report (`hybridlab.lab.report_json`): pre-check, compare, NaN origin, export check. */
+export interface IReport {
+  version: number;
+  tool: 'precheck' | 'compare' | 'nonfinite' | 'export' | string;
+  block: string;
+  title: string;
+  verdict: string;
+  ok: boolean;
+  columns: string[];
+  rows: IReportRow[];
+  /** Marks drawn on `graph`'s nodes. */
+  marks: MarkMap;
+  /** The graph the rows name; `{}` when there is none. */
+  graph: IGraphJSON | Record<string, never>;
+  /** `print(report)` in the kernel. */
+  text: string;
+}
+
+/** Synced state of `hybridlab.lab.DebugReport` (`hybridlab/lab/report.py`). */
+export interface IDebugReportState {
+  /** The report JSON; `{}` before the kernel's first sync. */
+  report: IReport | Record<string, never>;
+}
+
+/** One build of a block's cached op (`hybridlab.lab.build_history.build_entries`). */
+export interface IBuildRecord {
+  /** The build's position in `block.rebuild_history` (0 = the first build). */
+  index: number;
+  /** When it was built, `HH:MM:SS` in the kernel's local time. */
+  time: string;
+  /** Why it was built (`first call`, `new input signature`, `shape read at net.py:5 changed: ...`). */
+  reason: string;
+  /** What changed, in words (`data: (1, 3) float32 -> (5, 3) float32`, `static_alloc: False -> True`). */
+  detail: string;
+  /** The input signature it was built for. */
+  signature: string;
+  /** The hybridize flags that differ from the defaults (`static_alloc=True`); `''` for the defaults. */
+  flags: string;
+  /** Time spent tracing, running the passes and compiling (ms); null when unknown. */
+  build_ms: number | null;
+  /** static_alloc's planned bytes; null without static_alloc. */
+  memory_bytes: number | null;
+  /** Whether the graph was traced anew (false: the previous build's graph was reused). */
+  retraced: boolean;
+  /** The graph's node count. */
+  nodes: number;
+  /** The traced graph's JSON; `{}` when the build kept none. */
+  graph: IGraphJSON | Record<string, never>;
+}
+
+/** Synced state of `hybridlab.lab.BuildHistory` (`hybridlab/lab/build_history.py`). */
+export interface IBuildHistoryState {
+  /** The block's name. */
+  block: string;
+  /** The kept builds, oldest first (the newest `limit`). */
+  builds: IBuildRecord[];
+  /** The status line, computed in the kernel (`BuildHistory.status_text`): shown as is. */
+  status: string;
 }

@@ -12,21 +12,27 @@
  * Navigation: drag pans, Ctrl/Cmd + wheel (or a pinch) zooms, a plain wheel scrolls the notebook
  * (`panzoom.ts`). A drawing starts fitted into view and is re-fitted when the output is resized,
  * until the user pans or zooms; after that, redraws of the same view keep the user's view.
+ *
+ * Marks: a debugging tool's per-node marks (`setMarks`) are drawn on every redraw; a collapsed
+ * Block scope holding marked nodes carries class `hl-has-marks`. `reveal(name)` expands the
+ * scopes around a node, selects it and centres it.
  */
-import { IGraphJSON, IGraphNode, ParamStatsMap } from '../tokens';
+import { IGraphJSON, IGraphNode, MarkMap, ParamStatsMap } from '../tokens';
 import { renderDetails } from './details';
 import { toDot } from './dot';
 import { ILayout, layoutDot } from './layout';
 import { defaultCollapsed, IVisibleGraph, scopeKey, scopeTree, visibleGraph } from './model';
 import { IPanZoom, ITransform, panZoom } from './panzoom';
 import { IPassDiff, passDescription, passDiff, passSummary } from './passdiff';
-import { IRendered, renderGraph } from './render';
+import { IRendered, markOf, renderGraph } from './render';
 
 export interface IGraphCanvasOptions {
   /** DOT -> layout; defaults to Graphviz through `@viz-js/viz`. Tests may inject their own. */
   layout?: (dot: string) => Promise<ILayout>;
   /** Graphs above this many nodes start with their inner Block scopes collapsed. */
   collapseThreshold?: number;
+  /** Called when the user clicks a node (its name). */
+  onNodeClick?: (name: string) => void;
 }
 
 /** One entry of the view selector. */
@@ -73,6 +79,7 @@ export class GraphCanvas {
 
   private _layout: (dot: string) => Promise<ILayout>;
   private _threshold: number;
+  private _onNodeClick: ((name: string) => void) | null;
   private _graph: IGraphJSON | null = null;
   private _shown: IGraphJSON | null = null;
   private _visible: IVisibleGraph | null = null;
@@ -93,6 +100,7 @@ export class GraphCanvas {
   private _detailsButton: HTMLButtonElement;
   private _info = '';
   private _stats: ParamStatsMap = {};
+  private _marks: MarkMap = {};
   /** The user's pan/zoom of the current view and the area height then (null: fit automatically). */
   private _userView: { t: ITransform; height: number } | null = null;
   private _resize: ResizeObserver | null = null;
@@ -102,6 +110,7 @@ export class GraphCanvas {
   constructor(options: IGraphCanvasOptions = {}) {
     this._layout = options.layout || layoutDot;
     this._threshold = options.collapseThreshold ?? 150;
+    this._onNodeClick = options.onNodeClick || null;
     this.node = div('hl-graph');
     this.node.setAttribute('data-hl-state', 'empty');
     const bar = div('hl-toolbar', this.node);
@@ -226,6 +235,45 @@ export class GraphCanvas {
   setParamStats(stats: ParamStatsMap | null): void {
     this._stats = stats || {};
     this.select(this._selected);
+  }
+
+  /**
+   * Per-node marks of a debugging tool (by node name), drawn on every redraw. `redraw` false:
+   * only keep them for the next drawing (a `setGraph` that follows).
+   */
+  setMarks(marks: MarkMap | null, redraw = true): Promise<void> {
+    this._marks = marks || {};
+    return this._shown && redraw ? this._draw() : this.rendered;
+  }
+
+  /**
+   * Show the node named `name`: expand the Block scopes around it, select it (details panel
+   * open) and centre it in the drawing area. Resolves false when the shown graph has no such node.
+   */
+  async reveal(name: string): Promise<boolean> {
+    const graph = this._shown;
+    const node = graph ? graph.nodes.find(n => n.name === name) : undefined;
+    if (!graph || !node) {
+      return false;
+    }
+    const open = new Set(this._collapsed);
+    for (let d = 1; d <= node.scope.length; d++) {
+      open.delete(scopeKey(node.scope.slice(0, d)));
+    }
+    if (open.size !== this._collapsed.size || !this._drawn) {
+      await this.setCollapsed(open);
+    }
+    this.showDetails(true);
+    this.select(name);
+    const centre = this._drawn ? this._drawn.centers.get(name) : undefined;
+    if (centre && this._pz) {
+      const scale = this._pz.scale;
+      const w = this._area.clientWidth || this._drawn!.width;
+      const h = this._areaHeight();
+      this._pz.set({ scale, tx: w / 2 - scale * centre[0], ty: h / 2 - scale * centre[1] });
+      this._userView = { t: { scale, tx: this._pz.tx, ty: this._pz.ty }, height: h };
+    }
+    return true;
   }
 
   /** Collapse exactly the scopes in `collapsed` and redraw. */
@@ -429,9 +477,12 @@ export class GraphCanvas {
           onNode: v => {
             this.showDetails(true);
             this.select(v.node ? v.node.name : null);
+            if (v.node) {
+              this._onNodeClick?.(v.node.name);
+            }
           },
           onToggle: path => void this.toggle(path)
-        });
+        }, this._marks);
         this._area.textContent = '';
         this._area.append(drawn.svg, this._hint);
         this._visible = visible;
@@ -465,6 +516,8 @@ export class GraphCanvas {
           (hidden ? `, ${hidden} Block scope${hidden === 1 ? '' : 's'} collapsed` : '');
         this._setStatus(this._info ? `${this._info} · ${summary}` : summary, 'info');
         this.select(this._selected && graph.nodes.some(n => n.name === this._selected) ? this._selected : null);
+        const marked = this._groupsHolding(n => markOf(this._marks, n.name) !== null);
+        drawn.groups.forEach((el, key) => el.classList.toggle('hl-has-marks', marked.has(key)));
         this._applySearch();
       },
       err => {
@@ -494,19 +547,27 @@ export class GraphCanvas {
       const n = graph.nodes.find(x => x.name === name);
       el.classList.toggle('hl-match', q.length > 0 && !!n && this._matches(n, q));
     });
-    const hiddenMatches = new Set<string>();
-    if (q) {
-      for (const n of graph.nodes) {
-        if (!drawn.nodes.has(n.name) && this._matches(n, q)) {
-          for (const v of this._visible.nodes) {
-            if (v.kind === 'group' && v.path && n.scope.slice(0, v.path.length).join('\u0000') === v.path.join('\u0000')) {
-              hiddenMatches.add(v.key);
-            }
+    const hiddenMatches = q ? this._groupsHolding(n => this._matches(n, q)) : new Set<string>();
+    drawn.groups.forEach((el, key) => el.classList.toggle('hl-match', hiddenMatches.has(key)));
+  }
+
+  /** The keys of the collapsed groups that hide a node for which `pred` holds. */
+  private _groupsHolding(pred: (n: IGraphNode) => boolean): Set<string> {
+    const out = new Set<string>();
+    const drawn = this._drawn;
+    if (!drawn || !this._shown || !this._visible) {
+      return out;
+    }
+    for (const n of this._shown.nodes) {
+      if (!drawn.nodes.has(n.name) && pred(n)) {
+        for (const v of this._visible.nodes) {
+          if (v.kind === 'group' && v.path && n.scope.slice(0, v.path.length).join('\u0000') === v.path.join('\u0000')) {
+            out.add(v.key);
           }
         }
       }
     }
-    drawn.groups.forEach((el, key) => el.classList.toggle('hl-match', hiddenMatches.has(key)));
+    return out;
   }
 
   private _revealMatches(): void {

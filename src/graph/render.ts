@@ -4,11 +4,14 @@
  * named `<img src=x onerror=alert(1)>` shows as that text.
  *
  * DOM contract (ARCHITECTURE.md 6): each drawn graph node carries `data-hl-node="<name>"`;
- * a collapsed Block scope carries `data-hl-group="<scope path joined by />"` instead.
+ * a collapsed Block scope carries `data-hl-group="<scope path joined by />"` instead. A node a
+ * debugging tool marked (`MarkMap`) also carries class `hl-marked hl-mark-<level>`,
+ * `data-hl-mark="<level>"`, a badge (`.hl-mark-badge`), `hl-first` for the node to look at first,
+ * and `data-hl-heat` with its fill from `errorHeat`.
  */
 import { familyOf, ICluster, IVisibleGraph, IVisibleNode, nodeCount } from './model';
 import { ILayout } from './layout';
-import { IGuard } from '../tokens';
+import { IGuard, INodeMark, MarkMap } from '../tokens';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -45,6 +48,28 @@ export function guardText(g: IGuard): string {
   return `${g.array}.${g.what} = ${g.value} read${where} is baked into ${g.attrs.join(', ')}: a call that changes it traces again`;
 }
 
+/** The mark levels drawn with their own colour; any other level draws as `info`. */
+export const MARK_LEVELS = ['error', 'warn', 'info', 'ok', 'added', 'removed', 'changed'];
+
+/** The level of `mark` as drawn (a known level, never model text in a class name). */
+export function markLevel(mark: INodeMark): string {
+  return MARK_LEVELS.includes(mark.level) ? mark.level : 'info';
+}
+
+/** The fill for error heat `t` in 0..1: pale yellow (small) to deep red (the largest). */
+export function errorHeat(t: number): string {
+  const x = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0));
+  const r = Math.round(255 - 55 * x);
+  const g = Math.round(245 - 205 * x);
+  const b = Math.round(200 - 170 * x);
+  return `rgb(${r},${g},${b})`;
+}
+
+/** `marks[name]` when `marks` has that own key (a node named `__proto__` is just a name). */
+export function markOf(marks: MarkMap, name: string): INodeMark | null {
+  return Object.prototype.hasOwnProperty.call(marks, name) ? marks[name] : null;
+}
+
 export interface IRenderHandlers {
   /** A graph node's box was clicked. */
   onNode?: (v: IVisibleNode, el: SVGGElement) => void;
@@ -64,6 +89,8 @@ export interface IRendered {
   nodes: Map<string, SVGGElement>;
   /** Drawn collapsed groups by visible key. */
   groups: Map<string, SVGGElement>;
+  /** The centre of each drawn graph node (by name) in drawing units, padding included. */
+  centers: Map<string, [number, number]>;
 }
 
 function clusterList(c: ICluster, out: ICluster[]): ICluster[] {
@@ -97,8 +124,37 @@ function arrowHead(from: [number, number], tip: [number, number]): string {
   return `${tip[0]},${tip[1]} ${bx - uy * w},${by + ux * w} ${bx + uy * w},${by - ux * w}`;
 }
 
-/** Draw `g` laid out as `layout`; returns the SVG and the drawn elements. */
-export function renderGraph(g: IVisibleGraph, layout: ILayout, handlers: IRenderHandlers = {}): IRendered {
+/** Draw `mark` on the node group `ng` (box `width`): classes, fill, badge and tooltip line. */
+function drawMark(ng: SVGGElement, mark: INodeMark, width: number, title: SVGTitleElement): void {
+  const level = markLevel(mark);
+  ng.classList.add('hl-marked', `hl-mark-${level}`);
+  ng.setAttribute('data-hl-mark', level);
+  if (mark.first) {
+    ng.classList.add('hl-first');
+  }
+  if (typeof mark.heat === 'number' && Number.isFinite(mark.heat)) {
+    ng.setAttribute('data-hl-heat', mark.heat.toFixed(3));
+    const shape = ng.querySelector('rect, ellipse') as SVGElement | null;
+    if (shape) {
+      shape.style.fill = errorHeat(mark.heat);
+    }
+  }
+  if (mark.badge !== false) {
+    const x = width - (ng.classList.contains('hl-guarded') ? 16 : 2);
+    const badge = svg('g', { class: 'hl-mark-badge', transform: `translate(${x},2)` }, ng);
+    svg('circle', { r: 6 }, badge);
+    textEl(badge, 0, 3, mark.first ? '1' : level === 'ok' ? '✓' : '!', 'hl-badge-mark');
+  }
+  if (mark.label) {
+    title.textContent += '\n' + mark.label;
+  }
+}
+
+/**
+ * Draw `g` laid out as `layout`; returns the SVG and the drawn elements. `marks` (by node name)
+ * are drawn on their nodes.
+ */
+export function renderGraph(g: IVisibleGraph, layout: ILayout, handlers: IRenderHandlers = {}, marks: MarkMap = {}): IRendered {
   const pad = 8;
   const width = layout.width + 2 * pad;
   const height = layout.height + 2 * pad;
@@ -149,6 +205,7 @@ export function renderGraph(g: IVisibleGraph, layout: ILayout, handlers: IRender
   const nodeLayer = svg('g', { class: 'hl-nodes' }, content);
   const nodes = new Map<string, SVGGElement>();
   const groups = new Map<string, SVGGElement>();
+  const centers = new Map<string, [number, number]>();
   for (const v of g.nodes) {
     const box = layout.nodes.get(v.key);
     if (!box) {
@@ -195,11 +252,16 @@ export function renderGraph(g: IVisibleGraph, layout: ILayout, handlers: IRender
       textEl(badge, 0, 3, '!', 'hl-badge-mark');
       title.textContent += '\n' + guards.map(guardText).join('\n');
     }
+    const mark = markOf(marks, n.name);
+    if (mark) {
+      drawMark(ng, mark, box.width, title);
+    }
+    centers.set(n.name, [box.x + pad, box.y + pad]);
     ng.addEventListener('click', ev => {
       ev.stopPropagation();
       handlers.onNode?.(v, ng);
     });
     nodes.set(n.name, ng);
   }
-  return { svg: root, width, height, viewport, nodes, groups };
+  return { svg: root, width, height, viewport, nodes, groups, centers };
 }
