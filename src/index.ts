@@ -10,7 +10,7 @@ import { MODULE_NAME, MODULE_VERSION } from './tokens';
 /** Registers the hybridlab widgets (`hybridlab.lab.GraphView`...) with the widget manager. */
 const widgetsPlugin: JupyterFrontEndPlugin<void> = {
   id: 'hybridlab:widgets',
-  description: 'hybridlab widgets: live graph view, tensor inspector, timing panel, dashboard',
+  description: 'hybridlab widgets: live graph view, tensor inspector, timing panel, dashboard, debugging reports, build history',
   requires: [IJupyterWidgetRegistry],
   autoStart: true,
   activate: (_app: JupyterFrontEnd, registry: IJupyterWidgetRegistry): void => {
@@ -21,8 +21,10 @@ const widgetsPlugin: JupyterFrontEndPlugin<void> = {
         import('./widgets/graphview'),
         import('./widgets/inspector'),
         import('./widgets/timing'),
-        import('./widgets/dashboard')
-      ]).then(([g, i, t, d]) => ({
+        import('./widgets/dashboard'),
+        import('./widgets/report'),
+        import('./widgets/history')
+      ]).then(([g, i, t, d, r, h]) => ({
         GraphViewModel: g.GraphViewModel,
         GraphView: g.GraphView,
         TensorInspectorModel: i.TensorInspectorModel,
@@ -30,7 +32,11 @@ const widgetsPlugin: JupyterFrontEndPlugin<void> = {
         TimingPanelModel: t.TimingPanelModel,
         TimingPanelView: t.TimingPanelView,
         DashboardModel: d.DashboardModel,
-        DashboardView: d.DashboardView
+        DashboardView: d.DashboardView,
+        DebugReportModel: r.DebugReportModel,
+        DebugReportView: r.DebugReportView,
+        BuildHistoryModel: h.BuildHistoryModel,
+        BuildHistoryView: h.BuildHistoryView
       }))
     });
   }

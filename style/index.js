@@ -3,3 +3,5 @@
    src/__tests__/styles.spec.ts fails when one is missing. */
 import './base.css';
 import './inspector.css';
+import './report.css';
+import './history.css';

@@ -12,6 +12,11 @@ core's events carry.
 - ``TensorInspector(block)``: per-op tensor statistics through an op hook (``hybridlab.lab.inspector``);
 - ``TimingPanel(block, *inputs)``: imperative vs hybridized timings (``hybridlab.lab.timing``);
 - ``inspect(block, *inputs)``: the three in one dashboard (``hybridlab.lab.dashboard``);
+- ``precheck``, ``compare``, ``find_nonfinite``, ``check_export`` (each ``(block, *inputs)``): the
+  debugging tools of ``hybridlab.gluon`` drawn as a ``DebugReport``: the graph with the nodes
+  marked, the findings as a table (``hybridlab.lab.report``; the JSON: docs/report-json.md);
+- ``BuildHistory(block)``: every build of a block, two of them side by side with their graph
+  diff (``hybridlab.lab.build_history``);
 - each widget's output also carries a static snapshot for saved notebooks (``hybridlab.lab.fallback``);
 - ``graph_mimebundle(obj)``, ``register_formatters()``: static graph output (``hybridlab.lab.mime``);
   inside IPython, importing this package registers the display formatters, so a Symbol or a
@@ -31,11 +36,13 @@ Example::
 from .graph_json import graph_json  # noqa: F401
 from .mime import GRAPH_MIME_TYPE, graph_mimebundle, register_formatters  # noqa: F401
 
-__all__ = ["graph_json", "GraphView", "TensorInspector", "TimingPanel", "Dashboard", "inspect", "GRAPH_MIME_TYPE",
+__all__ = ["graph_json", "GraphView", "TensorInspector", "TimingPanel", "Dashboard", "inspect", "DebugReport",
+           "precheck", "compare", "find_nonfinite", "check_export", "BuildHistory", "GRAPH_MIME_TYPE",
            "graph_mimebundle", "register_formatters"]
 
 _LAZY = {"GraphView": "widgets", "TensorInspector": "inspector", "TimingPanel": "timing", "Dashboard": "dashboard",
-         "inspect": "dashboard"}
+         "inspect": "dashboard", "DebugReport": "report", "precheck": "report", "compare": "report",
+         "find_nonfinite": "report", "check_export": "report", "BuildHistory": "build_history"}
 
 
 def __getattr__(name):
