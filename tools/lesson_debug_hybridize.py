@@ -50,6 +50,10 @@ and reports them all:"""),
 messy = Messy()
 messy.initialize()
 print(messy.precheck(x))"""),
+    new_markdown_cell("""In JupyterLab the same report is a panel on the graph traced so far: `mx.lab.precheck` badges
+the nodes each problem concerns (red: fails, amber: frozen), and a click on a row goes to its node
+and shows its line and rewrite (a click on a node selects its row):"""),
+    new_code_cell("""mx.lab.precheck(messy, x)"""),
     new_markdown_cell("""Each line gives the severity, the file and line, the code, why it breaks and the rewrite, in the
 words of the block's style (`F.` ops here). The pre-check ran the code once with real values, so
 the `print` printed. The unused `spare` layer is only a note: it hybridizes, but its parameters are
@@ -172,6 +176,11 @@ print(history)
 print(history.diff(0, 1))
 for k, record in enumerate(history):
     print(k, dict(record.flags), 'traced anew' if record.retraced else 'same graph', f'{record.build_ms:.1f} ms')"""),
+    new_markdown_cell("""`mx.lab.BuildHistory` draws the history and follows the block live: a row per build, and two
+builds (by default the last two; pick others with a row's A and B buttons) side by side with the
+nodes the later one added, removed or changed marked (here the reshape, whose `newshape` holds
+the batch size). Call `flat` with another batch size and a row appears:"""),
+    new_code_cell("""mx.lab.BuildHistory(flat)"""),
     new_markdown_cell("""## Eager vs hybridized: results differ after hybridize()
 A Python number that changes between calls (an annealing temperature kept on the block) is read
 once, while tracing, and baked into the graph. `compare` runs the block imperatively and
@@ -191,6 +200,10 @@ batch = mx.np.array(np.random.RandomState(1).normal(size=(4, 3)), dtype='float32
 annealed = Annealed()
 annealed.initialize()
 print(compare(annealed, batch, backward=True))"""),
+    new_markdown_cell("""As a panel, `mx.lab.compare` colours every compared node by its error (pale: agrees, deep red:
+the largest) and opens on the first node that differs; the table lists the nodes largest error
+first, then the outputs and gradients:"""),
+    new_code_cell("""mx.lab.compare(annealed, batch)"""),
     new_markdown_cell("""Every node agrees with the compiled program, yet the outputs and gradients differ: the program
 runs its graph faithfully, but the graph holds the temperature of the call that traced it (in
 `_div_scalar`). A value that changes between calls must be an input (or a parameter). Then every
@@ -238,6 +251,9 @@ print(log_score(values))"""),
 output holds a NaN or an Inf, opening the fused node, with the statistics of its inputs (with
 `backward=True` it checks the gradient program too when the forward is finite):"""),
     new_code_cell("""print(find_nonfinite(log_score, values, backward=True))"""),
+    new_markdown_cell("""`mx.lab.find_nonfinite` marks the origin on the graph, with the statistics of its inputs and
+outputs and the line that created it:"""),
+    new_code_cell("""mx.lab.find_nonfinite(log_score, values)"""),
     new_code_cell("""class SafeLogScore(LogScore):
     def forward(self, x):
         return self.fc(mx.np.log(mx.np.abs(x) + 1e-6) * 2)
