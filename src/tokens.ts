@@ -132,6 +132,18 @@ export const GRAPH_MIME_TYPE = 'application/vnd.hybridlab.graph+json';
 export const MODULE_NAME = 'hybridlab';
 export const MODULE_VERSION = '0.1.0';
 
+/** The `_model_*` / `_view_*` defaults of a hybridlab widget model: `model` drawn by `view`. */
+export function widgetNames(model: string, view: string): { [key: string]: string } {
+  return {
+    _model_name: model,
+    _model_module: MODULE_NAME,
+    _model_module_version: MODULE_VERSION,
+    _view_name: view,
+    _view_module: MODULE_NAME,
+    _view_module_version: MODULE_VERSION
+  };
+}
+
 /** Type guard: does `value` look like a graph JSON object (contract version 1)? */
 export function isGraphJSON(value: unknown): value is IGraphJSON {
   if (!value || typeof value !== 'object') {

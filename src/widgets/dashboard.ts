@@ -5,7 +5,7 @@
  */
 import { DOMWidgetModel, DOMWidgetView, ISerializers, unpack_models, WidgetModel } from '@jupyter-widgets/base';
 
-import { IDashboardState, IStateModel, ITensorInspectorState, MODULE_NAME, MODULE_VERSION } from '../tokens';
+import { IDashboardState, IStateModel, ITensorInspectorState, widgetNames } from '../tokens';
 
 /** Mark the drawn node named `name` (compared as text, never put in a selector) inside `root`. */
 export function highlightNode(root: Element, name: string): number {
@@ -25,12 +25,7 @@ export class DashboardModel extends DOMWidgetModel {
   defaults(): Backbone.ObjectHash & IDashboardState {
     return {
       ...super.defaults(),
-      _model_name: 'DashboardModel',
-      _model_module: MODULE_NAME,
-      _model_module_version: MODULE_VERSION,
-      _view_name: 'DashboardView',
-      _view_module: MODULE_NAME,
-      _view_module_version: MODULE_VERSION,
+      ...widgetNames('DashboardModel', 'DashboardView'),
       ...INITIAL_STATE
     };
   }

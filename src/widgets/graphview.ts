@@ -8,7 +8,7 @@
 import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/base';
 
 import { GraphCanvas } from '../graph/canvas';
-import { IGraphViewState, isGraphJSON, IStateModel, MODULE_NAME, MODULE_VERSION } from '../tokens';
+import { IGraphViewState, isGraphJSON, IStateModel, widgetNames } from '../tokens';
 
 /** The state of a GraphView before the kernel's first sync. */
 const INITIAL_STATE: IGraphViewState = {
@@ -28,12 +28,7 @@ export class GraphViewModel extends DOMWidgetModel {
   defaults(): Backbone.ObjectHash & IGraphViewState {
     return {
       ...super.defaults(),
-      _model_name: GraphViewModel.model_name,
-      _model_module: GraphViewModel.model_module,
-      _model_module_version: GraphViewModel.model_module_version,
-      _view_name: GraphViewModel.view_name,
-      _view_module: GraphViewModel.view_module,
-      _view_module_version: GraphViewModel.view_module_version,
+      ...widgetNames('GraphViewModel', 'GraphView'),
       ...INITIAL_STATE
     };
   }
@@ -41,13 +36,6 @@ export class GraphViewModel extends DOMWidgetModel {
   static serializers: ISerializers = {
     ...DOMWidgetModel.serializers
   };
-
-  static model_name = 'GraphViewModel';
-  static model_module = MODULE_NAME;
-  static model_module_version = MODULE_VERSION;
-  static view_name = 'GraphView';
-  static view_module = MODULE_NAME;
-  static view_module_version = MODULE_VERSION;
 }
 
 export class GraphView extends DOMWidgetView {

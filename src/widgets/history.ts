@@ -22,8 +22,7 @@ import {
   isGraphJSON,
   IStateModel,
   MarkMap,
-  MODULE_NAME,
-  MODULE_VERSION
+  widgetNames
 } from '../tokens';
 
 /** The two compared builds: A on the left, B on the right. */
@@ -369,12 +368,7 @@ export class BuildHistoryModel extends DOMWidgetModel {
   defaults(): Backbone.ObjectHash & IBuildHistoryState {
     return {
       ...super.defaults(),
-      _model_name: 'BuildHistoryModel',
-      _model_module: MODULE_NAME,
-      _model_module_version: MODULE_VERSION,
-      _view_name: 'BuildHistoryView',
-      _view_module: MODULE_NAME,
-      _view_module_version: MODULE_VERSION,
+      ...widgetNames('BuildHistoryModel', 'BuildHistoryView'),
       ...INITIAL_STATE
     };
   }

@@ -14,8 +14,7 @@ import {
   IStateModel,
   ITensorInspectorState,
   ITensorStats,
-  MODULE_NAME,
-  MODULE_VERSION
+  widgetNames
 } from '../tokens';
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string): HTMLElementTagNameMap[K] {
@@ -211,12 +210,7 @@ export class TensorInspectorModel extends DOMWidgetModel {
   defaults(): Backbone.ObjectHash & ITensorInspectorState {
     return {
       ...super.defaults(),
-      _model_name: 'TensorInspectorModel',
-      _model_module: MODULE_NAME,
-      _model_module_version: MODULE_VERSION,
-      _view_name: 'TensorInspectorView',
-      _view_module: MODULE_NAME,
-      _view_module_version: MODULE_VERSION,
+      ...widgetNames('TensorInspectorModel', 'TensorInspectorView'),
       ...INITIAL_STATE
     };
   }

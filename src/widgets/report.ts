@@ -21,8 +21,7 @@ import {
   isGraphJSON,
   IStateModel,
   MarkMap,
-  MODULE_NAME,
-  MODULE_VERSION
+  widgetNames
 } from '../tokens';
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string, parent?: HTMLElement): HTMLElementTagNameMap[K] {
@@ -223,12 +222,7 @@ export class DebugReportModel extends DOMWidgetModel {
   defaults(): Backbone.ObjectHash & IDebugReportState {
     return {
       ...super.defaults(),
-      _model_name: 'DebugReportModel',
-      _model_module: MODULE_NAME,
-      _model_module_version: MODULE_VERSION,
-      _view_name: 'DebugReportView',
-      _view_module: MODULE_NAME,
-      _view_module_version: MODULE_VERSION,
+      ...widgetNames('DebugReportModel', 'DebugReportView'),
       ...INITIAL_STATE
     };
   }

@@ -9,7 +9,7 @@
  */
 import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/base';
 
-import { IStateModel, ITimingMode, ITimingPanelState, ITimingResults, MODULE_NAME, MODULE_VERSION } from '../tokens';
+import { IStateModel, ITimingMode, ITimingPanelState, ITimingResults, widgetNames } from '../tokens';
 import { fmt } from './inspector';
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string): HTMLElementTagNameMap[K] {
@@ -182,12 +182,7 @@ export class TimingPanelModel extends DOMWidgetModel {
   defaults(): Backbone.ObjectHash & ITimingPanelState {
     return {
       ...super.defaults(),
-      _model_name: 'TimingPanelModel',
-      _model_module: MODULE_NAME,
-      _model_module_version: MODULE_VERSION,
-      _view_name: 'TimingPanelView',
-      _view_module: MODULE_NAME,
-      _view_module_version: MODULE_VERSION,
+      ...widgetNames('TimingPanelModel', 'TimingPanelView'),
       ...INITIAL_STATE
     };
   }
