@@ -92,6 +92,36 @@ def test_legacy_blocks_get_1x_words_and_shape_reads_fail():
     assert shape.source["line"] == _line(Legacy, "x.shape[0]", "hybrid_forward")
 
 
+class FirstRow1x(mx.gluon.HybridBlock):
+    def hybrid_forward(self, F, x):
+        corner = x[0, 0]
+        return F.broadcast_add(x[0], corner)
+
+
+class FirstRow2x(mx.gluon.HybridBlock):
+    def forward(self, x):
+        return x[0] + x[0, 0]
+
+
+def test_indexing_a_1x_block_s_arrays_is_named_a_2x_block_s_is_fine():
+    x = mx.nd.arange(6).reshape((2, 3))
+    report = FirstRow1x().precheck(x)
+    assert [(p.kind, p.severity) for p in report.problems] == [("symbol indexing", "fails")] * 2
+    corner, row = report.problems
+    assert corner.source["line"] == _line(FirstRow1x, "x[0, 0]", "hybrid_forward")
+    assert "x[0, 0] indexes a Symbol" in corner.why and "F.slice_axis" in corner.rewrite
+    assert "x[0] is x itself, not its first row" in row.why
+    net = FirstRow1x()
+    net.hybridize()
+    try:                                    # what the pre-check foretold
+        net(x)
+    except TypeError as err:
+        assert "Symbol only support integer index" in str(err)
+    else:
+        raise AssertionError("indexing a Symbol with (0, 0) should raise")
+    assert FirstRow2x().precheck(x.as_np_ndarray()).verdict == "hybridizes cleanly"
+
+
 def test_a_trace_that_stops_keeps_the_graph_so_far():
     class Stops(mx.gluon.HybridBlock):
         def forward(self, x):

@@ -49,11 +49,14 @@ _GROUP = {"branch": "read", "value read": "read"}
 
 
 class Findings:
-    """The reads and writes of one pre-check trace (one per user line and kind), and its nodes."""
+    """The reads and writes of one pre-check trace (one per user line and kind), and its nodes.
+    ``symbolic``: the block is MXNet 1.x style, so hybridized its ``hybrid_forward`` runs on Symbols
+    (indexing means "pick an output" there)."""
 
-    def __init__(self):
+    def __init__(self, symbolic=False):
         self.reads = []
         self.nodes = []
+        self.symbolic = symbolic
 
     def add(self, kind, what, np_words, entry=None):
         source = user_source()
@@ -86,6 +89,21 @@ def precheck_rebind(arr):
     state.tracing.precheck.add("in-place op", "an in-place operator (x += y)", np_words, arr._trace)
 
 
+def precheck_index(arr, key):
+    """``tracer.precheck_index``: in a 1.x block, note ``x[key]`` (the trace goes on with NumPy's
+    meaning). On a Symbol an integer picks an output (``x[0]`` is ``x`` itself, not its first row) and
+    any other key raises."""
+    found = state.tracing.precheck
+    if found.symbolic:
+        found.add("symbol indexing", f"x[{_key_text(key)}]", False, arr._trace)
+
+
+def _key_text(key):
+    parts = key if isinstance(key, tuple) else (key,)
+    return ", ".join(":" if p == slice(None) else "..." if p is Ellipsis else
+                     type(p).__name__ if hasattr(p, "shape") else repr(p) for p in parts)
+
+
 def _real_value(arr):
     """The value of the traced ``arr`` for the call's real inputs (zeros when it has none)."""
     from .trace import value_of_entry
@@ -100,3 +118,4 @@ def _real_value(arr):
 state.tracer.precheck_read = precheck_read
 state.tracer.precheck_write = precheck_write
 state.tracer.precheck_rebind = precheck_rebind
+state.tracer.precheck_index = precheck_index

@@ -55,7 +55,8 @@ class _Tracer:
     ``TracedValue`` ``data`` (``np_words``: the block is MXNet 2.0 style); in a pre-check
     (``tracing.precheck``), ``precheck_read(array, what)`` records a value read and returns the real
     value, ``precheck_write(data)`` records an item assignment, ``precheck_rebind(array)`` an
-    in-place operator (``x += 1``) that rebinds the name. Set by ``deferred.shape_reads``:
+    in-place operator (``x += 1``) that rebinds the name, ``precheck_index(array, key)`` indexing that
+    a Symbol does not have (a 1.x block). Set by ``deferred.shape_reads``:
     ``read_shape(arr, what)``, called when user code reads the shape, ``len()``, ``ndim`` or
     ``size`` of a traced array (a shape guard). Set by ``compiler.interpreter``: ``interpreter``
     (the class that runs a graph node by node)."""
@@ -66,6 +67,7 @@ class _Tracer:
     precheck_read = None
     precheck_write = None
     precheck_rebind = None
+    precheck_index = None
 
     @staticmethod
     def where():

@@ -14,6 +14,8 @@ style (1.x ``F.`` ops or 2.0 ``mx.np``/``mx.npx``). Found:
 * shape reads (``x.shape[0]``, ``len(x)``, ``ndim``, ``size``) and dtype or device reads: 2.0 style
   ``frozen`` into the node attributes built on that line (named), 1.x style ``fails`` (a Symbol has
   no shape, dtype or context);
+* indexing an array in a 1.x block (``x[0, 0]``, ``x[:, 1]``; ``fails``: on a Symbol an integer
+  picks an output, so ``x[0]`` is ``x`` itself, and any other key raises);
 * arrays from outside the graph mixed into ops (``fails``), ops with value-dependent output shapes
   (the graph is split around them), random ops, unused inputs and parameters, inputs and
   parameters on several devices (``note``), and a plain ``Block`` (or a plain child), which cannot
@@ -122,7 +124,7 @@ def precheck(block, *inputs):
             "not initialized", "fails", None, f"parameters {waiting} are not initialized",
             f"call `{block.name}.initialize()` (or load its parameters) before the pre-check.")], None, False)
     problems, graph, complete = [], None, True
-    found = Findings()
+    found = Findings(symbolic=style == "1.x")
     saved = ParameterValues(block)
     with trial(block, block.name):
         previous, tracing.precheck = tracing.precheck, found
@@ -161,6 +163,11 @@ def _from_read(read, style):
         return Problem("in-place op", "note", read.source, "an in-place operator on a traced array makes a new "
                        "graph node and rebinds the name, like `x = x + y`: another name for the old array does not "
                        "see the change (it would imperatively)", "write `x = x + y` to say what happens.")
+    if read.kind == "symbol indexing":
+        return Problem("symbol indexing", "fails", read.source, f"{read.what} indexes a Symbol when hybridized: an "
+                       f"integer picks an output (x[0] is x itself, not its first row), any other key raises",
+                       "slice with F.slice_axis(x, axis=..., begin=..., end=...) or F.slice(x, begin=(...), "
+                       "end=(...)); pick with F.take / F.pick for index arrays.")
     if read.kind == "outside array":
         ones = "mx.np.ones_like" if np_words else "F.ones_like"
         return Problem("outside array", "fails", read.source, f"{read.what} is an array from outside the graph "

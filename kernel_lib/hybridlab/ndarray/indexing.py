@@ -214,6 +214,8 @@ def _view(arr, entries, final):
 
 def get_item(arr, key):
     """``arr[key]`` (see the module docstring)."""
+    if deferred_state.tracing.precheck is not None and type(arr._data) is deferred_state.TracedValue:
+        deferred_state.tracer.precheck_index(arr, key)
     entries = _parse(arr, key)
     kinds = [e[0] for e in entries]
     if "array" not in kinds and "bool" not in kinds:
