@@ -1,53 +1,7 @@
 // The build history panel (`HistoryPanel`) with a fake layout (a grid: jsdom has no geometry and
 // the panel's logic needs none), and its widget view against a minimal in-memory stand-in for
-// @jupyter-widgets/base (as in widget_views.spec.ts).
-jest.mock('@jupyter-widgets/base', () => {
-  type Handler = () => void;
-  class DOMWidgetModel {
-    static serializers = {};
-    comm_live = true;
-    private _attrs: { [key: string]: unknown };
-    private _handlers: { [event: string]: Handler[] } = {};
-    constructor(attrs: { [key: string]: unknown } = {}) {
-      this._attrs = { ...this.defaults(), ...attrs };
-    }
-    defaults(): object {
-      return {};
-    }
-    get(key: string): unknown {
-      return this._attrs[key];
-    }
-    set(values: { [key: string]: unknown }): void {
-      Object.assign(this._attrs, values);
-      const events = Object.keys(values).map(k => `change:${k}`);
-      for (const h of new Set(events.flatMap(e => this._handlers[e] || []))) {
-        h();
-      }
-    }
-    trigger(event: string): void {
-      (this._handlers[event] || []).forEach(h => h());
-    }
-    on(event: string, handler: Handler): void {
-      (this._handlers[event] = this._handlers[event] || []).push(handler);
-    }
-  }
-  class DOMWidgetView {
-    el: HTMLDivElement = document.createElement('div');
-    model: DOMWidgetModel;
-    constructor(options: { model: DOMWidgetModel }) {
-      this.model = options.model;
-    }
-    listenTo(model: DOMWidgetModel, events: string, handler: Handler): void {
-      for (const e of events.split(' ')) {
-        model.on(e, handler.bind(this));
-      }
-    }
-    remove(): void {
-      this.el.remove();
-    }
-  }
-  return { DOMWidgetModel, DOMWidgetView, WidgetModel: DOMWidgetModel, unpack_models: (x: unknown) => x };
-});
+// @jupyter-widgets/base (`widget_base_stub.ts`).
+jest.mock('@jupyter-widgets/base', () => require('./widget_base_stub'));
 
 import { ILayout } from '../graph/layout';
 import { IBuildRecord, IGraphJSON } from '../tokens';

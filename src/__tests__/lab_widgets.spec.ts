@@ -1,14 +1,5 @@
 // The widget base classes need a JupyterLab runtime: the panels under test do not use them.
-jest.mock('@jupyter-widgets/base', () => {
-  class DOMWidgetModel {
-    static serializers = {};
-    defaults(): object {
-      return {};
-    }
-  }
-  class DOMWidgetView {}
-  return { DOMWidgetModel, DOMWidgetView, WidgetModel: DOMWidgetModel, unpack_models: (x: unknown) => x };
-});
+jest.mock('@jupyter-widgets/base', () => require('./widget_base_stub'));
 
 import { IInspectorStep, ITensorStats, ITimingResults } from '../tokens';
 import { highlightNode } from '../widgets/dashboard';

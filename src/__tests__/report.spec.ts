@@ -1,14 +1,5 @@
 // The widget base classes need a JupyterLab runtime: the panel under test does not use them.
-jest.mock('@jupyter-widgets/base', () => {
-  class DOMWidgetModel {
-    static serializers = {};
-    defaults(): object {
-      return {};
-    }
-  }
-  class DOMWidgetView {}
-  return { DOMWidgetModel, DOMWidgetView };
-});
+jest.mock('@jupyter-widgets/base', () => require('./widget_base_stub'));
 
 import { GraphCanvas } from '../graph/canvas';
 import { scopeKey } from '../graph/model';

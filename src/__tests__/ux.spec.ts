@@ -2,13 +2,7 @@
  * UX logic found lacking by the UX probe: scope wrappers, "1 node", per-pass changes, wheel and
  * fit navigation, the generated-source view's controls, the timing panel's idle progress bar.
  */
-jest.mock('@jupyter-widgets/base', () => {
-  class DOMWidgetModel {
-    static serializers = {};
-  }
-  class DOMWidgetView {}
-  return { DOMWidgetModel, DOMWidgetView, WidgetModel: DOMWidgetModel, unpack_models: (x: unknown) => x };
-});
+jest.mock('@jupyter-widgets/base', () => require('./widget_base_stub'));
 
 import { GraphCanvas } from '../graph/canvas';
 import { toDot } from '../graph/dot';

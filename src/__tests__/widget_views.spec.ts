@@ -1,53 +1,7 @@
-// The widget views against a minimal in-memory stand-in for @jupyter-widgets/base: a model that
+// The widget views against a minimal in-memory stand-in for @jupyter-widgets/base (`widget_base_stub.ts`): a model that
 // stores attributes and fires `change:<name>`, a view with `el`, `model` and `listenTo`. The
 // status lines are the kernel's (`status`, computed in Python): the views show them as they are.
-jest.mock('@jupyter-widgets/base', () => {
-  type Handler = () => void;
-  class DOMWidgetModel {
-    static serializers = {};
-    comm_live = true;
-    private _attrs: { [key: string]: unknown };
-    private _handlers: { [event: string]: Handler[] } = {};
-    constructor(attrs: { [key: string]: unknown } = {}) {
-      this._attrs = { ...this.defaults(), ...attrs };
-    }
-    defaults(): object {
-      return {};
-    }
-    get(key: string): unknown {
-      return this._attrs[key];
-    }
-    set(values: { [key: string]: unknown }): void {
-      Object.assign(this._attrs, values);
-      const events = Object.keys(values).map(k => `change:${k}`);
-      for (const h of new Set(events.flatMap(e => this._handlers[e] || []))) {
-        h();
-      }
-    }
-    on(event: string, handler: Handler): void {
-      (this._handlers[event] = this._handlers[event] || []).push(handler);
-    }
-  }
-  class DOMWidgetView {
-    el: HTMLDivElement = document.createElement('div');
-    model: DOMWidgetModel;
-    constructor(options: { model: DOMWidgetModel }) {
-      this.model = options.model;
-    }
-    listenTo(model: DOMWidgetModel, events: string, handler: Handler): void {
-      for (const e of events.split(' ')) {
-        model.on(e, handler.bind(this));
-      }
-    }
-    send(): void {
-      return;
-    }
-    remove(): void {
-      this.el.remove();
-    }
-  }
-  return { DOMWidgetModel, DOMWidgetView, WidgetModel: DOMWidgetModel, unpack_models: (x: unknown) => x };
-});
+jest.mock('@jupyter-widgets/base', () => require('./widget_base_stub'));
 
 import { GraphView, GraphViewModel } from '../widgets/graphview';
 import { TensorInspectorModel, TensorInspectorView } from '../widgets/inspector';
