@@ -8,6 +8,7 @@ import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
 import { GraphCanvas } from './graph/canvas';
+import { ownKeyboard } from './keyboard';
 import { GRAPH_MIME_TYPE, isGraphJSON } from './tokens';
 
 /** A widget rendering one graph MIME bundle. */
@@ -19,6 +20,7 @@ export class GraphMimeRenderer extends Widget implements IRenderMime.IRenderer {
     super();
     this._mimeType = options.mimeType;
     this.addClass('hl-mime-graph');
+    ownKeyboard(this.node);
     this._canvas = new GraphCanvas();
     this.node.appendChild(this._canvas.node);
   }

@@ -185,14 +185,6 @@ describe('HistoryPanel', () => {
     expect(marked.getAttribute('data-hl-node')).toBe(node.name);
   });
 
-  it('keeps keystrokes on its buttons away from the notebook', async () => {
-    await panel.setBuilds(threeBuilds());
-    const seen: string[] = [];
-    document.body.addEventListener('keydown', ev => seen.push(ev.key));
-    rows(panel)[0].querySelector('.hl-pick-a')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
-    expect(seen).toEqual([]);
-  });
-
   it('dispose removes the panel and its canvases', async () => {
     await panel.setBuilds(threeBuilds());
     panel.dispose();

@@ -10,13 +10,16 @@
  * `data-hl-view` (`graph` or `source`) and `data-hl-details-panel` (`open` or `closed`).
  *
  * Navigation: drag pans, Ctrl/Cmd + wheel (or a pinch) zooms, a plain wheel scrolls the notebook
- * (`panzoom.ts`). A drawing starts fitted into view and is re-fitted when the output is resized,
+ * (`panzoom.ts`). Keys (KEY_HELP; the widget root keeps them from the notebook, `../keyboard.ts`):
+ * arrows pan, +/- zoom, 0 fits, / searches, n/N walk the search matches (shown as "2 of 7"),
+ * Enter opens the focused node, Esc goes back. Drawn nodes are focusable (`tabindex -1`). A drawing starts fitted into view and is re-fitted when the output is resized,
  * until the user pans or zooms; after that, redraws of the same view keep the user's view.
  *
  * Marks: a debugging tool's per-node marks (`setMarks`) are drawn on every redraw; a collapsed
  * Block scope holding marked nodes carries class `hl-has-marks`. `reveal(name)` expands the
  * scopes around a node, selects it and centres it.
  */
+import { isFormField } from '../keyboard';
 import { IGraphJSON, IGraphNode, MarkMap, ParamStatsMap } from '../tokens';
 import { renderDetails } from './details';
 import { toDot } from './dot';
@@ -48,6 +51,15 @@ interface IViewChoice {
 /** The drawing area's height: the drawing's, within these bounds (px). */
 const MIN_AREA_HEIGHT = 160;
 const MAX_AREA_HEIGHT = 600;
+
+/** What the keyboard does in the drawing area (its tooltip and accessible label). */
+export const KEY_HELP =
+  'Keys: arrows pan (Shift: faster), + and - zoom, 0 fits, / searches, n and N go to the next and previous ' +
+  'match (every node when the search is empty), Enter opens the focused node, Esc goes back.';
+
+/** How far one arrow key pans (px; with Shift, PAN_STEP_FAST). */
+const PAN_STEP = 60;
+const PAN_STEP_FAST = 240;
 
 function clamp(x: number, lo: number, hi: number): number {
   return Math.min(hi, Math.max(lo, x));
@@ -92,6 +104,11 @@ export class GraphCanvas {
   private _token = 0;
   private _select: HTMLSelectElement;
   private _search: HTMLInputElement;
+  private _prevMatch: HTMLButtonElement;
+  private _nextMatch: HTMLButtonElement;
+  private _matchCount: HTMLSpanElement;
+  /** The search match shown last (index into `_matchNames()`; -1: none yet). */
+  private _matchIndex = -1;
   private _status: HTMLDivElement;
   private _area: HTMLDivElement;
   private _details: HTMLDivElement;
@@ -118,17 +135,26 @@ export class GraphCanvas {
     this._select.className = 'hl-view-select';
     this._select.title = 'Which graph to show';
     this._select.addEventListener('change', () => this._setView(this._select.value));
+    this._select.setAttribute('aria-label', 'Which graph to show');
     bar.appendChild(this._select);
     this._search = document.createElement('input');
     this._search.type = 'search';
     this._search.placeholder = 'Search nodes';
     this._search.className = 'hl-search';
-    this._search.addEventListener('input', () => this._applySearch());
+    this._search.setAttribute('aria-label', 'Search nodes by name or op (Enter: next match, Shift+Enter: previous)');
+    this._search.addEventListener('input', () => {
+      this._matchIndex = -1;
+      this._applySearch();
+    });
     this._search.addEventListener('keydown', ev => {
       if (ev.key === 'Enter') {
-        this._revealMatches();
+        ev.preventDefault();
+        void this.nextMatch(ev.shiftKey ? -1 : 1);
+      } else if (ev.key === 'Escape') {
+        ev.preventDefault();
+        this.search('');
+        this._area.focus();
       }
-      ev.stopPropagation(); // keep JupyterLab's notebook shortcuts out of the search box
     });
     bar.appendChild(this._search);
     const button = (label: string, title: string, cb: () => void): HTMLButtonElement => {
@@ -136,10 +162,19 @@ export class GraphCanvas {
       b.className = 'hl-button';
       b.textContent = label;
       b.title = title;
+      b.setAttribute('aria-label', title);
       b.addEventListener('click', cb);
       bar.appendChild(b);
       return b;
     };
+    this._prevMatch = button('‹', 'Previous match (N)', () => void this.nextMatch(-1));
+    this._nextMatch = button('›', 'Next match (n)', () => void this.nextMatch(1));
+    this._prevMatch.classList.add('hl-match-prev');
+    this._nextMatch.classList.add('hl-match-next');
+    this._matchCount = document.createElement('span');
+    this._matchCount.className = 'hl-match-count';
+    this._matchCount.setAttribute('aria-live', 'polite');
+    bar.appendChild(this._matchCount);
     this._graphButtons = [
       button('Expand all', 'Expand every Block scope', () => void this.setCollapsed(new Set())),
       button('Collapse all', 'Collapse every Block scope', () => this._collapseAll()),
@@ -155,6 +190,12 @@ export class GraphCanvas {
     this._status = div('hl-status', this.node);
     const body = div('hl-body', this.node);
     this._area = div('hl-graph-area', body);
+    this._area.tabIndex = 0;
+    this._area.setAttribute('role', 'group');
+    this._area.setAttribute('aria-roledescription', 'graph');
+    this._area.setAttribute('aria-label', `Graph. ${KEY_HELP}`);
+    this._area.title = KEY_HELP;
+    this.node.addEventListener('keydown', ev => this._onKey(ev));
     this._details = div('hl-details', body);
     this._hint = div('hl-zoom-hint', undefined, `${zoomKey()} + wheel or pinch: zoom · drag: pan`);
     renderDetails(this._details, null, null);
@@ -312,6 +353,115 @@ export class GraphCanvas {
     this._applySearch();
   }
 
+  /**
+   * Go to the next (`step` 1) or previous (-1) search match: expand the scopes around it, select
+   * it, centre it and focus it. With an empty search every node of the shown graph is a match
+   * (keyboard walk in graph order). Resolves to the node's name (null: nothing to go to).
+   */
+  async nextMatch(step: 1 | -1 = 1): Promise<string | null> {
+    const names = this._matchNames();
+    if (!names.length) {
+      this._updateMatchCount();
+      return null;
+    }
+    this._matchIndex = this._matchIndex < 0 ? (step > 0 ? 0 : names.length - 1) : (this._matchIndex + step + names.length) % names.length;
+    const name = names[this._matchIndex];
+    await this.reveal(name);
+    this._updateMatchCount();
+    const el = this._drawn ? this._drawn.nodes.get(name) : undefined;
+    if (el && this._search !== document.activeElement) {
+      el.focus({ preventScroll: true });
+    }
+    return name;
+  }
+
+  /** The names of the shown graph's nodes matching the search (all nodes when it is empty), in graph order. */
+  private _matchNames(): string[] {
+    const graph = this._shown;
+    if (!graph) {
+      return [];
+    }
+    const q = this._search.value.trim().toLowerCase();
+    return graph.nodes.filter(n => !q || this._matches(n, q)).map(n => n.name);
+  }
+
+  private _updateMatchCount(): void {
+    const q = this._search.value.trim();
+    const count = q && this._shown ? this._matchNames().length : 0;
+    this._matchCount.textContent = !q || !this._shown ? '' : count === 0 ? 'no match' : this._matchIndex >= 0 ? `${this._matchIndex + 1} of ${count}` : count === 1 ? '1 match' : `${count} matches`;
+    this._matchCount.setAttribute('data-hl-count', String(count));
+    this._prevMatch.disabled = this._nextMatch.disabled = this._search.disabled || (!!q && count === 0);
+  }
+
+  /** The canvas's own keys (KEY_HELP); form fields keep theirs. Everything else is the widget root's to stop. */
+  private _onKey(ev: KeyboardEvent): void {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey || isFormField(ev.target)) {
+      return;
+    }
+    const target = ev.target instanceof Element ? ev.target : null;
+    const onButton = !!target && target.tagName.toLowerCase() === 'button';
+    const drawnItem = target && this._drawn && this._drawn.svg.contains(target) ? target.closest('[data-hl-node], [data-hl-group]') : null;
+    const pz = this._pz;
+    const step = ev.shiftKey ? PAN_STEP_FAST : PAN_STEP;
+    const centre = (): [number, number] => [(this._area.clientWidth || 0) / 2, this._areaHeight() / 2];
+    switch (ev.key) {
+      case 'ArrowLeft':
+      case 'ArrowRight':
+      case 'ArrowUp':
+      case 'ArrowDown': {
+        if (!pz) {
+          return;
+        }
+        const dx = ev.key === 'ArrowLeft' ? step : ev.key === 'ArrowRight' ? -step : 0;
+        const dy = ev.key === 'ArrowUp' ? step : ev.key === 'ArrowDown' ? -step : 0;
+        pz.pan(dx, dy);
+        break;
+      }
+      case '+':
+      case '=':
+      case '-':
+      case '_':
+        if (!pz) {
+          return;
+        }
+        pz.zoom(ev.key === '+' || ev.key === '=' ? 1.25 : 0.8, ...centre());
+        break;
+      case '0':
+        this.fit();
+        break;
+      case '/':
+        this._search.focus();
+        break;
+      case 'n':
+      case 'N':
+        void this.nextMatch(ev.key === 'N' ? -1 : 1);
+        break;
+      case 'Enter':
+      case ' ':
+        if (onButton || !drawnItem) {
+          return; // a button's own Enter/Space clicks it
+        }
+        drawnItem.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+        break;
+      case 'Escape':
+        if (drawnItem) {
+          this._area.focus({ preventScroll: true });
+        } else {
+          // leave the widget: back to the notebook, which keeps its cell selection
+          const outer = this.node.closest('.jp-Notebook') as HTMLElement | null;
+          if (outer) {
+            outer.focus();
+          } else if (document.activeElement instanceof HTMLElement) {
+            document.activeElement.blur();
+          }
+        }
+        break;
+      default:
+        return;
+    }
+    ev.preventDefault();
+  }
+
   dispose(): void {
     this._token++;
     this._pz?.dispose();
@@ -328,6 +478,7 @@ export class GraphCanvas {
     }
     this._search.disabled = !on;
     this._detailsButton.disabled = !on;
+    this._updateMatchCount();
   }
 
   private _areaHeight(): number {
@@ -422,6 +573,7 @@ export class GraphCanvas {
   private _setView(id: string): Promise<void> {
     if (id !== this._view) {
       this._userView = null; // another view starts fitted
+      this._matchIndex = -1;
     }
     this._view = id;
     const choice = this._choices().find(c => c.id === id) || this._choices()[0];
@@ -549,6 +701,7 @@ export class GraphCanvas {
     });
     const hiddenMatches = q ? this._groupsHolding(n => this._matches(n, q)) : new Set<string>();
     drawn.groups.forEach((el, key) => el.classList.toggle('hl-match', hiddenMatches.has(key)));
+    this._updateMatchCount();
   }
 
   /** The keys of the collapsed groups that hide a node for which `pred` holds. */
@@ -568,25 +721,6 @@ export class GraphCanvas {
       }
     }
     return out;
-  }
-
-  private _revealMatches(): void {
-    const q = this._search.value.trim().toLowerCase();
-    const graph = this._shown;
-    if (!q || !graph) {
-      return;
-    }
-    const keep = new Set(this._collapsed);
-    for (const n of graph.nodes) {
-      if (this._matches(n, q)) {
-        for (let d = 1; d <= n.scope.length; d++) {
-          keep.delete(scopeKey(n.scope.slice(0, d)));
-        }
-      }
-    }
-    if (keep.size !== this._collapsed.size) {
-      void this.setCollapsed(keep);
-    }
   }
 
   private _collapseAll(): void {

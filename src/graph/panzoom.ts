@@ -47,6 +47,8 @@ export interface IPanZoom extends ITransform {
   actualSize(): void;
   /** Zoom by `factor` around the box point (`cx`, `cy`). */
   zoom(factor: number, cx?: number, cy?: number): void;
+  /** Move the drawing by (`dx`, `dy`) px on screen (the keyboard's arrows). */
+  pan(dx: number, dy: number): void;
   /** Set the transform (keeps `auto` as it is). */
   set(t: ITransform): void;
   /** Remove the listeners. */
@@ -180,6 +182,11 @@ export function panZoom(svg: SVGSVGElement, viewport: SVGGElement, options: IPan
     },
     zoom(factor: number, cx = 0, cy = 0) {
       zoomAt(factor, cx, cy);
+      userChange();
+    },
+    pan(dx: number, dy: number) {
+      state.tx += dx;
+      state.ty += dy;
       userChange();
     },
     set(t: ITransform) {

@@ -124,6 +124,16 @@ function arrowHead(from: [number, number], tip: [number, number]): string {
   return `${tip[0]},${tip[1]} ${bx - uy * w},${by + ux * w} ${bx + uy * w},${by - ux * w}`;
 }
 
+/**
+ * Make a drawn node reachable by the keyboard (the canvas's n/N focus it, Enter opens it) and
+ * named for screen readers; `tabindex -1` keeps a 2000-node graph out of the Tab order.
+ */
+function focusable(ng: SVGGElement, label: string): void {
+  ng.setAttribute('tabindex', '-1');
+  ng.setAttribute('role', 'button');
+  ng.setAttribute('aria-label', label);
+}
+
 /** Draw `mark` on the node group `ng` (box `width`): classes, fill, badge and tooltip line. */
 function drawMark(ng: SVGGElement, mark: INodeMark, width: number, title: SVGTitleElement): void {
   const level = markLevel(mark);
@@ -223,6 +233,7 @@ export function renderGraph(g: IVisibleGraph, layout: ILayout, handlers: IRender
       textEl(ng, box.width / 2, box.height / 2 - 2, '▸ ' + truncate(v.label || path[path.length - 1] || '', 28), 'hl-node-name');
       textEl(ng, box.width / 2, box.height / 2 + 11, nodeCount(v.count || 0), 'hl-node-op');
       title.textContent = `${path.join('/')}: ${nodeCount(v.count || 0)} (click to expand)`;
+      focusable(ng, `Collapsed Block ${path.join('/')}, ${nodeCount(v.count || 0)}`);
       ng.addEventListener('click', ev => {
         ev.stopPropagation();
         handlers.onToggle?.(path);
@@ -256,6 +267,7 @@ export function renderGraph(g: IVisibleGraph, layout: ILayout, handlers: IRender
     if (mark) {
       drawMark(ng, mark, box.width, title);
     }
+    focusable(ng, `${n.op === 'null' ? 'Variable' : n.op} ${n.name}`);
     centers.set(n.name, [box.x + pad, box.y + pad]);
     ng.addEventListener('click', ev => {
       ev.stopPropagation();

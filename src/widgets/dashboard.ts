@@ -5,6 +5,7 @@
  */
 import { DOMWidgetModel, DOMWidgetView, ISerializers, unpack_models, WidgetModel } from '@jupyter-widgets/base';
 
+import { ownKeyboard } from '../keyboard';
 import { IDashboardState, IStateModel, ITensorInspectorState, widgetNames } from '../tokens';
 
 /** Mark the drawn node named `name` (compared as text, never put in a selector) inside `root`. */
@@ -48,6 +49,7 @@ export class DashboardView extends DOMWidgetView {
 
   render(): void {
     this.el.classList.add('hl-dashboard');
+    ownKeyboard(this.el);
     const status = document.createElement('div');
     status.className = 'hl-status';
     this._graphBox = document.createElement('div');

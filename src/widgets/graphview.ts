@@ -7,6 +7,7 @@
  */
 import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/base';
 
+import { ownKeyboard } from '../keyboard';
 import { GraphCanvas } from '../graph/canvas';
 import { IGraphViewState, isGraphJSON, IStateModel, widgetNames } from '../tokens';
 
@@ -47,6 +48,7 @@ export class GraphView extends DOMWidgetView {
 
   render(): void {
     this.el.classList.add('hl-graph-widget');
+    ownKeyboard(this.el);
     this._canvas = new GraphCanvas();
     this.el.appendChild(this._canvas.node);
     this.listenTo(this.model, 'change:graph change:status change:error change:hybridized', this._update);

@@ -11,6 +11,7 @@
  */
 import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/base';
 
+import { ownKeyboard } from '../keyboard';
 import { GraphCanvas } from '../graph/canvas';
 import { ILayout } from '../graph/layout';
 import { IPassDiff, passDiff, unchanged } from '../graph/passdiff';
@@ -206,8 +207,6 @@ export class HistoryPanel {
     }
     table.appendChild(el('thead')).appendChild(head);
     this._rows = table.appendChild(el('tbody'));
-    // keep JupyterLab's notebook shortcuts out of the pick buttons (Enter, Space on a focused button)
-    table.addEventListener('keydown', ev => ev.stopPropagation());
     const scroll = el('div', 'hl-table-scroll hl-history-scroll');
     scroll.appendChild(table);
     this._diff = el('div', 'hl-history-diff');
@@ -385,6 +384,7 @@ export class BuildHistoryView extends DOMWidgetView {
 
   render(): void {
     this.el.classList.add('hl-history-widget');
+    ownKeyboard(this.el);
     this.panel = new HistoryPanel();
     this.el.appendChild(this.panel.node);
     this.listenTo(this.model, 'change:builds', this._builds);

@@ -8,6 +8,7 @@
  */
 import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/base';
 
+import { ownKeyboard } from '../keyboard';
 import {
   IInspectorStep,
   INonFinite,
@@ -226,6 +227,7 @@ export class TensorInspectorView extends DOMWidgetView {
   }
 
   render(): void {
+    ownKeyboard(this.el);
     this.panel = new InspectorPanel();
     this.el.appendChild(this.panel.node);
     this.listenTo(this.model, 'change:steps_json', this._steps);

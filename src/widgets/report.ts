@@ -12,6 +12,7 @@
  */
 import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/base';
 
+import { ownKeyboard } from '../keyboard';
 import { GraphCanvas, IGraphCanvasOptions } from '../graph/canvas';
 import { errorHeat, markOf } from '../graph/render';
 import {
@@ -243,6 +244,7 @@ export class DebugReportView extends DOMWidgetView {
 
   render(): void {
     this.el.classList.add('hl-report-widget');
+    ownKeyboard(this.el);
     this.panel = new ReportPanel();
     this.el.appendChild(this.panel.node);
     this.listenTo(this.model, 'change:report', this._update);

@@ -9,6 +9,7 @@
  */
 import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/base';
 
+import { ownKeyboard } from '../keyboard';
 import { IStateModel, ITimingMode, ITimingPanelState, ITimingResults, widgetNames } from '../tokens';
 import { fmt } from './inspector';
 
@@ -201,6 +202,7 @@ export class TimingPanelView extends DOMWidgetView {
   }
 
   render(): void {
+    ownKeyboard(this.el);
     this.panel = new TimingPanelDOM();
     this.el.appendChild(this.panel.node);
     this.panel.runButton.addEventListener('click', this._onRun);
