@@ -4,7 +4,9 @@
  */
 import { IJupyterWidgetRegistry } from '@jupyter-widgets/base';
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 
+import { IWidgetState, notebookWidgetState, WIDGET_STATE_MIME } from './saved_state';
 import { MODULE_NAME, MODULE_VERSION } from './tokens';
 
 /** Registers the hybridlab widgets (`hybridlab.lab.GraphView`...) with the widget manager. */
@@ -42,4 +44,41 @@ const widgetsPlugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default [widgetsPlugin];
+/** Write the hybridlab widgets' state into the notebook's widget-state metadata (`saved_state.ts`). */
+function saveWidgetState(panel: NotebookPanel): void {
+  const model = panel.context.model;
+  const outputs: unknown[] = [];
+  for (const cell of panel.content.widgets) {
+    const cellOutputs = (cell.model as { outputs?: { toJSON(): unknown[] } }).outputs;
+    if (cellOutputs) {
+      outputs.push(...cellOutputs.toJSON());
+    }
+  }
+  const meta = (model.getMetadata('widgets') || {}) as { [mime: string]: unknown };
+  const state = notebookWidgetState(outputs, (meta[WIDGET_STATE_MIME] as IWidgetState | undefined) || null);
+  if (state) {
+    model.setMetadata('widgets', { ...meta, [WIDGET_STATE_MIME]: state });
+  }
+}
+
+/**
+ * Saves the state of the hybridlab widgets with each notebook, so that a notebook reopened
+ * without its kernel draws their last state (ipywidgets' manager restores it on open).
+ */
+const savedStatePlugin: JupyterFrontEndPlugin<void> = {
+  id: 'hybridlab:saved-widget-state',
+  description: "Saves hybridlab widgets' last state in the notebook, for kernel-less and reopened notebooks",
+  requires: [INotebookTracker],
+  autoStart: true,
+  activate: (_app: JupyterFrontEnd, tracker: INotebookTracker): void => {
+    tracker.widgetAdded.connect((_, panel) => {
+      panel.context.saveState.connect((_ctx, phase) => {
+        if (phase === 'started') {
+          saveWidgetState(panel);
+        }
+      });
+    });
+  }
+};
+
+export default [widgetsPlugin, savedStatePlugin];

@@ -5,8 +5,8 @@
  */
 import { DOMWidgetModel, DOMWidgetView, ISerializers, unpack_models, WidgetModel } from '@jupyter-widgets/base';
 
-import { ownKeyboard } from '../keyboard';
 import { IDashboardState, IStateModel, ITensorInspectorState, widgetNames } from '../tokens';
+import { widgetRoot } from './root';
 
 /** Mark the drawn node named `name` (compared as text, never put in a selector) inside `root`. */
 export function highlightNode(root: Element, name: string): number {
@@ -49,7 +49,6 @@ export class DashboardView extends DOMWidgetView {
 
   render(): void {
     this.el.classList.add('hl-dashboard');
-    ownKeyboard(this.el);
     const status = document.createElement('div');
     status.className = 'hl-status';
     this._graphBox = document.createElement('div');
@@ -60,11 +59,9 @@ export class DashboardView extends DOMWidgetView {
     pages.className = 'hl-dashboard-pages';
     this.el.append(status, this._graphBox, tabs, pages);
     void this._children(tabs, pages);
-    this.listenTo(this.model, 'comm_live_update', () => {
-      if (!this.model.comm_live) {
-        status.textContent = 'Disconnected from the kernel: the views below show the last state received.';
-        status.dataset.hlKind = 'disconnected';
-      }
+    widgetRoot(this, 'state of each view below', text => {
+      status.textContent = text;
+      status.dataset.hlKind = 'disconnected';
     });
   }
 

@@ -7,9 +7,9 @@
  */
 import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/base';
 
-import { ownKeyboard } from '../keyboard';
 import { GraphCanvas } from '../graph/canvas';
 import { IGraphViewState, isGraphJSON, IStateModel, widgetNames } from '../tokens';
+import { widgetRoot } from './root';
 
 /** The state of a GraphView before the kernel's first sync. */
 const INITIAL_STATE: IGraphViewState = {
@@ -46,16 +46,17 @@ export class GraphView extends DOMWidgetView {
     return this.model;
   }
 
+  private _connection: () => void = () => undefined;
+
   render(): void {
     this.el.classList.add('hl-graph-widget');
-    ownKeyboard(this.el);
     this._canvas = new GraphCanvas();
     this.el.appendChild(this._canvas.node);
     this.listenTo(this.model, 'change:graph change:status change:error change:hybridized', this._update);
     this.listenTo(this.model, 'change:param_stats', this._updateStats);
-    this.listenTo(this.model, 'comm_live_update', this._commChanged);
     this._update();
     this._updateStats();
+    this._connection = widgetRoot(this, 'graph', text => this._canvas?.setStatus(text, 'disconnected'));
   }
 
   /** Resolves when the latest graph is drawn (used by tests). */
@@ -75,6 +76,7 @@ export class GraphView extends DOMWidgetView {
     }
     const g = this._state.get('graph');
     const drawn = this._canvas.setGraph(isGraphJSON(g) ? g : null, this._state.get('status'));
+    void drawn.then(() => this._connection()); // the layout rewrote the status line
     if (this._failed()) {
       // after the layout, which shows its own summary in the status line
       void drawn.then(() => {
@@ -92,14 +94,5 @@ export class GraphView extends DOMWidgetView {
 
   private _updateStats(): void {
     this._canvas?.setParamStats(this._state.get('param_stats') || {});
-  }
-
-  private _commChanged(): void {
-    if (this._canvas && !this.model.comm_live) {
-      this._canvas.setStatus(
-        'Disconnected from the kernel (restarted, or the widget was closed): the graph below is the last one received. Re-run the cell to reconnect.',
-        'disconnected'
-      );
-    }
   }
 }

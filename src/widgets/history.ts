@@ -11,7 +11,6 @@
  */
 import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/base';
 
-import { ownKeyboard } from '../keyboard';
 import { GraphCanvas } from '../graph/canvas';
 import { ILayout } from '../graph/layout';
 import { IPassDiff, passDiff, unchanged } from '../graph/passdiff';
@@ -25,6 +24,7 @@ import {
   MarkMap,
   widgetNames
 } from '../tokens';
+import { widgetRoot } from './root';
 
 /** The two compared builds: A on the left, B on the right. */
 export type Side = 'a' | 'b';
@@ -384,14 +384,13 @@ export class BuildHistoryView extends DOMWidgetView {
 
   render(): void {
     this.el.classList.add('hl-history-widget');
-    ownKeyboard(this.el);
     this.panel = new HistoryPanel();
     this.el.appendChild(this.panel.node);
     this.listenTo(this.model, 'change:builds', this._builds);
     this.listenTo(this.model, 'change:status', this._status);
-    this.listenTo(this.model, 'comm_live_update', this._commChanged);
     this._status();
     this._builds();
+    widgetRoot(this, 'builds', text => this.panel?.setStatus(text, 'disconnected'));
   }
 
   /** Resolves when both graphs are drawn (used by tests). */
@@ -411,14 +410,5 @@ export class BuildHistoryView extends DOMWidgetView {
 
   private _status(): void {
     this.panel?.setStatus(this._state.get('status'));
-  }
-
-  private _commChanged(): void {
-    if (this.panel && !this.model.comm_live) {
-      this.panel.setStatus(
-        'Disconnected from the kernel (restarted, or the widget was closed): the builds below are the last received. Re-run the cell to reconnect.',
-        'disconnected'
-      );
-    }
   }
 }

@@ -8,7 +8,6 @@
  */
 import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/base';
 
-import { ownKeyboard } from '../keyboard';
 import {
   IInspectorStep,
   INonFinite,
@@ -17,6 +16,7 @@ import {
   ITensorStats,
   widgetNames
 } from '../tokens';
+import { widgetRoot } from './root';
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
@@ -227,16 +227,15 @@ export class TensorInspectorView extends DOMWidgetView {
   }
 
   render(): void {
-    ownKeyboard(this.el);
     this.panel = new InspectorPanel();
     this.el.appendChild(this.panel.node);
     this.listenTo(this.model, 'change:steps_json', this._steps);
     this.listenTo(this.model, 'change:first_nonfinite', this._flag);
     this.listenTo(this.model, 'change:status change:error change:first_nonfinite', this._status);
-    this.listenTo(this.model, 'comm_live_update', this._commChanged);
     this._status();
     this._steps();
     this._flag();
+    widgetRoot(this, 'statistics', text => this.panel?.setStatus(text, 'disconnected'));
   }
 
   private _steps(): void {
@@ -250,14 +249,5 @@ export class TensorInspectorView extends DOMWidgetView {
   private _status(): void {
     const alarm = this._state.get('error') || (this._state.get('first_nonfinite') || {}).node;
     this.panel?.setStatus(this._state.get('status'), alarm ? 'error' : '');
-  }
-
-  private _commChanged(): void {
-    if (this.panel && !this.model.comm_live) {
-      this.panel.setStatus(
-        'Disconnected from the kernel (restarted, or the widget was closed): the statistics below are the last received. Re-run the cell to reconnect.',
-        'disconnected'
-      );
-    }
   }
 }

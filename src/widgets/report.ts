@@ -12,7 +12,6 @@
  */
 import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/base';
 
-import { ownKeyboard } from '../keyboard';
 import { GraphCanvas, IGraphCanvasOptions } from '../graph/canvas';
 import { errorHeat, markOf } from '../graph/render';
 import {
@@ -24,6 +23,7 @@ import {
   MarkMap,
   widgetNames
 } from '../tokens';
+import { widgetRoot } from './root';
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string, parent?: HTMLElement): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
@@ -242,14 +242,15 @@ export class DebugReportView extends DOMWidgetView {
     return this.model;
   }
 
+  private _connection: () => void = () => undefined;
+
   render(): void {
     this.el.classList.add('hl-report-widget');
-    ownKeyboard(this.el);
     this.panel = new ReportPanel();
     this.el.appendChild(this.panel.node);
     this.listenTo(this.model, 'change:report', this._update);
-    this.listenTo(this.model, 'comm_live_update', this._commChanged);
     this._update();
+    this._connection = widgetRoot(this, 'report', text => this.panel?.canvas.setStatus(text, 'disconnected'));
   }
 
   remove(): void {
@@ -261,16 +262,7 @@ export class DebugReportView extends DOMWidgetView {
   private _update(): void {
     const r = this._state.get('report');
     if (this.panel) {
-      this.rendered = this.panel.setReport(isReport(r) ? r : null);
-    }
-  }
-
-  private _commChanged(): void {
-    if (this.panel && !this.model.comm_live) {
-      this.panel.canvas.setStatus(
-        'Disconnected from the kernel (restarted, or the widget was closed): this report is the last one received. Re-run the cell to reconnect.',
-        'disconnected'
-      );
+      this.rendered = this.panel.setReport(isReport(r) ? r : null).then(() => this._connection());
     }
   }
 }

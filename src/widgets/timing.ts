@@ -9,9 +9,9 @@
  */
 import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/base';
 
-import { ownKeyboard } from '../keyboard';
 import { IStateModel, ITimingMode, ITimingPanelState, ITimingResults, widgetNames } from '../tokens';
 import { fmt } from './inspector';
+import { widgetRoot } from './root';
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
@@ -202,17 +202,21 @@ export class TimingPanelView extends DOMWidgetView {
   }
 
   render(): void {
-    ownKeyboard(this.el);
     this.panel = new TimingPanelDOM();
     this.el.appendChild(this.panel.node);
     this.panel.runButton.addEventListener('click', this._onRun);
     this.listenTo(this.model, 'change:results', this._results);
     this.listenTo(this.model, 'change:progress change:running', this._progress);
     this.listenTo(this.model, 'change:status change:error', this._status);
-    this.listenTo(this.model, 'comm_live_update', this._commChanged);
     this._results();
     this._progress();
     this._status();
+    widgetRoot(this, 'timings', text => {
+      if (this.panel) {
+        this.panel.runButton.disabled = true;
+        this.panel.setStatus(text, 'disconnected');
+      }
+    });
   }
 
   remove(): void {
@@ -231,15 +235,5 @@ export class TimingPanelView extends DOMWidgetView {
 
   private _status(): void {
     this.panel?.setStatus(this._state.get('status'), this._state.get('error') ? 'error' : '');
-  }
-
-  private _commChanged(): void {
-    if (this.panel && !this.model.comm_live) {
-      this.panel.runButton.disabled = true;
-      this.panel.setStatus(
-        'Disconnected from the kernel (restarted, or the widget was closed): the timings below are the last received. Re-run the cell to reconnect.',
-        'disconnected'
-      );
-    }
   }
 }

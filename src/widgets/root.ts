@@ -1,0 +1,41 @@
+/**
+ * What every hybridlab widget view does with its root, in one place: it owns the keyboard
+ * (`../keyboard.ts`), its manager is remembered so the notebook saves its state
+ * (`../saved_state.ts`), and it says so when the kernel is gone — a restarted kernel, or a
+ * model restored from the notebook's saved state, which never had one.
+ */
+import { DOMWidgetView } from '@jupyter-widgets/base';
+
+import { ownKeyboard } from '../keyboard';
+import { trackManager } from '../saved_state';
+
+/** The status line of a view whose model has no kernel behind it; `what` is what it shows ("graph"). */
+export function disconnectedText(what: string, saved: boolean): string {
+  return saved
+    ? `Saved with the notebook (no kernel connection): the last ${what} received. Re-run the cell for a live view.`
+    : `Disconnected from the kernel (restarted, or the widget was closed): the last ${what} received. Re-run the cell to reconnect.`;
+}
+
+/**
+ * Set up `view`'s root (call at the end of `render`). `onDisconnected(text)` shows
+ * `disconnectedText(what, saved)` whenever the model has no live kernel connection: at once for a
+ * model restored from the notebook's saved state (not live when first drawn), and when a live
+ * connection goes. Returns a check the view calls again after a redraw rewrote its status line.
+ */
+export function widgetRoot(view: DOMWidgetView, what: string, onDisconnected: (text: string) => void): () => void {
+  ownKeyboard(view.el);
+  trackManager(view.model.widget_manager);
+  const saved = !view.model.comm_live;
+  let lost = false;
+  const check = (): void => {
+    if (!view.model.comm_live) {
+      onDisconnected(disconnectedText(what, saved && !lost));
+    }
+  };
+  view.listenTo(view.model, 'comm_live_update', () => {
+    lost = lost || !view.model.comm_live;
+    check();
+  });
+  check();
+  return check;
+}
