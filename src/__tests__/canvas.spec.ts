@@ -156,7 +156,10 @@ describe('GraphCanvas', () => {
     await canvas.setGraph(g);
     const select = canvas.node.querySelector('select')!;
     const options = Array.from(select.options).map(o => o.value);
-    expect(options).toEqual(['forward', ...g.passes.map((_, i) => `pass:${i}`), 'source']);
+    expect(options).toEqual(['forward', 'backward', ...g.passes.map((_, i) => `pass:${i}`), 'source']);
+    // no backward compiled yet: the entry says how to get one and cannot be picked
+    expect(select.options[1].disabled).toBe(true);
+    expect(select.options[1].textContent).toContain('autograd.record()');
     select.value = 'source';
     select.dispatchEvent(new Event('change'));
     await canvas.rendered;

@@ -71,8 +71,11 @@ describe('scope tree: single-child wrapper levels', () => {
 
   it('does not count wrappers as levels when collapsing a large graph by default', () => {
     const g = wrappedGraph();
-    const collapsed = defaultCollapsed(g, 3);
+    const collapsed = defaultCollapsed(g, 3, 1); // a budget of one box: open one level only
     expect(Array.from(collapsed).sort()).toEqual([scopeKey(['resnet', 'dense0']), scopeKey(['resnet', 'resnet'])].sort());
+    // with room for more boxes it opens deeper: the stage's blocks, not the wrapper chain's levels
+    const deeper = defaultCollapsed(g, 3, 10);
+    expect(Array.from(deeper).every(k => JSON.parse(k).length > 2)).toBe(true);
   });
 
   it('says "1 node", not "1 nodes"', async () => {
@@ -123,7 +126,7 @@ describe('pass views say what each pass changed', () => {
     const select = canvas.node.querySelector('select')!;
     const labels = Array.from(select.options).map(o => o.textContent);
     expect(labels).toEqual([
-      'Forward graph', 'After pass 1: dce (no change)', 'After pass 2: cse (no change)',
+      'Forward graph', 'Backward graph: call the block under autograd.record() and run backward()', 'After pass 1: dce (no change)', 'After pass 2: cse (no change)',
       'After pass 3: fusion (12 → 5 nodes)', 'Generated source'
     ]);
     select.value = 'pass:2';

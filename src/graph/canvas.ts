@@ -24,7 +24,7 @@ import { IGraphJSON, IGraphNode, MarkMap, ParamStatsMap } from '../tokens';
 import { renderDetails } from './details';
 import { toDot } from './dot';
 import { ILayout, layoutDot } from './layout';
-import { defaultCollapsed, IVisibleGraph, scopeKey, scopeTree, visibleGraph } from './model';
+import { collapsedAtDepth, defaultCollapsed, IVisibleGraph, maxDepth, scopeKey, scopeTree, visibleGraph } from './model';
 import { IPanZoom, ITransform, panZoom } from './panzoom';
 import { IPassDiff, passDescription, passDiff, passSummary } from './passdiff';
 import { IRendered, markOf, renderGraph } from './render';
@@ -46,6 +46,8 @@ interface IViewChoice {
   source?: string;
   /** For a pass: its name and what it changed. */
   pass?: { name: string; diff: IPassDiff };
+  /** Listed, greyed out, with the label saying why (no backward compiled yet). */
+  disabled?: boolean;
 }
 
 /** The drawing area's height: the drawing's, within these bounds (px). */
@@ -56,6 +58,9 @@ const MAX_AREA_HEIGHT = 600;
 export const KEY_HELP =
   'Keys: arrows pan (Shift: faster), + and - zoom, 0 fits, / searches, n and N go to the next and previous ' +
   'match (every node when the search is empty), Enter opens the focused node, Esc goes back.';
+
+/** How many layouts a canvas keeps (forward, backward, passes, a few collapse states). */
+const LAYOUT_CACHE = 12;
 
 /** How far one arrow key pans (px; with Shift, PAN_STEP_FAST). */
 const PAN_STEP = 60;
@@ -98,12 +103,17 @@ export class GraphCanvas {
   private _drawn: IRendered | null = null;
   private _pz: IPanZoom | null = null;
   private _collapsed = new Set<string>();
+  /** The collapsed scopes of the view family not shown now (`forward` or `backward`). */
+  private _collapsedBy = new Map<string, Set<string>>();
   private _selected: string | null = null;
   private _view = 'forward';
   private _pass: { name: string; diff: IPassDiff } | null = null;
   private _token = 0;
   private _select: HTMLSelectElement;
   private _search: HTMLInputElement;
+  private _depth: HTMLSelectElement;
+  /** Layouts by DOT text (the last few): re-selecting a view or re-collapsing a scope is instant. */
+  private _layouts = new Map<string, Promise<ILayout>>();
   private _prevMatch: HTMLButtonElement;
   private _nextMatch: HTMLButtonElement;
   private _matchCount: HTMLSpanElement;
@@ -181,6 +191,18 @@ export class GraphCanvas {
       button('Fit', 'Scale the whole graph into view', () => this.fit()),
       button('100%', 'Show the graph at its actual size (100% zoom), from its top', () => this.actualSize())
     ];
+    this._depth = document.createElement('select');
+    this._depth.className = 'hl-depth-select';
+    this._depth.title = 'Open the Block scopes down to this depth';
+    this._depth.setAttribute('aria-label', 'Open the Block scopes down to this depth');
+    this._depth.addEventListener('change', () => {
+      const d = this._depth.value;
+      this._depth.value = '';
+      if (d !== '') {
+        void this.expandToDepth(d === 'all' ? Infinity : Number(d));
+      }
+    });
+    bar.insertBefore(this._depth, this._graphButtons[0]);
     this._graphButtons[2].classList.add('hl-fit');
     this._graphButtons[3].classList.add('hl-actual-size');
     this._detailsButton = button('Details', 'Show or hide the details panel of the clicked node', () =>
@@ -353,6 +375,15 @@ export class GraphCanvas {
     this._applySearch();
   }
 
+  /** Open the Block scopes of the shown graph down to `depth` levels (Infinity: all) and redraw. */
+  expandToDepth(depth: number): Promise<void> {
+    const graph = this._shown;
+    if (!graph) {
+      return this.rendered;
+    }
+    return this.setCollapsed(Number.isFinite(depth) ? collapsedAtDepth(graph, depth) : new Set());
+  }
+
   /**
    * Go to the next (`step` 1) or previous (-1) search match: expand the scopes around it, select
    * it, centre it and focus it. With an empty search every node of the shown graph is a match
@@ -478,7 +509,42 @@ export class GraphCanvas {
     }
     this._search.disabled = !on;
     this._detailsButton.disabled = !on;
+    this._fillDepths(on ? this._shown : null);
     this._updateMatchCount();
+  }
+
+  private _fillDepths(graph: IGraphJSON | null): void {
+    const deepest = graph ? maxDepth(graph) : 0;
+    this._depth.textContent = '';
+    const option = (value: string, label: string): void => {
+      const o = document.createElement('option');
+      o.value = value;
+      o.textContent = label;
+      this._depth.appendChild(o);
+    };
+    option('', 'Depth…');
+    for (let d = 1; d < deepest; d++) {
+      option(String(d), `Open ${d} level${d === 1 ? '' : 's'}`);
+    }
+    option('all', 'Open all levels');
+    this._depth.value = '';
+    this._depth.disabled = deepest < 2;
+  }
+
+  /** The layout of `dot`, from the cache when this DOT was laid out before. */
+  private _layoutOf(dot: string): Promise<ILayout> {
+    let layout = this._layouts.get(dot);
+    if (layout) {
+      this._layouts.delete(dot); // most recently used last
+    } else {
+      layout = this._layout(dot);
+      layout.catch(() => this._layouts.delete(dot));
+    }
+    this._layouts.set(dot, layout);
+    while (this._layouts.size > LAYOUT_CACHE) {
+      this._layouts.delete(this._layouts.keys().next().value as string);
+    }
+    return layout;
   }
 
   private _areaHeight(): number {
@@ -533,6 +599,9 @@ export class GraphCanvas {
     const out: IViewChoice[] = [{ id: 'forward', label: 'Forward graph', graph: g }];
     if (g.backward && g.backward.nodes) {
       out.push({ id: 'backward', label: 'Backward graph', graph: g.backward });
+    } else if (g.source_code) {
+      // a compiled block without a backward yet: say how to get one instead of hiding the choice
+      out.push({ id: 'backward', label: 'Backward graph: call the block under autograd.record() and run backward()', disabled: true });
     }
     let before: IGraphJSON = g;
     (g.passes || []).forEach((p, i) => {
@@ -561,22 +630,29 @@ export class GraphCanvas {
       const o = document.createElement('option');
       o.value = c.id;
       o.textContent = c.label;
+      o.disabled = !!c.disabled;
       this._select.appendChild(o);
     }
-    if (!choices.some(c => c.id === this._view)) {
+    if (!choices.some(c => c.id === this._view && !c.disabled)) {
       this._view = 'forward';
     }
     this._select.value = this._view;
-    this._select.disabled = choices.length < 2;
+    this._select.disabled = choices.filter(c => !c.disabled).length < 2 && !choices.some(c => c.disabled);
   }
 
   private _setView(id: string): Promise<void> {
+    const choice = this._choices().find(c => c.id === id) || this._choices()[0];
     if (id !== this._view) {
       this._userView = null; // another view starts fitted
       this._matchIndex = -1;
+      // the backward graph folds on its own (it is far bigger); passes share the forward's scopes
+      const family = (v: string): string => (v === 'backward' ? 'backward' : 'forward');
+      if (family(id) !== family(this._view)) {
+        this._collapsedBy.set(family(this._view), this._collapsed);
+        this._collapsed = this._collapsedBy.get(family(id)) || (choice.graph ? defaultCollapsed(choice.graph, this._threshold) : new Set());
+      }
     }
     this._view = id;
-    const choice = this._choices().find(c => c.id === id) || this._choices()[0];
     this._pass = choice.pass || null;
     this.node.setAttribute('data-hl-view', choice.source !== undefined ? 'source' : 'graph');
     if (choice.source !== undefined) {
@@ -619,7 +695,7 @@ export class GraphCanvas {
     this._setStatus(`Laying out ${graph.nodes.length} nodes…`, 'info');
     const visible = visibleGraph(graph, this._collapsed);
     const started = typeof performance !== 'undefined' ? performance.now() : Date.now();
-    this.rendered = this._layout(toDot(visible)).then(
+    this.rendered = this._layoutOf(toDot(visible)).then(
       layout => {
         if (token !== this._token) {
           return;

@@ -211,27 +211,51 @@ export function scopeTree(graph: IGraphJSON): IScopeTree {
   return { scopes, wrappers, canonical, label, chain, parentOf, depth };
 }
 
+/** How many boxes the first view of a big graph aims at (nodes and collapsed Blocks). */
+export const VISIBLE_BUDGET = 80;
+
 /**
- * The scopes collapsed by default: none for a small graph; for a graph with more than
- * `threshold` nodes, the Blocks one level below the outermost (the top Block stays open, its
- * children are collapsed; wrapper levels of `scopeTree` do not count as levels).
+ * The scopes to collapse to show `graph` open to `depth` Block levels: every Block box `depth + 1`
+ * levels deep (wrapper levels of `scopeTree` do not count). `depth` 0 collapses the top Blocks.
  */
-export function defaultCollapsed(graph: IGraphJSON, threshold = 150): Set<string> {
+export function collapsedAtDepth(graph: IGraphJSON, depth: number, tree: IScopeTree = scopeTree(graph)): Set<string> {
   const out = new Set<string>();
-  if (graph.nodes.length <= threshold) {
-    return out;
-  }
-  const tree = scopeTree(graph);
-  const boxes = tree.scopes.filter(p => !tree.wrappers.has(scopeKey(p)));
-  for (const p of boxes) {
-    if (tree.depth(p) === 2) {
+  for (const p of tree.scopes) {
+    if (!tree.wrappers.has(scopeKey(p)) && tree.depth(p) === depth + 1) {
       out.add(scopeKey(p));
     }
   }
-  if (out.size === 0) {
-    boxes.forEach(p => out.add(scopeKey(p)));
-  }
   return out;
+}
+
+/** The deepest Block level of `graph` (0: no Block scopes). */
+export function maxDepth(graph: IGraphJSON, tree: IScopeTree = scopeTree(graph)): number {
+  return tree.scopes.reduce((d, p) => (tree.wrappers.has(scopeKey(p)) ? d : Math.max(d, tree.depth(p))), 0);
+}
+
+/**
+ * The scopes collapsed by default: none for a graph of at most `threshold` nodes; for a bigger
+ * one, the view open to the deepest Block level that keeps at most `budget` boxes on screen (at
+ * least the top Block open), so a ResNet-50 opens on its stages instead of one box.
+ */
+export function defaultCollapsed(graph: IGraphJSON, threshold = 150, budget = VISIBLE_BUDGET): Set<string> {
+  if (graph.nodes.length <= threshold) {
+    return new Set();
+  }
+  const tree = scopeTree(graph);
+  const deepest = maxDepth(graph, tree);
+  let best = collapsedAtDepth(graph, 1, tree);
+  if (best.size === 0) {
+    return collapsedAtDepth(graph, 0, tree);
+  }
+  for (let d = 2; d < deepest; d++) {
+    const c = collapsedAtDepth(graph, d, tree);
+    if (visibleGraph(graph, c).nodes.length > budget) {
+      break;
+    }
+    best = c;
+  }
+  return best;
 }
 
 /**

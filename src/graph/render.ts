@@ -9,6 +9,7 @@
  * `data-hl-mark="<level>"`, a badge (`.hl-mark-badge`), `hl-first` for the node to look at first,
  * and `data-hl-heat` with its fill from `errorHeat`.
  */
+import { opSummary, shortName } from './labels';
 import { familyOf, ICluster, IVisibleGraph, IVisibleNode, nodeCount } from './model';
 import { ILayout } from './layout';
 import { IGuard, INodeMark, MarkMap } from '../tokens';
@@ -246,11 +247,11 @@ export function renderGraph(g: IVisibleGraph, layout: ILayout, handlers: IRender
     ng.setAttribute('data-hl-node', n.name);
     if (n.op === 'null') {
       svg('ellipse', { cx: box.width / 2, cy: box.height / 2, rx: box.width / 2, ry: box.height / 2 }, ng);
-      textEl(ng, box.width / 2, box.height / 2 + 4, truncate(n.name, 22), 'hl-node-name');
+      textEl(ng, box.width / 2, box.height / 2 + 4, truncate(shortName(n), 22), 'hl-node-name');
     } else {
       svg('rect', { width: box.width, height: box.height, rx: 4 }, ng);
-      textEl(ng, box.width / 2, box.height / 2 - 3, truncate(n.op, 24), 'hl-node-op');
-      textEl(ng, box.width / 2, box.height / 2 + 10, truncate(n.name, 26), 'hl-node-name');
+      textEl(ng, box.width / 2, box.height / 2 - 3, truncate(opSummary(n), 24), 'hl-node-op');
+      textEl(ng, box.width / 2, box.height / 2 + 10, truncate(shortName(n), 26), 'hl-node-name');
     }
     title.textContent = `${n.name} (${n.op === 'null' ? 'variable' : n.op})`;
     const guards = n.guards || [];

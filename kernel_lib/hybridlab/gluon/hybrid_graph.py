@@ -37,7 +37,7 @@ __all__ = ["trace", "get_graph", "symbolic_forward", "traced_forward", "graph_sc
            "build_cached_op"]
 
 _TRACING_ND = NamingNamespace(ndarray)    # F while deferred compute traces a 1.x-style block
-_local = threading.local()    # the prefixes of the blocks whose graph is being built (scope names)
+_local = threading.local()    # the blocks whose graph is being built, outermost first (scope names)
 
 
 def trace(block, *args, symbolic=None, shape_reads=None):
@@ -113,18 +113,34 @@ def traced_forward(block, x, *args):
 @contextlib.contextmanager
 def graph_scope(block):
     """Inside: graph nodes are named after ``block`` (``<prefix>fwd``) and record its scope."""
-    stack = getattr(_local, "prefixes", None)
+    stack = getattr(_local, "scopes", None)
     if stack is None:
-        stack = _local.prefixes = []
-    parent = stack[-1] if stack else ""
-    name = block._name
-    local = name[len(parent):] if parent and name.startswith(parent) else name
-    stack.append(block._prefix)
+        stack = _local.scopes = []
+    stack.append(block)
     try:
-        with block.name_scope(), provenance.scope(local or type(block).__name__.lower()):
+        with block.name_scope(), provenance.scope(_scope_name(block, stack[-2] if len(stack) > 1 else None)):
             yield
     finally:
         stack.pop()
+
+
+def _scope_name(block, parent):
+    """The name of ``block``'s scope inside ``parent``'s: its prefix less the parent's
+    (``stage1`` in ``resnetv20_``). A child made with ``prefix=''`` shares its parent's prefix (a
+    model zoo ResNet's ``features`` and its residual units), so its key in the parent names it
+    instead (``features``; ``bottleneckv2_0`` for an item of a Sequential): otherwise its scope
+    would repeat the parent's, or merge siblings into one."""
+    name = block._name
+    if parent is None:
+        return name or type(block).__name__.lower()
+    if block._prefix != parent._prefix and name.startswith(parent._prefix) and len(name) > len(parent._prefix):
+        return name[len(parent._prefix):]
+    if block._prefix == parent._prefix:
+        for key, child in parent._children.items():
+            if child is block:
+                return f"{type(block).__name__.lower()}_{key}" if key.isdigit() else key
+        return type(block).__name__.lower()
+    return name or type(block).__name__.lower()
 
 
 def _variable_values(block, inputs, real):

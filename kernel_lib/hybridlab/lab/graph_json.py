@@ -177,8 +177,27 @@ def graph_json(symbol_or_block, shapes=None, dtypes=None, inputs=None):
     if state is not None:
         graph["passes"] = stages_json(state.pipeline)
         graph["backward"] = _backward(state)
+        if graph["backward"] is not None:
+            _scope_backward(graph["backward"], graph["nodes"])
         graph["source_code"] = state.program()
     return graph
+
+
+def _scope_backward(backward, forward_nodes):
+    """Give each backward node the Block scope of the forward node it belongs to, so the backward
+    graph folds by Block as the forward one does: the compiler names gradient ops and saved values
+    after their forward node (``<forward name>_backward_mul0``, ``<forward name>_columns``), so the
+    longest forward name that prefixes a backward name (at a ``_``) is its node."""
+    scope_of = {n["name"]: n["scope"] for n in forward_nodes if n["scope"]}
+    for node in backward["nodes"]:
+        if node["scope"]:
+            continue
+        parts = node["name"].split("_")
+        for end in range(len(parts), 0, -1):
+            scope = scope_of.get("_".join(parts[:end]))
+            if scope is not None:
+                node["scope"] = list(scope)
+                break
 
 
 def _guards(state, symbol):

@@ -1,0 +1,29 @@
+// Compact box labels for big models (labels.ts).
+import { opSummary, shortName } from '../graph/labels';
+import { IGraphNode } from '../tokens';
+
+const node = (op: string, name: string, attrs: { [k: string]: string } = {}, scope: string[] = []): IGraphNode =>
+  ({ id: 0, name, op, family: 'nn', attrs, inputs: [], outputs: [], scope } as unknown as IGraphNode);
+
+describe('opSummary', () => {
+  it('says what a layer does with its key attributes', () => {
+    expect(opSummary(node('Convolution', 'c', { kernel: '(3, 3)', stride: '(2, 2)', num_filter: '64' }))).toBe('Conv 3×3 /2 ×64');
+    expect(opSummary(node('Convolution', 'c', { kernel: '(1, 1)', stride: '(1, 1)', num_filter: '256', num_group: '32' }))).toBe('Conv 1×1 ×256 g32');
+    expect(opSummary(node('FullyConnected', 'f', { num_hidden: '1000' }))).toBe('Dense 1000');
+    expect(opSummary(node('Pooling', 'p', { pool_type: 'max', kernel: '(3, 3)', stride: '(2, 2)' }))).toBe('MaxPool 3×3 /2');
+    expect(opSummary(node('Pooling', 'p', { pool_type: 'avg', global_pool: 'True' }))).toBe('GlobalAvgPool');
+    expect(opSummary(node('Activation', 'a', { act_type: 'relu' }))).toBe('relu');
+    expect(opSummary(node('elemwise_add', 'e'))).toBe('elemwise_add');
+    expect(opSummary(node('Convolution', 'c', { kernel: '<img src=x>' }))).toBe('Conv'); // not numbers: left out
+  });
+});
+
+describe('shortName', () => {
+  it("names a node from its innermost Block on, without '_fwd'", () => {
+    expect(shortName(node('Convolution', 'resnetv20_stage1_conv0_fwd', {}, ['resnetv20', 'features', 'stage1', 'bottleneckv2_0', 'conv0']))).toBe('conv0');
+    expect(shortName(node('Activation', 'modern0_conv0_relu_fwd', {}, ['modern0', 'conv0', 'relu']))).toBe('relu');
+    expect(shortName(node('null', 'resnetv20_stage1_conv0_weight'))).toBe('conv0_weight');
+    expect(shortName(node('null', 'data'))).toBe('data');
+    expect(shortName(node('elemwise_add', 'elemwise_add0', {}, ['resnetv20', 'features']))).toBe('elemwise_add0');
+  });
+});
