@@ -15,7 +15,9 @@ const widgetsPlugin: JupyterFrontEndPlugin<void> = {
   description: 'hybridlab widgets: live graph view, tensor inspector, timing panel, dashboard, debugging reports, build history',
   requires: [IJupyterWidgetRegistry],
   autoStart: true,
-  activate: (_app: JupyterFrontEnd, registry: IJupyterWidgetRegistry): void => {
+  activate: (app: JupyterFrontEnd, registry: IJupyterWidgetRegistry): void => {
+    // "Open in a tab" of the graph view adds its tab beside the notebook
+    void import('./widgets/graph_tab').then(m => m.setMainArea(w => app.shell.add(w, 'main', { mode: 'split-right' })));
     registry.registerWidget({
       name: MODULE_NAME,
       version: MODULE_VERSION,

@@ -24,6 +24,8 @@ describe('shortName', () => {
     expect(shortName(node('Activation', 'modern0_conv0_relu_fwd', {}, ['modern0', 'conv0', 'relu']))).toBe('relu');
     expect(shortName(node('null', 'resnetv20_stage1_conv0_weight'))).toBe('conv0_weight');
     expect(shortName(node('null', 'data'))).toBe('data');
+    expect(shortName(node('dot', 'resnetv20_dense0_fwd_backward_dot1', {}, ['resnetv20', 'dense0']))).toBe('dense0 ∇ dot1');
+    expect(shortName(node('null', 'resnetv20_stage4_batchnorm8_fwd_output1', {}, ['resnetv20', 'features', 'stage4', 'bottleneckv2_2', 'batchnorm8']))).toBe('batchnorm8 output1');
     expect(shortName(node('elemwise_add', 'elemwise_add0', {}, ['resnetv20', 'features']))).toBe('elemwise_add0');
   });
 });

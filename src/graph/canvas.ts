@@ -22,9 +22,11 @@
 import { isFormField } from '../keyboard';
 import { IGraphJSON, IGraphNode, MarkMap, ParamStatsMap } from '../tokens';
 import { renderDetails } from './details';
+import { exportPNG, exportSVG } from './export';
 import { toDot } from './dot';
 import { ILayout, layoutDot } from './layout';
 import { collapsedAtDepth, defaultCollapsed, IVisibleGraph, maxDepth, scopeKey, scopeTree, visibleGraph } from './model';
+import { minimap } from './minimap';
 import { IPanZoom, ITransform, panZoom } from './panzoom';
 import { IPassDiff, passDescription, passDiff, passSummary } from './passdiff';
 import { IRendered, markOf, renderGraph } from './render';
@@ -58,6 +60,12 @@ const MAX_AREA_HEIGHT = 600;
 export const KEY_HELP =
   'Keys: arrows pan (Shift: faster), + and - zoom, 0 fits, / searches, n and N go to the next and previous ' +
   'match (every node when the search is empty), Enter opens the focused node, Esc goes back.';
+
+/**
+ * The smallest zoom a drawing opens at: its smallest text (9 px edge and op labels,
+ * style/base.css) stays at least 9 px. A bigger drawing opens at this zoom from its top.
+ */
+export const READABLE_SCALE = 1;
 
 /** How many layouts a canvas keeps (forward, backward, passes, a few collapse states). */
 const LAYOUT_CACHE = 12;
@@ -203,6 +211,17 @@ export class GraphCanvas {
       }
     });
     bar.insertBefore(this._depth, this._graphButtons[0]);
+    const exportButton = (ext: 'svg' | 'png'): HTMLButtonElement => {
+      const b = button(ext.toUpperCase(), `Download the whole drawing as ${ext.toUpperCase()}`, () => {
+        if (this._drawn) {
+          const name = this._drawingName();
+          void (ext === 'svg' ? exportSVG(this._drawn, name) : exportPNG(this._drawn, name));
+        }
+      });
+      b.classList.add(`hl-export-${ext}`);
+      return b;
+    };
+    this._graphButtons.push(exportButton('svg'), exportButton('png'));
     this._graphButtons[2].classList.add('hl-fit');
     this._graphButtons[3].classList.add('hl-actual-size');
     this._detailsButton = button('Details', 'Show or hide the details panel of the clicked node', () =>
@@ -329,14 +348,40 @@ export class GraphCanvas {
     this.showDetails(true);
     this.select(name);
     const centre = this._drawn ? this._drawn.centers.get(name) : undefined;
-    if (centre && this._pz) {
-      const scale = this._pz.scale;
-      const w = this._area.clientWidth || this._drawn!.width;
-      const h = this._areaHeight();
-      this._pz.set({ scale, tx: w / 2 - scale * centre[0], ty: h / 2 - scale * centre[1] });
-      this._userView = { t: { scale, tx: this._pz.tx, ty: this._pz.ty }, height: h };
+    if (centre) {
+      this._centreOn(centre[0], centre[1]);
     }
     return true;
+  }
+
+  /** Centre the view on the drawing point (`x`, `y`) at the current zoom. */
+  private _centreOn(x: number, y: number): void {
+    if (!this._pz || !this._drawn) {
+      return;
+    }
+    const scale = this._pz.scale;
+    const w = this._area.clientWidth || this._drawn.width;
+    const h = this._areaHeight();
+    this._pz.set({ scale, tx: w / 2 - scale * x, ty: h / 2 - scale * y });
+    this._userView = { t: { scale, tx: this._pz.tx, ty: this._pz.ty }, height: h };
+  }
+
+  /**
+   * The view a drawing opens with: fitted when its labels stay readable (READABLE_SCALE), else at
+   * that zoom from its top, centred (the minimap shows the rest).
+   */
+  private _initialView(): void {
+    const d = this._drawn;
+    if (!d || !this._pz) {
+      return;
+    }
+    this._sizeArea();
+    this._pz.fit();
+    if (this._pz.scale < READABLE_SCALE) {
+      const w = this._area.clientWidth || d.width;
+      d.svg.style.height = `${this._draggedHeight() ?? MAX_AREA_HEIGHT}px`;
+      this._pz.set({ scale: READABLE_SCALE, tx: (w - READABLE_SCALE * d.width) / 2, ty: 0 });
+    }
   }
 
   /** Collapse exactly the scopes in `collapsed` and redraw. */
@@ -373,6 +418,31 @@ export class GraphCanvas {
   search(text: string): void {
     this._search.value = text;
     this._applySearch();
+  }
+
+  /** Add a button to the toolbar (a host's own action, e.g. the widget's "Open in a tab"). */
+  addButton(label: string, title: string, onClick: () => void): HTMLButtonElement {
+    const b = document.createElement('button');
+    b.className = 'hl-button';
+    b.textContent = label;
+    b.title = title;
+    b.setAttribute('aria-label', title);
+    b.addEventListener('click', onClick);
+    this.node.querySelector('.hl-toolbar')!.appendChild(b);
+    return b;
+  }
+
+  /** Give the drawing area a fixed height (px), as dragging its corner does (a full-tab view). */
+  setAreaHeight(px: number): void {
+    this._area.style.height = `${Math.max(MIN_AREA_HEIGHT, Math.round(px))}px`;
+    this._onResize();
+  }
+
+  /** The file name stem of an export: the outermost Block of the shown graph, or "graph". */
+  private _drawingName(): string {
+    const scoped = this._shown ? this._shown.nodes.find(n => n.scope && n.scope.length) : undefined;
+    const stem = scoped ? scoped.scope[0] : 'graph';
+    return this._view === 'forward' ? stem : `${stem}-${this._view.replace(':', '')}`;
   }
 
   /** Open the Block scopes of the shown graph down to `depth` levels (Infinity: all) and redraw. */
@@ -563,18 +633,31 @@ export class GraphCanvas {
     }
     const w = this._area.clientWidth;
     const s = w > 0 ? Math.min(1, w / d.width) : 1;
-    d.svg.style.height = `${Math.round(clamp(s * d.height, MIN_AREA_HEIGHT, MAX_AREA_HEIGHT))}px`;
+    const dragged = this._draggedHeight();
+    d.svg.style.height = `${dragged ?? Math.round(clamp(s * d.height, MIN_AREA_HEIGHT, MAX_AREA_HEIGHT))}px`;
+  }
+
+  /** The height the user dragged the area to (its resize corner), or null. */
+  private _draggedHeight(): number | null {
+    return this._area.style.height ? Math.max(MIN_AREA_HEIGHT, this._area.clientHeight) : null;
   }
 
   private _onResize(): void {
     const w = this._area.clientWidth;
+    const dragged = this._draggedHeight();
+    if (dragged !== null && this._drawn && Math.abs(dragged - this._areaHeight()) > 1) {
+      // the user dragged the area taller or shorter: the drawing follows, the view is kept
+      this._drawn.svg.style.height = `${dragged}px`;
+      if (this._userView) {
+        this._userView = { ...this._userView, height: dragged };
+      }
+    }
     if (w === this._areaWidth) {
       return;
     }
     this._areaWidth = w;
     if (this._drawn && this._pz && !this._userView) {
-      this._sizeArea();
-      this._pz.fit();
+      this._initialView();
     }
   }
 
@@ -711,8 +794,9 @@ export class GraphCanvas {
           },
           onToggle: path => void this.toggle(path)
         }, this._marks);
+        const map = minimap(drawn, (x, y) => this._centreOn(x, y));
         this._area.textContent = '';
-        this._area.append(drawn.svg, this._hint);
+        this._area.append(drawn.svg, this._hint, map.node);
         this._visible = visible;
         this._drawn = drawn;
         this._enableGraphControls(true);
@@ -720,14 +804,14 @@ export class GraphCanvas {
           width: drawn.width,
           height: drawn.height,
           onPlainWheel: () => this._flashHint(),
-          onChange: t => (this._userView = { t, height: this._areaHeight() })
+          onChange: t => (this._userView = { t, height: this._areaHeight() }),
+          onApply: t => map.update(t, this._area.clientWidth, this._areaHeight())
         });
         if (this._userView) {
           drawn.svg.style.height = `${this._userView.height}px`;
           this._pz.set(this._userView.t);
         } else {
-          this._sizeArea();
-          this._pz.fit();
+          this._initialView();
         }
         this._areaWidth = this._area.clientWidth;
         const pass = this._pass;

@@ -67,7 +67,7 @@ export function opSummary(node: IGraphNode): string {
 /**
  * The name line of a box: the node's name from its innermost Block's name on
  * (`resnetv20_stage1_conv0_fwd` in scope `[..., 'conv0']` -> `conv0`), without the `_fwd` every
- * layer output carries; a name that does not hold its scope keeps its last two `_` parts
+ * layer output carries (a backward node's gradient op after `∇`); a name that does not hold its scope keeps its last two `_` parts
  * (`resnetv20_stage1_conv0_weight` -> `conv0_weight`).
  */
 export function shortName(node: IGraphNode): string {
@@ -77,7 +77,8 @@ export function shortName(node: IGraphNode): string {
   if (last) {
     const at = name.lastIndexOf(last);
     if (at >= 0 && (at === 0 || name[at - 1] === '_')) {
-      name = name.slice(at);
+      // backward nodes: `conv0_fwd_backward_mul0` -> `conv0 ∇ mul0`, `conv0_fwd_output` -> `conv0 output`
+      name = name.slice(at).replace(/_fwd_backward_/, ' ∇ ').replace(/_fwd_/, ' ');
       return name || node.name;
     }
   }

@@ -4,7 +4,8 @@
  *
  * Op nodes sit in the cluster of their `scope`. Parameters and auxiliary states have an empty
  * scope in the contract; they are placed in the scope of their first consumer so that a
- * collapsed Block hides its own weights. Graph inputs stay at the top level.
+ * collapsed Block hides its own weights. Graph inputs stay at the top level, unless they carry a
+ * scope (the backward graph's saved forward values sit with the Block that saved them).
  */
 import { IGraphJSON, IGraphNode } from '../tokens';
 
@@ -85,7 +86,9 @@ export function formatShape(shape: number[] | null | undefined): string {
 
 /** The scope each node is drawn in (see the module comment). */
 export function placement(graph: IGraphJSON): string[][] {
-  const place: string[][] = graph.nodes.map(n => (n.op === 'null' ? [] : (n.scope || []).slice()));
+  // a variable is drawn at the top level unless it has a scope of its own (the backward graph's
+  // saved forward values) or is a parameter (then in its first consumer's scope, below)
+  const place: string[][] = graph.nodes.map(n => (n.scope || []).slice());
   const consumer: (number | undefined)[] = graph.nodes.map(() => undefined);
   for (const n of graph.nodes) {
     for (const [src] of n.inputs || []) {

@@ -65,6 +65,8 @@ export interface IPanZoomOptions {
   onPlainWheel?: () => void;
   /** The user panned or zoomed. */
   onChange?: (t: ITransform) => void;
+  /** Any change of the transform (the user's, fit, set): the minimap follows it. */
+  onApply?: (t: ITransform) => void;
 }
 
 /** Attach pan and zoom to `svg`, transforming `viewport`. */
@@ -74,6 +76,7 @@ export function panZoom(svg: SVGSVGElement, viewport: SVGGElement, options: IPan
   const box = options.box || (() => ({ width: svg.clientWidth, height: svg.clientHeight }));
   const apply = (): void => {
     viewport.setAttribute('transform', `translate(${state.tx},${state.ty}) scale(${state.scale})`);
+    options.onApply?.({ ...state });
   };
   const userChange = (): void => {
     auto = false;

@@ -86,6 +86,8 @@ export interface IRendered {
   height: number;
   /** The group that pan and zoom transform. */
   viewport: SVGGElement;
+  /** The drawing inside it (with a document-unique id: the minimap shows it with `<use>`). */
+  content: SVGGElement;
   /** Drawn graph nodes by node name. */
   nodes: Map<string, SVGGElement>;
   /** Drawn collapsed groups by visible key. */
@@ -165,6 +167,9 @@ function drawMark(ng: SVGGElement, mark: INodeMark, width: number, title: SVGTit
  * Draw `g` laid out as `layout`; returns the SVG and the drawn elements. `marks` (by node name)
  * are drawn on their nodes.
  */
+/** Numbers the drawings, for the id the minimap's `<use>` refers to. */
+let drawings = 0;
+
 export function renderGraph(g: IVisibleGraph, layout: ILayout, handlers: IRenderHandlers = {}, marks: MarkMap = {}): IRendered {
   const pad = 8;
   const width = layout.width + 2 * pad;
@@ -178,7 +183,7 @@ export function renderGraph(g: IVisibleGraph, layout: ILayout, handlers: IRender
   });
   // pan and zoom transform `viewport`; `content` puts the layout's origin inside the padding
   const viewport = svg('g', { class: 'hl-viewport' }, root);
-  const content = svg('g', { transform: `translate(${pad},${pad})` }, viewport);
+  const content = svg('g', { transform: `translate(${pad},${pad})`, id: `hl-drawing-${++drawings}` }, viewport);
 
   const clusterLayer = svg('g', { class: 'hl-clusters' }, content);
   for (const c of clusterList(g.root, [])) {
@@ -276,5 +281,5 @@ export function renderGraph(g: IVisibleGraph, layout: ILayout, handlers: IRender
     });
     nodes.set(n.name, ng);
   }
-  return { svg: root, width, height, viewport, nodes, groups, centers };
+  return { svg: root, width, height, viewport, content, nodes, groups, centers };
 }

@@ -9,6 +9,7 @@ import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/ba
 
 import { GraphCanvas } from '../graph/canvas';
 import { IGraphViewState, isGraphJSON, IStateModel, widgetNames } from '../tokens';
+import { canOpenTabs, GraphTab } from './graph_tab';
 import { widgetRoot } from './root';
 
 /** The state of a GraphView before the kernel's first sync. */
@@ -52,6 +53,11 @@ export class GraphView extends DOMWidgetView {
     this.el.classList.add('hl-graph-widget');
     this._canvas = new GraphCanvas();
     this.el.appendChild(this._canvas.node);
+    if (canOpenTabs()) {
+      this._canvas
+        .addButton('Open in a tab', 'Open this graph in a JupyterLab tab of its own (full view)', () => void GraphTab.open(this.model as never))
+        .classList.add('hl-open-tab');
+    }
     this.listenTo(this.model, 'change:graph change:status change:error change:hybridized', this._update);
     this.listenTo(this.model, 'change:param_stats', this._updateStats);
     this._update();

@@ -1,0 +1,112 @@
+"""User story: I hybridize a model-zoo ResNet-50 v2, train one step and open its graph. It opens on
+its stages with readable labels (every label on screen at least 9 px) and a minimap; I search
+"conv", see how many nodes match and step through them, the view moving to each; I click the
+minimap to jump; I open the graph in a tab of its own, and download the drawing as SVG: the file
+holds every node the view draws. The backward graph is folded by Block like the forward one."""
+import json
+import xml.etree.ElementTree as ET
+
+from test_ux_layout import LABEL_HEIGHTS
+
+RESNET50 = """import json
+import hybridlab as mx
+from hybridlab import autograd
+from hybridlab.gluon.model_zoo import vision
+from hybridlab.lab import graph_json
+net = vision.resnet50_v2()
+net.initialize()
+net.hybridize()
+x = mx.nd.random.uniform(shape=(1, 3, 224, 224))
+with autograd.record():
+    out = net(x)
+out.backward()
+g = graph_json(net)
+print(json.dumps([len(g['nodes']), len(g['backward']['nodes']),
+                  sum('conv' in (n['name'] + ' ' + n['op']).lower() for n in g['nodes'])]))
+view = mx.lab.GraphView(net)
+view"""
+
+ROOT = ".jp-Notebook .hl-graph-widget .hl-graph"
+READY = f"{ROOT}[data-hl-state='ready']"
+TRANSFORM = f"() => document.querySelector({json.dumps(ROOT + ' .hl-viewport')}).getAttribute('transform')"
+COUNT = f"() => document.querySelector({json.dumps(ROOT + ' .hl-match-count')}).textContent"
+DRAWN = "(root) => Array.from(root.querySelectorAll('.hl-graph-svg [data-hl-node]')).map(e => e.getAttribute('data-hl-node'))"
+CENTRED = """(root, name) => { const a = root.querySelector('.hl-graph-area').getBoundingClientRect();
+  const n = root.querySelector('.hl-graph-svg [data-hl-node="' + CSS.escape(name) + '"]');
+  if (!n) { return false; } const r = n.getBoundingClientRect();
+  return r.left >= a.left && r.right <= a.right && r.top >= a.top && r.bottom <= a.bottom; }"""
+
+
+def test_resnet50_is_navigable(open_notebook, tmp_path):
+    nb = open_notebook([RESNET50])
+    page = nb.page
+    page.wait_for_selector(READY, timeout=120000)
+    forward, backward, convs = json.loads(nb.text(0).splitlines()[0])
+    root = page.locator(ROOT)
+    assert forward > 400 and backward > 2000
+
+    # it opens on its stages, readable, with the minimap showing the whole model
+    status = root.locator(".hl-status").text_content()
+    assert f"{forward} nodes" in status and "collapsed" in status
+    groups = root.locator(".hl-graph-svg [data-hl-group]").count()
+    assert 8 <= groups + root.locator(".hl-graph-svg [data-hl-node]").count() <= 80
+    heights = root.evaluate(LABEL_HEIGHTS)
+    assert heights and min(heights) >= 8.5, min(heights)
+    minimap = root.locator(".hl-minimap")
+    assert minimap.get_attribute("data-hl-shown") == "true"
+    names = root.locator(".hl-graph-svg .hl-group .hl-node-name").all_text_contents()
+    assert not any("resnetv20" in n for n in names), names            # no repeated prefixes
+
+    # search: a count, then next/previous move the view to each match
+    root.locator(".hl-search").fill("conv")
+    assert page.evaluate(COUNT) == f"{convs} matches"
+    root.locator(".hl-search").press("Enter")
+    page.wait_for_function(f"() => ({COUNT})() === '1 of {convs}'", timeout=30000)
+    page.wait_for_selector(READY, timeout=30000)
+    first = root.evaluate("r => r.querySelector('.hl-graph-svg .hl-selected').getAttribute('data-hl-node')")
+    assert "conv" in first.lower() and root.evaluate(CENTRED, first)      # zoomed to the match
+    before = page.evaluate(TRANSFORM)
+    root.locator(".hl-match-next").click()
+    page.wait_for_function(f"() => ({COUNT})() === '2 of {convs}'", timeout=30000)
+    page.wait_for_selector(READY, timeout=30000)
+    second = root.evaluate("r => r.querySelector('.hl-graph-svg .hl-selected').getAttribute('data-hl-node')")
+    assert second != first and page.evaluate(TRANSFORM) != before and root.evaluate(CENTRED, second)
+    root.locator(".hl-match-prev").click()
+    page.wait_for_function(f"() => ({COUNT})() === '1 of {convs}'", timeout=30000)
+
+    # the minimap: a click jumps the view there
+    root.locator(".hl-search").fill("")
+    moved_from = page.evaluate(TRANSFORM)
+    box = minimap.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.9)
+    assert page.evaluate(TRANSFORM) != moved_from
+
+    # export: the SVG file holds every node the view draws
+    with page.expect_download() as dl:
+        root.locator(".hl-export-svg").click()
+    path = tmp_path / "resnet.svg"
+    dl.value.save_as(path)
+    assert dl.value.suggested_filename == "resnetv20.svg"
+    tree = ET.parse(path)
+    in_file = {e.get("data-hl-node") for e in tree.iter() if e.get("data-hl-node")}
+    assert in_file == set(root.evaluate(DRAWN)) and in_file
+
+    # the full view in a tab of its own: the same graph, taller than the notebook's view
+    root.locator(".hl-open-tab").click()
+    tab = page.locator(".hl-graph-tab .hl-graph[data-hl-state='ready']")
+    tab.wait_for(timeout=60000)
+    assert page.locator(".lm-TabBar-tab", has_text="resnetv20: graph").count() == 1
+    tab_area = page.locator(".hl-graph-tab .hl-graph-area").bounding_box()
+    assert tab_area["height"] > 600
+    assert f"{forward} nodes" in page.locator(".hl-graph-tab .hl-status").text_content()
+
+    # the backward graph is folded by Block too, and readable
+    page.locator(".lm-TabBar-tab", has_text="resnetv20: graph").locator(".lm-TabBar-tabCloseIcon").click()
+    root.locator("select.hl-view-select").select_option("backward")
+    page.wait_for_function(f"() => document.querySelector({json.dumps(ROOT)}).dataset.hlState === 'ready' && "
+                           f"document.querySelector({json.dumps(ROOT + ' .hl-status')}).textContent"
+                           f".includes('{backward} nodes')", timeout=60000)
+    assert root.locator(".hl-graph-svg [data-hl-group]").count() > 0
+    heights = root.evaluate(LABEL_HEIGHTS)
+    assert heights and min(heights) >= 8.5
+    assert nb.dialogs == []
