@@ -13,6 +13,7 @@ from nbformat.v4 import new_code_cell
 
 NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+GRAPH_MIME = "application/vnd.hybridlab.graph+json"
 # what ipywidgets' own widgets (a progress bar) print as: ``VBox(children=...)``
 IPYWIDGETS = tuple(f"{name}(" for name, kind in vars(ipywidgets).items()
                    if isinstance(kind, type) and issubclass(kind, ipywidgets.Widget))
@@ -40,6 +41,10 @@ def test_notebook_runs(path, tmp_path, monkeypatch):
         data = o.get("data", {})
         if WIDGET_MIME in data and not data["text/plain"].startswith(IPYWIDGETS):
             assert "text/html" in data, data["text/plain"]
+    if path.name >= "02":            # every lesson after the first draws a graph or a hybridlab widget
+        drawn = [o for o in outputs if GRAPH_MIME in o.get("data", {})
+                 or (WIDGET_MIME in o.get("data", {}) and not o["data"]["text/plain"].startswith(IPYWIDGETS))]
+        assert drawn, f"{path.name} shows no graph and no hybridlab widget"
     text = "\n".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     assert "size too small for label" not in text and "Warning: node" not in text     # Graphviz's stderr
     assert "after None" not in text

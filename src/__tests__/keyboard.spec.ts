@@ -188,3 +188,27 @@ describe("the graph canvas's keys", () => {
     }
   });
 });
+
+describe('keyboard operation of the panels', () => {
+  it('inspector rows: Enter shows a row, arrows move between rows', () => {
+    // eslint-disable-next-line @typescript-eslint/no-var-requires
+    const { InspectorPanel } = require('../widgets/inspector');
+    const t = (name: string) => ({
+      name, node: name, op: 'FullyConnected', shape: [2], dtype: 'float32', size: 2, sampled: false, min: 0, max: 1,
+      mean: 0.5, std: 0.5, zeros: 0, nan: 0, inf: 0, hist: { lo: 0, hi: 1, counts: [1, 1] }, preview: [[0, 1]]
+    });
+    const panel = new InspectorPanel();
+    document.body.appendChild(panel.node);
+    panel.setSteps([{ step: 1, nodes: [t('fc0_output'), t('fc1_output')] }]);
+    const rows = (): HTMLElement[] => Array.from(panel.node.querySelectorAll('.hl-stats-row'));
+    expect(rows().every(r => r.tabIndex === 0)).toBe(true);
+    rows()[0].focus();
+    press(rows()[0], 'ArrowDown');
+    expect(document.activeElement).toBe(rows()[1]);
+    press(rows()[1], 'Enter');
+    expect(panel.node.querySelector('.hl-selected')!.getAttribute('data-hl-tensor')).toBe('fc1_output');
+    expect((document.activeElement as HTMLElement).dataset.hlTensor).toBe('fc1_output');
+    expect(panel.node.querySelector('.hl-detail-title')!.textContent).toContain('fc1_output');
+    panel.node.remove();
+  });
+});

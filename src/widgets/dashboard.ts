@@ -55,6 +55,8 @@ export class DashboardView extends DOMWidgetView {
     this._graphBox.className = 'hl-dashboard-graph';
     const tabs = document.createElement('div');
     tabs.className = 'hl-toolbar hl-dashboard-tabs';
+    tabs.setAttribute('role', 'tablist');
+    tabs.setAttribute('aria-label', 'Dashboard views');
     const pages = document.createElement('div');
     pages.className = 'hl-dashboard-pages';
     this.el.append(status, this._graphBox, tabs, pages);
@@ -90,14 +92,37 @@ export class DashboardView extends DOMWidgetView {
       const b = document.createElement('button');
       b.textContent = label;
       const index = shown.length;
-      b.addEventListener('click', () => {
+      // WAI-ARIA tabs: one tab stop, arrows move between the tabs, the panel is labelled by its tab
+      b.id = `${this.cid}-tab-${index}`;
+      page.id = `${this.cid}-panel-${index}`;
+      b.setAttribute('role', 'tab');
+      b.setAttribute('aria-controls', page.id);
+      page.setAttribute('role', 'tabpanel');
+      page.setAttribute('aria-labelledby', b.id);
+      const pick = (): void => {
         shown.forEach((p, i) => (p.hidden = i !== index));
-        buttons.forEach((x, i) => x.classList.toggle('hl-active', i === index));
+        buttons.forEach((x, i) => {
+          x.classList.toggle('hl-active', i === index);
+          x.setAttribute('aria-selected', i === index ? 'true' : 'false');
+          x.tabIndex = i === index ? 0 : -1;
+        });
+      };
+      b.addEventListener('click', pick);
+      b.addEventListener('keydown', ev => {
+        const step = ev.key === 'ArrowRight' ? 1 : ev.key === 'ArrowLeft' ? -1 : 0;
+        if (step) {
+          ev.preventDefault();
+          const next = buttons[(index + step + buttons.length) % buttons.length];
+          next.click();
+          next.focus();
+        }
       });
       buttons.push(b);
       shown.push(page);
       page.hidden = index !== 0;
       b.classList.toggle('hl-active', index === 0);
+      b.setAttribute('aria-selected', index === 0 ? 'true' : 'false');
+      b.tabIndex = index === 0 ? 0 : -1;
       tabs.appendChild(b);
       pages.appendChild(page);
       if (label === 'Tensor inspector') {

@@ -81,6 +81,7 @@ export class InspectorPanel {
     const bar = el('div', 'hl-toolbar');
     this._slider = el('input', 'hl-step-slider');
     this._slider.type = 'range';
+    this._slider.setAttribute('aria-label', 'Which inspected call to show (arrow keys step through the calls)');
     this._slider.min = '0';
     this._slider.max = '0';
     this._slider.addEventListener('input', () => this._show(Number(this._slider.value)));
@@ -125,6 +126,19 @@ export class InspectorPanel {
     this._show(this._index);
   }
 
+  private _rowKey(ev: KeyboardEvent, row: HTMLTableRowElement, name: string): void {
+    if (ev.key === 'Enter' || ev.key === ' ') {
+      ev.preventDefault();
+      this.select(name);
+      const again = Array.from(this._table.querySelectorAll<HTMLElement>('.hl-stats-row')).find(r => r.dataset.hlTensor === name);
+      again?.focus();
+    } else if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {
+      ev.preventDefault();
+      const next = (ev.key === 'ArrowDown' ? row.nextElementSibling : row.previousElementSibling) as HTMLElement | null;
+      next?.focus();
+    }
+  }
+
   private _show(index: number): void {
     this._index = index;
     this._table.textContent = '';
@@ -156,6 +170,10 @@ export class InspectorPanel {
         row.appendChild(el('td', undefined, c));
       }
       row.addEventListener('click', () => this.select(t.name));
+      // keyboard: every row is a tab stop; Enter/Space shows its details, arrows move between rows
+      row.tabIndex = 0;
+      row.setAttribute('aria-selected', t.name === this._selected ? 'true' : 'false');
+      row.addEventListener('keydown', ev => this._rowKey(ev, row, t.name));
       this._table.appendChild(row);
     }
     const chosen = step.nodes.find(t => t.name === this._selected) || step.nodes.find(t => t.name === flagged);

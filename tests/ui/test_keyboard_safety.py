@@ -7,6 +7,11 @@ zooms and ``0`` fits again."""
 import json
 
 from lab_harness import MLP
+from test_ux_layout import OUTSIDE
+
+
+def root_el(page, css):
+    return page.locator(css)
 
 CELLS = [
     MLP + "view = mx.lab.GraphView(net)\nview",
@@ -83,9 +88,12 @@ def test_the_graph_has_its_own_keys(open_notebook):
     area.focus()
     scale = lambda: page.eval_on_selector(  # noqa: E731
         f"{root} .hl-viewport", "g => parseFloat(/scale\\(([^)]+)\\)/.exec(g.getAttribute('transform'))[1])")
+    page.keyboard.press("0")                              # fit: the whole graph in view
     fitted = scale()
+    assert root_el(page, root).evaluate(OUTSIDE) == []
     page.keyboard.press("+")
     assert abs(scale() - fitted * 1.25) < 1e-6
+    page.keyboard.press("ArrowLeft")
     page.keyboard.press("0")
     assert abs(scale() - fitted) < 1e-6
 
@@ -108,4 +116,36 @@ def test_the_graph_has_its_own_keys(open_notebook):
     page.locator(f"{root} [data-hl-details={json.dumps(focused)}]").wait_for(timeout=5000)
     page.keyboard.press("Escape")
     assert page.evaluate("() => document.activeElement.classList.contains('hl-graph-area')")
+    assert nb.cell_count() == 1
+
+
+def test_dashboard_tabs_and_inspector_rows_work_from_the_keyboard(open_notebook):
+    nb = open_notebook([MLP + "x = mx.nd.ones((4, 8))\nboard = mx.lab.inspect(net, x, every=1, calls=3)\n"
+                                "for _ in range(2):\n    out = net(x)\nboard"])
+    page = nb.page
+    tabs = page.locator(".hl-dashboard [role='tablist'] [role='tab']")
+    tabs.first.wait_for(timeout=60000)
+    assert tabs.count() == 2
+    assert [tabs.nth(i).get_attribute("aria-selected") for i in range(2)] == ["true", "false"]
+    tabs.first.focus()
+    page.keyboard.press("ArrowRight")                     # to the timing tab, which shows its panel
+    assert page.evaluate("() => document.activeElement.textContent") == "Timing"
+    assert tabs.nth(1).get_attribute("aria-selected") == "true"
+    panel = page.locator("#" + tabs.nth(1).get_attribute("aria-controls"))
+    assert panel.is_visible() and panel.get_attribute("role") == "tabpanel"
+    page.keyboard.press("ArrowLeft")
+    assert tabs.first.get_attribute("aria-selected") == "true"
+
+    # the inspector's slider steps back through the calls with the arrow keys; rows open with Enter
+    label = page.locator(".hl-dashboard .hl-step-label")
+    last = label.text_content()
+    page.locator(".hl-dashboard input.hl-step-slider").focus()
+    page.keyboard.press("ArrowLeft")
+    assert label.text_content() != last
+    row = page.locator(".hl-dashboard .hl-stats-row").nth(1)
+    tensor = row.get_attribute("data-hl-tensor")
+    row.focus()
+    page.keyboard.press("Enter")
+    assert page.locator(".hl-dashboard .hl-stats-row.hl-selected").get_attribute("data-hl-tensor") == tensor
+    assert page.locator(".hl-dashboard .hl-inspector .hl-detail-title").first.text_content().startswith(tensor)
     assert nb.cell_count() == 1

