@@ -27,8 +27,9 @@ const widgetsPlugin: JupyterFrontEndPlugin<void> = {
         import('./widgets/timing'),
         import('./widgets/dashboard'),
         import('./widgets/report'),
-        import('./widgets/history')
-      ]).then(([g, i, t, d, r, h]) => ({
+        import('./widgets/history'),
+        import('./widgets/training_plot')
+      ]).then(([g, i, t, d, r, h, p]) => ({
         GraphViewModel: g.GraphViewModel,
         GraphView: g.GraphView,
         TensorInspectorModel: i.TensorInspectorModel,
@@ -40,7 +41,9 @@ const widgetsPlugin: JupyterFrontEndPlugin<void> = {
         DebugReportModel: r.DebugReportModel,
         DebugReportView: r.DebugReportView,
         BuildHistoryModel: h.BuildHistoryModel,
-        BuildHistoryView: h.BuildHistoryView
+        BuildHistoryView: h.BuildHistoryView,
+        TrainingPlotModel: p.TrainingPlotModel,
+        TrainingPlotView: p.TrainingPlotView
       }))
     });
   }

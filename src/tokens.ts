@@ -363,3 +363,12 @@ export interface IBuildHistoryState {
   /** The status line, computed in the kernel (`BuildHistory.status_text`): shown as is. */
   status: string;
 }
+
+/** Synced state of `hybridlab.lab.TrainingPlot` (hybridlab/lab/training_plot.py). */
+export interface ITrainingPlotState {
+  title: string;
+  /** Per metric, in the order named: `[step, value]` points, oldest first. */
+  series: { [metric: string]: [number, number][] };
+  /** The kernel's status line, shown as is. */
+  status: string;
+}

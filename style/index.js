@@ -5,3 +5,4 @@ import './base.css';
 import './inspector.css';
 import './report.css';
 import './history.css';
+import './training.css';

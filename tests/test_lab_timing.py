@@ -107,3 +107,21 @@ def test_payoff_is_said_in_words():
     assert payoff_text(slow) == "never: not faster than imperative at this size (0.50x)"
     assert payoff_text({"name": "default", "breakeven_calls": 1, "speedup": 9.0}) == "pays off from the first call"
     panel.close()
+
+
+def test_training_steps_are_timed_with_backward_and_leave_the_parameters_alone():
+    net = nn.HybridSequential(prefix="mlp_")
+    with net.name_scope():
+        net.add(nn.Dense(8, activation="relu"), nn.Dense(2))
+    net.initialize()
+    x = mx.nd.ones((4, 5))
+    net(x)
+    before = {k: p.data().asnumpy().copy() for k, p in net.collect_params().items()}
+    r = time_block(net, x, calls=3, warmup=1, profile_calls=0, backward=True)
+    assert r["backward"] is True and [m["name"] for m in r["modes"]][0] == "imperative"
+    assert all(m["median_ms"] > 0 for m in r["modes"])
+    for k, p in net.collect_params().items():
+        assert (p.data().asnumpy() == before[k]).all(), k
+        assert p.grad().asnumpy().any(), f"{k}: no gradient: the backward did not run"
+    panel = TimingPanel(net, x, calls=2, warmup=0, profile_calls=0, backward=True)
+    assert "timed training steps (forward + backward) per mode" in panel.status

@@ -62,10 +62,10 @@ export const KEY_HELP =
   'match (every node when the search is empty), Enter opens the focused node, Esc goes back.';
 
 /**
- * The smallest zoom a drawing opens at: its smallest text (9 px edge and op labels,
- * style/base.css) stays at least 9 px. A bigger drawing opens at this zoom from its top.
+ * The smallest zoom a drawing opens at: its smallest text (10 px labels, style/base.css) stays
+ * at least 9 px on screen. A drawing that would need less to fit opens at this zoom from its top.
  */
-export const READABLE_SCALE = 1;
+export const READABLE_SCALE = 0.9;
 
 /** How many layouts a canvas keeps (forward, backward, passes, a few collapse states). */
 const LAYOUT_CACHE = 12;

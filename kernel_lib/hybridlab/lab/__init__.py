@@ -37,12 +37,13 @@ from .graph_json import graph_json  # noqa: F401
 from .mime import GRAPH_MIME_TYPE, graph_mimebundle, register_formatters  # noqa: F401
 
 __all__ = ["graph_json", "GraphView", "TensorInspector", "TimingPanel", "Dashboard", "inspect", "DebugReport",
-           "precheck", "compare", "find_nonfinite", "check_export", "BuildHistory", "GRAPH_MIME_TYPE",
+           "precheck", "compare", "find_nonfinite", "check_export", "BuildHistory", "TrainingPlot", "GRAPH_MIME_TYPE",
            "graph_mimebundle", "register_formatters"]
 
 _LAZY = {"GraphView": "widgets", "TensorInspector": "inspector", "TimingPanel": "timing", "Dashboard": "dashboard",
          "inspect": "dashboard", "DebugReport": "report", "precheck": "report", "compare": "report",
-         "find_nonfinite": "report", "check_export": "report", "BuildHistory": "build_history"}
+         "find_nonfinite": "report", "check_export": "report", "BuildHistory": "build_history",
+         "TrainingPlot": "training_plot"}
 
 
 def __getattr__(name):

@@ -55,7 +55,7 @@ import numpy as np
 import ipywidgets as widgets
 from traitlets import Bool, Dict, Float, Unicode, observe
 
-from .. import profiler
+from .. import autograd, profiler
 from ..gluon.hybridization import build, trial
 from . import fallback
 from .graph_json import graph_json
@@ -136,9 +136,26 @@ def _op_breakdown(block, samples, graph):
     return out
 
 
-def time_block(block, *inputs, calls=30, warmup=2, profile_calls=3, progress=None):
+def _step_fn(block, inputs, backward):
+    """One timed call: the forward, or with ``backward`` a training step without the update
+    (forward under ``autograd.record()``, then backward from the sum of the first output)."""
+    if not backward:
+        return lambda: block(*inputs)
+
+    def train_step():
+        with autograd.record():
+            out = block(*inputs)
+            head = (out[0] if isinstance(out, (list, tuple)) else out).sum()
+        head.backward()
+        return head
+    return train_step
+
+
+def time_block(block, *inputs, calls=30, warmup=2, profile_calls=3, progress=None, backward=False):
     """Imperative vs hybridized timings of ``block`` on ``inputs`` (see the module docstring).
-    ``progress(fraction, stage)`` is called as the runs advance."""
+    ``progress(fraction, stage)`` is called as the runs advance. ``backward=True`` times a
+    training step instead of a forward (forward + backward, no parameter update: the parameters
+    keep their values, their gradients are overwritten)."""
     if not hasattr(block, "hybridization"):
         raise TypeError(f"time_block: expected a HybridBlock, got {type(block).__name__}")
     if not inputs:
@@ -154,6 +171,7 @@ def time_block(block, *inputs, calls=30, warmup=2, profile_calls=3, progress=Non
         report(min(1.0, done[0] / total_steps), stage)
 
     modes, ops, graph = [], [], {}
+    call = _step_fn(block, inputs, backward)
     with trial(block, f"{block.name} (timing)"):
         for name, flags in MODES:
             entry = {"name": name, "flags": flags or {}, "trace_ms": None, "build_ms": None, "first_ms": None}
@@ -165,14 +183,14 @@ def time_block(block, *inputs, calls=30, warmup=2, profile_calls=3, progress=Non
                 t = time.perf_counter()
                 build(block, *inputs)
                 entry["trace_ms"] = (time.perf_counter() - t) * 1e3
-                entry["first_ms"] = _timed(lambda: block(*inputs))
+                entry["first_ms"] = _timed(call)
                 step(f"{name}: trace and build")
             for _ in range(warmup):
-                _sync(block(*inputs))
+                _sync(call())
                 step(f"{name}: warm-up")
             lat = []
             for i in range(calls):
-                lat.append(_timed(lambda: block(*inputs)))
+                lat.append(_timed(call))
                 step(f"{name}: call {i + 1} of {calls}")
             entry.update(_summary(lat))
             if entry["first_ms"] is not None:
@@ -194,7 +212,7 @@ def time_block(block, *inputs, calls=30, warmup=2, profile_calls=3, progress=Non
     report(1.0, "done")
     shapes = ", ".join(f"{tuple(getattr(x, 'shape', ()))} {getattr(x, 'dtype', '')}" for x in inputs)
     return {"block": block.name, "inputs": shapes, "calls": calls, "modes": modes, "ops": ops,
-            "nodes": len(graph.get("nodes", []))}
+            "nodes": len(graph.get("nodes", [])), "backward": bool(backward)}
 
 
 def _profile(block, inputs, n, graph, step):
@@ -211,7 +229,8 @@ def _profile(block, inputs, n, graph, step):
 class TimingPanel(widgets.DOMWidget):
     """Imperative vs hybridized timings of ``block`` on ``inputs``, with the per-op breakdown
     (see the module docstring). ``TimingPanel(block, *inputs, calls=30, warmup=2,
-    profile_calls=3, run=True)``; ``run()`` measures again."""
+    profile_calls=3, backward=False, run=True)`` (``backward=True``: training steps, see
+    ``time_block``); ``run()`` measures again."""
 
     _model_name = Unicode("TimingPanelModel").tag(sync=True)
     _model_module = Unicode(MODULE_NAME).tag(sync=True)
@@ -228,7 +247,7 @@ class TimingPanel(widgets.DOMWidget):
     error = Unicode("").tag(sync=True)
     status = Unicode("").tag(sync=True)     # ``status_text()``, kept up to date: the frontend shows it as is
 
-    def __init__(self, block, *inputs, calls=30, warmup=2, profile_calls=3, run=True, **kwargs):
+    def __init__(self, block, *inputs, calls=30, warmup=2, profile_calls=3, backward=False, run=True, **kwargs):
         if not hasattr(block, "hybridization"):
             raise TypeError(f"TimingPanel: expected a HybridBlock, got {type(block).__name__}")
         if not inputs:
@@ -236,7 +255,7 @@ class TimingPanel(widgets.DOMWidget):
         super().__init__(**kwargs)
         self.block = block.name
         self._target, self._inputs = block, inputs
-        self._opts = {"calls": calls, "warmup": warmup, "profile_calls": profile_calls}
+        self._opts = {"calls": calls, "warmup": warmup, "profile_calls": profile_calls, "backward": backward}
         self.on_msg(self._on_frontend_msg)
         if run:
             self.run()
@@ -280,7 +299,8 @@ class TimingPanel(widgets.DOMWidget):
         r = self.results
         if not r.get("modes"):
             return f"{self.block}: timing not run"
-        return f"{r['block']}: {r['calls']} timed calls per mode on {r['inputs']}"
+        what = "training steps (forward + backward)" if r.get("backward") else "calls"
+        return f"{r['block']}: {r['calls']} timed {what} per mode on {r['inputs']}"
 
     def text(self):
         """The results as a text table (``results_text``)."""
