@@ -202,6 +202,8 @@ export interface ITimingMode {
   first_ms: number | null;
   speedup: number | null;
   breakeven_calls: number | null;
+  /** When hybridizing pays off, in words (`payoff_text`); '' for imperative. */
+  pays_off?: string;
 }
 
 /** One graph node's time in the profiled hybridized calls. */

@@ -96,10 +96,11 @@ describe('TimingPanelDOM', () => {
     expect(t.node.classList.contains('hl-timing')).toBe(true);
     const rows = t.node.querySelectorAll('.hl-mode-row');
     expect(rows).toHaveLength(4);
-    expect(rows[2].querySelector('.hl-speedup')!.textContent).toBe('3.3x');
+    expect(rows[2].querySelector('.hl-speedup')!.textContent).toBe('3.30x');
     expect(rows[2].textContent).toContain('7 calls');
     expect(rows[0].querySelectorAll('.hl-hist-bar')).toHaveLength(24);
-    expect(t.node.querySelector('.hl-timing-summary')!.textContent).toContain('static_alloc: 3.3x faster');
+    expect(t.node.querySelector('.hl-timing-summary')!.textContent).toContain('static_alloc: 3.30x faster');
+    expect(t.node.querySelector('.hl-timing-note')!.textContent).toContain('compare the modes of one run');
     expect(t.node.querySelectorAll('.hl-op-row')).toHaveLength(1);
     expect(t.node.querySelector('img')).toBeNull();
     expect(t.node.textContent).toContain(HOSTILE);
@@ -118,7 +119,10 @@ describe('TimingPanelDOM', () => {
     expect(histogram([0, 0.5, 1], 0, 1, 2)).toEqual([1, 2]);
     const r = results();
     r.modes.forEach(m => (m.breakeven_calls = null));
-    expect(summaryText(r)).toContain('never pays off');
+    expect(summaryText(r)).toContain('never: not faster than imperative');
+    r.modes[2].pays_off = 'pays off after 7 calls';
+    r.modes.forEach(m => (m.breakeven_calls = m.name === 'imperative' ? null : 7));
+    expect(summaryText(r)).toContain('hybridizing pays off after 7 calls');
   });
 });
 

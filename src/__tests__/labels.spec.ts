@@ -29,3 +29,27 @@ describe('shortName', () => {
     expect(shortName(node('elemwise_add', 'elemwise_add0', {}, ['resnetv20', 'features']))).toBe('elemwise_add0');
   });
 });
+
+describe('details rows', () => {
+  it("put MXNet's variable annotations in words", () => {
+    // eslint-disable-next-line @typescript-eslint/no-var-requires
+    const { attrRow } = require('../graph/details');
+    expect(attrRow('__shape__', '(64, 0, 7, 7)')).toEqual(['declared shape', '64×?×7×7']);
+    expect(attrRow('__dtype__', '0')).toEqual(['declared dtype', 'float32']);
+    expect(attrRow('__lr_mult__', '2.0')).toEqual(['declared lr mult', '2.0']);
+    expect(attrRow('kernel', '(3, 3)')).toEqual(['attr kernel', '(3, 3)']);
+  });
+
+  it("name a parameter's scope as drawn: its consumer's Block, not the top level", () => {
+    // eslint-disable-next-line @typescript-eslint/no-var-requires
+    const { renderDetails } = require('../graph/details');
+    // eslint-disable-next-line @typescript-eslint/no-var-requires
+    const { mlpGraph } = require('./fixtures');
+    const g = mlpGraph();
+    const weight = g.nodes.find((n: IGraphNode) => n.is_param)!;
+    const panel = document.createElement('div');
+    renderDetails(panel, weight, g);
+    const scope = Array.from(panel.querySelectorAll('tr')).find(r => r.firstChild!.textContent === 'scope')!;
+    expect(scope.lastChild!.textContent).toBe('mlp / dense0');
+  });
+});

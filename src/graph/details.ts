@@ -3,7 +3,7 @@
  * shapes and dtypes, and the user's source line. Built with `textContent` only.
  */
 import { IGraphJSON, IGraphNode, IParamStats } from '../tokens';
-import { familyOf, formatShape } from './model';
+import { familyOf, formatShape, placement } from './model';
 import { guardText } from './render';
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls: string, text?: string, parent?: HTMLElement): HTMLElementTagNameMap[K] {
@@ -34,6 +34,31 @@ export function formatNumber(x: number | null | undefined): string {
   return Math.abs(x) >= 1e4 || (x !== 0 && Math.abs(x) < 1e-3) ? x.toExponential(3) : String(Number(x.toPrecision(4)));
 }
 
+/** MXNet's dtype flags (`__dtype__` of a variable in a symbol file). */
+const DTYPE_FLAGS: { [flag: string]: string } = {
+  '0': 'float32', '1': 'float64', '2': 'float16', '3': 'uint8', '4': 'int32', '5': 'int8', '6': 'int64', '7': 'bool', '12': 'bfloat16'
+};
+
+/**
+ * One attribute row: MXNet's variable annotations (`__shape__`, `__dtype__`, `__lr_mult__`...)
+ * in words (`declared shape 64×?×7×7`, `declared dtype float32`); other attributes as they are.
+ */
+export function attrRow(key: string, value: string): [string, string] {
+  const m = /^__(.+)__$/.exec(key);
+  if (!m) {
+    return [`attr ${key}`, value];
+  }
+  const name = m[1];
+  if (name === 'shape') {
+    const dims = value.replace(/[()[\]\s]/g, '').split(',').filter(Boolean);
+    return ['declared shape', dims.length ? dims.map(d => (d === '0' || d === '-1' ? '?' : d)).join('×') : 'scalar'];
+  }
+  if (name === 'dtype') {
+    return ['declared dtype', DTYPE_FLAGS[value] || value];
+  }
+  return [`declared ${name.replace(/_/g, ' ')}`, value];
+}
+
 /**
  * Fill `panel` with the details of `node` (of `graph`); an empty panel shows a hint. `stats`
  * (a parameter's statistics from the kernel) adds a statistics section.
@@ -55,9 +80,13 @@ export function renderDetails(
   const kind = node.is_param ? 'parameter' : node.is_aux ? 'auxiliary state' : node.is_input ? 'input' : 'op';
   row(table, 'op', node.op === 'null' ? `variable (${kind})` : node.op);
   row(table, 'family', familyOf(node));
-  row(table, 'scope', node.scope && node.scope.length ? node.scope.join(' / ') : '(top level)');
+  // a parameter is drawn inside its first consumer's Block: name that scope, as the drawing does
+  const index = graph.nodes.indexOf(node);
+  const scope = index >= 0 ? placement(graph)[index] : node.scope || [];
+  row(table, 'scope', scope.length ? scope.join(' / ') : '(top level)');
   for (const k of Object.keys(node.attrs || {}).sort()) {
-    row(table, `attr ${k}`, String(node.attrs[k]));
+    const [label, value] = attrRow(k, String(node.attrs[k]));
+    row(table, label, value);
   }
   for (const g of node.guards || []) {
     row(table, 'shape guard', guardText(g));

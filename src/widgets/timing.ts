@@ -48,11 +48,21 @@ export function summaryText(r: ITimingResults): string {
     return '';
   }
   const best = hyb.reduce((a, b) => ((b.speedup || 0) > (a.speedup || 0) ? b : a));
-  const pays = best.breakeven_calls === null ? 'never pays off at this size' : `pays off after ${best.breakeven_calls} call(s)`;
-  return `${best.name}: ${fmt(best.speedup)}x faster than imperative (median ${fmt(best.median_ms)} ms vs ${fmt(
+  // the kernel words when it pays off (`payoff_text`, hybridlab/lab/timing.py)
+  const pays = best.pays_off || (best.breakeven_calls === null ? 'never: not faster than imperative at this size' : '');
+  return `${best.name}: ${speedText(best.speedup)} faster than imperative (median ${fmt(best.median_ms)} ms vs ${fmt(
     r.modes[0].median_ms
   )} ms); hybridizing ${pays}`;
 }
+
+/** A speed-up as the kernel prints it: two decimals (`3.30x`). */
+export function speedText(speedup: number | null): string {
+  return speedup === null || !Number.isFinite(speedup) ? '—' : `${speedup.toFixed(2)}x`;
+}
+
+/** Why two runs differ: said under every result, since users compare runs. */
+export const NOISE_NOTE =
+  'Timings on a shared machine move between runs (other processes, CPU frequency): compare the modes of one run, not runs.';
 
 /** The timing panel's DOM: progress, Run button, verdict, per-mode table with latency histograms, per-op table. */
 export class TimingPanelDOM {
@@ -76,7 +86,8 @@ export class TimingPanelDOM {
     this._summary = el('div', 'hl-timing-summary');
     this._modes = el('div', 'hl-timing-modes');
     this._ops = el('div', 'hl-timing-ops');
-    this.node.append(this._status, bar, this._summary, this._modes, this._ops);
+    const note = el('div', 'hl-timing-note', NOISE_NOTE);
+    this.node.append(this._status, bar, this._summary, note, this._modes, this._ops);
     this.node.dataset.hlRunning = 'false';
   }
 
@@ -155,8 +166,8 @@ export class TimingPanelDOM {
       row.append(el('td', undefined, m.name), dist);
       const cells = [
         fmt(m.median_ms), `${fmt(m.p10_ms)}–${fmt(m.p90_ms)}`, fmt(m.trace_ms), fmt(m.build_ms),
-        m.speedup === null ? '—' : `${fmt(m.speedup)}x`,
-        m.name === 'imperative' ? '' : m.breakeven_calls === null ? 'never' : `${m.breakeven_calls} calls`
+        speedText(m.speedup),
+        m.name === 'imperative' ? '' : m.breakeven_calls === null ? 'never' : `${m.breakeven_calls} call${m.breakeven_calls === 1 ? '' : 's'}`
       ];
       for (const c of cells) {
         row.appendChild(el('td', undefined, c));
