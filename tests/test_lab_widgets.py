@@ -302,6 +302,31 @@ def test_svg_of_a_lenet_emits_no_graphviz_warnings(capfd):
     out, err = capfd.readouterr()                     # what the notebook would show in red
     assert "Warning" not in err and "too small" not in err and not out
     # the node attributes themselves let dot lay out every label without a warning
-    source = lab_mime._digraph(lab_mime.graph_symbol(net)).source
+    from hybridlab.lab.static_graph import graph_dot
+    source = graph_dot(data[lab_mime.GRAPH_MIME_TYPE]).source
     run = subprocess.run(["dot", "-Tsvg"], input=source.encode(), capture_output=True, check=True)
     assert run.stderr.decode() == ""
+
+
+@pytest.mark.skipif(not lab_mime.has_dot(), reason="Graphviz's dot binary is not installed: no SVG fallback")
+def test_the_static_drawing_looks_like_the_live_view_and_stays_bounded():
+    """Saved outputs (nbconvert, untrusted views): top-down, Block boxes, shapes on the edges, a
+    ResNet-50 folded to its stages within a bounded size, alt text with the counts."""
+    import re
+    from hybridlab.gluon.model_zoo import vision
+    from hybridlab.lab.static_graph import alt_text, graph_dot
+    net = vision.resnet50_v2()
+    net.initialize()
+    net.hybridize()
+    net(mx.nd.ones((1, 3, 64, 64)))
+    data, _ = graph_mimebundle(net, svg=True)
+    graph = data[lab_mime.GRAPH_MIME_TYPE]
+    source = graph_dot(graph).source
+    assert "rankdir=TB" in source and "subgraph cluster_" in source and 'label=features' in source
+    assert "1×64×16×16" in source or "1×256×16×16" in source          # edges carry shapes
+    boxes = len(re.findall(r"^\s+(?:n|g_)\d+ \[", source, re.M))
+    assert 8 <= boxes <= 80 and "box3d" in source                     # folded to its stages
+    svg = data["image/svg+xml"]
+    w, h = (float(v) for v in re.search(r'width="([\d.]+)pt" height="([\d.]+)pt"', svg).groups())
+    assert w <= 16 * 72 + 1 and h <= 40 * 72 + 1
+    assert alt_text(graph, "resnetv20").startswith(f"resnetv20: graph of {len(graph['nodes'])} nodes (1 input, ")

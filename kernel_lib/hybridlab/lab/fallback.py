@@ -16,7 +16,7 @@ executed lesson, nbconvert, GitHub) the model does not exist. How frontends choo
 
 ``widget_bundle(widget, html, extra)`` adds a ``text/html`` snapshot (names escaped: model text
 is never HTML) and extra MIME types to the widget's own bundle. The snapshot is taken when the
-widget is displayed, so it shows the numbers of that moment. ``svg_img(symbol)`` is the graph as
+widget is displayed, so it shows the numbers of that moment. ``svg_img(graph)`` is the graph as
 an ``<img>`` with an SVG data URL (JupyterLab's sanitizer keeps ``img`` with a data URL in
 untrusted HTML; inline ``<svg>`` would be stripped); ``""`` when Graphviz's ``dot`` is missing.
 
@@ -53,18 +53,21 @@ def table(header, rows):
     return f'<table class="hl-static-table"><tr>{head}</tr>{body}</table>'
 
 
-def svg_img(symbol, title=""):
-    """The graph of ``symbol`` as ``<img src="data:image/svg+xml;base64,...">``; ``""`` without dot."""
-    if symbol is None:
+def svg_img(graph, title=""):
+    """The graph JSON ``graph`` drawn as the live view draws it (``static_graph``), as
+    ``<img src="data:image/svg+xml;base64,...">`` with alt text saying what it shows; ``""``
+    without Graphviz's ``dot``."""
+    if not graph:
         return ""
-    from .mime import _svg, has_dot
+    from .mime import has_dot
+    from .static_graph import alt_text, graph_svg
     if not has_dot():
         return ""
-    svg = _svg(symbol)
+    svg = graph_svg(graph)
     if not svg:
         return ""
     data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
-    return (f'<img class="hl-static-graph" alt="{html.escape(title or "graph", quote=True)}" '
+    return (f'<img class="hl-static-graph" alt="{html.escape(alt_text(graph, title or "graph"), quote=True)}" '
             f'style="max-width:100%" src="data:image/svg+xml;base64,{data}"/>')
 
 

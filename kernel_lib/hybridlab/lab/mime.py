@@ -24,6 +24,7 @@ import shutil
 
 from ..symbol.symbol import Symbol
 from .graph_json import graph_json
+from .static_graph import graph_svg
 
 __all__ = ["GRAPH_MIME_TYPE", "graph_mimebundle", "graph_symbol", "register_formatters", "has_dot"]
 
@@ -66,23 +67,6 @@ def _summary(obj, graph):
             f"{n_param} parameters, {plural(n_op, 'op')})")
 
 
-def _digraph(symbol):
-    """``mx.viz.plot_network``'s Digraph of ``symbol`` with nodes that grow to fit their labels
-    (``fixedsize=false``: MXNet's fixed 1.3 x 0.8 boxes make ``dot`` warn "size too small for
-    label" once per long node name)."""
-    from ..viz import plot_network
-    return plot_network(symbol, node_attrs={"fixedsize": "false"})
-
-
-def _svg(symbol):
-    """The SVG of ``symbol`` drawn by ``dot`` (None when that fails). ``dot``'s stderr is captured
-    (``quiet``), so no Graphviz warning reaches the notebook."""
-    try:
-        return _digraph(symbol).pipe(format="svg", quiet=True).decode("utf-8")
-    except Exception:  # noqa: BLE001 -- the SVG is a fallback; the graph MIME type still renders
-        return None
-
-
 def graph_mimebundle(obj, include=None, exclude=None, svg=None, **graph_kwargs):
     """``(data, metadata)`` for displaying ``obj``; ``None`` for a block with no cached graph yet.
     ``svg`` (default: when ``dot`` exists) adds ``image/svg+xml``; ``graph_kwargs`` go to
@@ -95,7 +79,7 @@ def graph_mimebundle(obj, include=None, exclude=None, svg=None, **graph_kwargs):
     if svg is None:
         svg = has_dot()
     if svg:
-        text = _svg(symbol)
+        text = graph_svg(graph)
         if text:
             data["image/svg+xml"] = text
     if include is not None:

@@ -37,7 +37,7 @@ from traitlets import Dict, Unicode
 from ..gluon import consistency, export_check, nonfinite
 from ..gluon import precheck as precheck_module
 from . import fallback
-from .report_json import report_json, report_symbol
+from .report_json import report_json
 from .widgets import MODULE_NAME, MODULE_VERSION
 
 __all__ = ["DebugReport", "precheck", "compare", "find_nonfinite", "check_export"]
@@ -65,9 +65,8 @@ class DebugReport(widgets.DOMWidget):
         r = self.report
         rows = [row["cells"] for row in r["rows"]]
         table = fallback.table(r["columns"], rows) if rows else ""
-        graph = report_symbol(self.result)
         page = fallback.box(f"report hl-static-{r['tool']}", r["title"], f"<p>{html.escape(r['verdict'])}</p>", table,
-                            fallback.svg_img(graph, r["title"]))
+                            fallback.svg_img(r.get("graph"), r["title"]))
         return fallback.widget_bundle(bundle, page)
 
     def __repr__(self):

@@ -173,10 +173,8 @@ class GraphView(widgets.DOMWidget):
     def __init__(self, block_or_symbol, shapes=None, dtypes=None, inputs=None, **kwargs):
         super().__init__(**kwargs)
         self._subscriptions = []
-        self._symbol = None
         self._block_ref = lambda: None
         if isinstance(block_or_symbol, Symbol):
-            self._symbol = block_or_symbol
             self.graph = graph_json(block_or_symbol, shapes=shapes, dtypes=dtypes, inputs=inputs)
             return
         state = getattr(block_or_symbol, "hybridization", None)
@@ -251,15 +249,13 @@ class GraphView(widgets.DOMWidget):
         bundle = super()._repr_mimebundle_(**kwargs)
         if bundle is None or not self.graph:
             return fallback.widget_bundle(bundle, fallback.box("graph", self.status_text()))
-        from .mime import GRAPH_MIME_TYPE, graph_symbol
-        block = self._block_ref()
-        symbol = self._symbol if self._symbol is not None else graph_symbol(block) if block is not None else None
+        from .mime import GRAPH_MIME_TYPE
         nodes = self.graph.get("nodes", [])
         n_op = sum(1 for n in nodes if n.get("op") != "null")
         summary = html.escape(f"{len(nodes)} nodes, {n_op} ops" + (f"; input signature {self.signature}"
                                                                      if self.signature else ""))
         page = fallback.box("graph", self.status_text(), f"<p>{summary}</p>",
-                            fallback.svg_img(symbol, self.block or "graph"))
+                            fallback.svg_img(self.graph, self.block or "graph"))
         return fallback.widget_bundle(bundle, page, {GRAPH_MIME_TYPE: self.graph})
 
     def detach(self):
