@@ -4,8 +4,10 @@
  */
 import { IJupyterWidgetRegistry } from '@jupyter-widgets/base';
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 
+import { setHighlighter } from './graph/source';
 import { IWidgetState, notebookWidgetState, WIDGET_STATE_MIME } from './saved_state';
 import { MODULE_NAME, MODULE_VERSION } from './tokens';
 
@@ -14,8 +16,13 @@ const widgetsPlugin: JupyterFrontEndPlugin<void> = {
   id: 'hybridlab:widgets',
   description: 'hybridlab widgets: live graph view, tensor inspector, timing panel, dashboard, debugging reports, build history',
   requires: [IJupyterWidgetRegistry],
+  optional: [IEditorLanguageRegistry],
   autoStart: true,
-  activate: (app: JupyterFrontEnd, registry: IJupyterWidgetRegistry): void => {
+  activate: (app: JupyterFrontEnd, registry: IJupyterWidgetRegistry, languages: IEditorLanguageRegistry | null): void => {
+    // the generated source is highlighted by JupyterLab's CodeMirror, as a Python cell is
+    if (languages) {
+      setHighlighter((code, el) => languages.highlight(code, languages.findBest('python'), el));
+    }
     // "Open in a tab" of the graph view adds its tab beside the notebook
     void import('./widgets/graph_tab').then(m => m.setMainArea(w => app.shell.add(w, 'main', { mode: 'split-right' })));
     registry.registerWidget({

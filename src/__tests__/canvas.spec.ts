@@ -223,3 +223,28 @@ describe('GraphCanvas', () => {
     slow.dispose();
   }, 30000);
 });
+
+describe('generated source links', () => {
+  it('a source line selects its node in the graph; a node shows its statement', async () => {
+    const g = mlpGraph();
+    const canvas = new GraphCanvas();
+    document.body.appendChild(canvas.node);
+    await canvas.setGraph(g);
+    const name = g.nodes.find(n => n.op !== 'null')!.name;
+    expect(await canvas.showInSource(name)).toBe(true);
+    const marked = Array.from(canvas.node.querySelectorAll('.hl-source-current'));
+    expect(marked.length).toBeGreaterThan(0);
+    expect(marked.every(l => (l as HTMLElement).dataset.hlNode === name)).toBe(true);
+    expect(marked[0].textContent).toContain(`# ${name} = `);
+    // clicking another node's line goes back to the graph with that node selected
+    const other = Array.from(canvas.node.querySelectorAll<HTMLElement>('.hl-source-line[data-hl-node]')).find(l => l.dataset.hlNode !== name)!;
+    other.click();
+    await canvas.rendered;
+    await new Promise(r => setTimeout(r, 0));
+    expect(canvas.node.getAttribute('data-hl-view')).toBe('graph');
+    expect(canvas.node.querySelector('.hl-node.hl-selected')!.getAttribute('data-hl-node')).toBe(other.dataset.hlNode);
+    // the details of a node with a statement link to it
+    expect(canvas.node.querySelector('.hl-show-source')).not.toBeNull();
+    canvas.dispose();
+  }, 30000);
+});

@@ -27,6 +27,7 @@ import { toDot } from './dot';
 import { ILayout, layoutDot } from './layout';
 import { collapsedAtDepth, defaultCollapsed, IVisibleGraph, maxDepth, scopeKey, scopeTree, visibleGraph } from './model';
 import { minimap } from './minimap';
+import { ISourceView, lineNodes, sourceView } from './source';
 import { IPanZoom, ITransform, panZoom } from './panzoom';
 import { IPassDiff, passDescription, passDiff, passSummary } from './passdiff';
 import { IRendered, markOf, renderGraph } from './render';
@@ -122,6 +123,8 @@ export class GraphCanvas {
   private _depth: HTMLSelectElement;
   /** Layouts by DOT text (the last few): re-selecting a view or re-collapsing a scope is instant. */
   private _layouts = new Map<string, Promise<ILayout>>();
+  /** The generated source view while it is shown. */
+  private _source: ISourceView | null = null;
   private _prevMatch: HTMLButtonElement;
   private _nextMatch: HTMLButtonElement;
   private _matchCount: HTMLSpanElement;
@@ -409,6 +412,14 @@ export class GraphCanvas {
     const node = graph && name !== null ? graph.nodes.find(n => n.name === name) || null : null;
     const stats = node && Object.prototype.hasOwnProperty.call(this._stats, node.name) ? this._stats[node.name] : null;
     renderDetails(this._details, node, graph, stats);
+    const code = this._graph ? this._graph.source_code : null;
+    if (node && code && this._view !== 'backward' && lineNodes(code, new Set([node.name])).includes(node.name)) {
+      const link = document.createElement('button');
+      link.className = 'hl-button hl-show-source';
+      link.textContent = 'Show its generated code';
+      link.addEventListener('click', () => void this.showInSource(node.name));
+      this._details.appendChild(link);
+    }
     if (this._drawn) {
       this._drawn.nodes.forEach((el, n) => el.classList.toggle('hl-selected', n === name));
     }
@@ -418,6 +429,21 @@ export class GraphCanvas {
   search(text: string): void {
     this._search.value = text;
     this._applySearch();
+  }
+
+  /** Switch to the forward graph and reveal the node `name` there (a source line's link). */
+  async showInGraph(name: string): Promise<boolean> {
+    this._select.value = 'forward';
+    await this._setView('forward');
+    return this.reveal(name);
+  }
+
+  /** Switch to the generated source and mark the statement of node `name` (a node's link). */
+  async showInSource(name: string): Promise<boolean> {
+    this._selected = name;
+    this._select.value = 'source';
+    await this._setView('source');
+    return this._source ? this._source.showNode(name) : false;
   }
 
   /** Add a button to the toolbar (a host's own action, e.g. the widget's "Open in a tab"). */
@@ -737,6 +763,7 @@ export class GraphCanvas {
     }
     this._view = id;
     this._pass = choice.pass || null;
+    this._source = null;
     this.node.setAttribute('data-hl-view', choice.source !== undefined ? 'source' : 'graph');
     if (choice.source !== undefined) {
       this._token++;
@@ -747,13 +774,17 @@ export class GraphCanvas {
       this._visible = null;
       this._drawn = null;
       this._area.textContent = '';
-      const pre = document.createElement('pre');
-      pre.className = 'hl-source';
-      pre.textContent = choice.source;
-      this._area.appendChild(pre);
+      const names = new Set((this._graph ? this._graph.nodes : []).map(n => n.name));
+      // a click on a line goes to its node in the forward graph
+      const source = sourceView(choice.source, names, name => void this.showInGraph(name));
+      this._source = source;
+      this._area.appendChild(source.node);
+      if (this._selected) {
+        source.showNode(this._selected);
+      }
       this.node.setAttribute('data-hl-state', 'ready');
-      this._setStatus(this._info || 'Generated source of the cached op', 'info');
-      this.rendered = Promise.resolve();
+      this._setStatus(this._info || 'Generated source of the cached op: click a line to select its node', 'info');
+      this.rendered = source.ready;
       return this.rendered;
     }
     this._shown = choice.graph || null;

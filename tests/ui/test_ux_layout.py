@@ -234,6 +234,19 @@ def test_lenet_source_backward_and_passes(open_notebook):
         assert b.is_disabled(), b.inner_text()
     assert root.locator("input.hl-search").is_disabled()
 
+    # highlighted by JupyterLab's CodeMirror (Python), and linked both ways to the graph
+    page.wait_for_function("() => document.querySelectorAll('.hl-graph pre.hl-source .hl-source-line span[class]').length > 10",
+                           timeout=10000)
+    line = root.locator(".hl-source-line[data-hl-node]").nth(3)
+    node = line.get_attribute("data-hl-node")
+    line.click()
+    page.wait_for_selector(f"{READY}[data-hl-view='graph']", timeout=30000)
+    assert root.locator(".hl-graph-svg .hl-node.hl-selected").get_attribute("data-hl-node") == node
+    root.locator(".hl-show-source").click()
+    current = root.locator(".hl-source-line.hl-source-current")
+    current.first.wait_for(timeout=10000)
+    assert {e.get_attribute("data-hl-node") for e in current.all()} == {node}
+
 
 def test_resnet18_scope_tree_and_fitted_expansion(open_notebook):
     nb = open_notebook([RESNET])
