@@ -182,14 +182,15 @@ export class GraphCanvas {
       const b = document.createElement('button');
       b.className = 'hl-button';
       b.textContent = label;
-      b.title = title;
-      b.setAttribute('aria-label', title);
+      b.title = title; // the visible label is its accessible name; the title describes it
       b.addEventListener('click', cb);
       bar.appendChild(b);
       return b;
     };
     this._prevMatch = button('‹', 'Previous match (N)', () => void this.nextMatch(-1));
     this._nextMatch = button('›', 'Next match (n)', () => void this.nextMatch(1));
+    this._prevMatch.setAttribute('aria-label', 'Previous match');
+    this._nextMatch.setAttribute('aria-label', 'Next match');
     this._prevMatch.classList.add('hl-match-prev');
     this._nextMatch.classList.add('hl-match-next');
     this._matchCount = document.createElement('span');
@@ -452,7 +453,6 @@ export class GraphCanvas {
     b.className = 'hl-button';
     b.textContent = label;
     b.title = title;
-    b.setAttribute('aria-label', title);
     b.addEventListener('click', onClick);
     this.node.querySelector('.hl-toolbar')!.appendChild(b);
     return b;

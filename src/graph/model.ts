@@ -84,8 +84,26 @@ export function formatShape(shape: number[] | null | undefined): string {
   return shape.map(d => (d === 0 ? '?' : String(d))).join('×');
 }
 
-/** The scope each node is drawn in (see the module comment). */
-export function placement(graph: IGraphJSON): string[][] {
+/**
+ * Memoized per graph object: a graph JSON is never changed after it arrives (an update is a new
+ * object), and every redraw, search and click asks again (a 2000-node backward graph).
+ */
+function memo<T>(compute: (g: IGraphJSON) => T): (g: IGraphJSON) => T {
+  const cache = new WeakMap<IGraphJSON, T>();
+  return g => {
+    let v = cache.get(g);
+    if (v === undefined) {
+      v = compute(g);
+      cache.set(g, v);
+    }
+    return v;
+  };
+}
+
+/** The scope each node is drawn in (see the module comment); do not modify the result. */
+export const placement = memo(computePlacement);
+
+function computePlacement(graph: IGraphJSON): string[][] {
   // a variable is drawn at the top level unless it has a scope of its own (the backward graph's
   // saved forward values) or is a parameter (then in its first consumer's scope, below)
   const place: string[][] = graph.nodes.map(n => (n.scope || []).slice());
@@ -146,8 +164,10 @@ export interface IScopeTree {
   depth(path: string[]): number;
 }
 
-/** Build the `IScopeTree` of `graph` (placement as in `placement`). */
-export function scopeTree(graph: IGraphJSON): IScopeTree {
+/** The `IScopeTree` of `graph` (placement as in `placement`), built once per graph. */
+export const scopeTree = memo(computeScopeTree);
+
+function computeScopeTree(graph: IGraphJSON): IScopeTree {
   const place = placement(graph);
   const direct = new Map<string, number>();
   const children = new Map<string, Set<string>>();
