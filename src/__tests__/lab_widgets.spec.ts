@@ -141,3 +141,41 @@ describe('highlightNode', () => {
     expect(root.querySelectorAll('.hl-flagged')).toHaveLength(0);
   });
 });
+
+describe('the per-op table', () => {
+  const op = (i: number): ITimingResults['ops'][number] => ({
+    node: `net_stage${i % 3}_conv${i}_fwd`, op: i % 2 ? 'Convolution' : 'BatchNorm', family: 'conv', count: 3,
+    total_ms: i, avg_ms: i / 3, share: i / 210, scope: ['net', 'features', `stage${i % 3}`, `block${i}`, 'a very long scope name']
+  });
+  const withOps = (): ITimingResults => ({ ...results(), ops: Array.from({ length: 20 }, (_, i) => op(i + 1)) });
+
+  it('puts the time first, shows the top 15 by share, then all', () => {
+    const t = new TimingPanelDOM();
+    t.setResults(withOps());
+    const headers = Array.from(t.node.querySelectorAll('.hl-ops-table th')).map(h => h.textContent);
+    expect(headers).toEqual(['share ▾', 'avg ms', 'calls', 'op', 'node', 'scope']);
+    const rows = (): string[] => Array.from(t.node.querySelectorAll<HTMLElement>('.hl-op-row')).map(r => r.dataset.hlOpNode!);
+    expect(rows()).toHaveLength(15);
+    expect(rows()[0]).toBe('net_stage2_conv20_fwd');
+    expect(t.node.querySelector('.hl-ops-foot')!.textContent).toContain('15 of 20 ops');
+    (t.node.querySelector('.hl-ops-all') as HTMLButtonElement).click();
+    expect(rows()).toHaveLength(20);
+  });
+
+  it('sorts by a clicked header and filters by node, op or scope', () => {
+    const t = new TimingPanelDOM();
+    t.setResults(withOps());
+    const buttons = (): HTMLButtonElement[] => Array.from(t.node.querySelectorAll('.hl-ops-table th button'));
+    buttons()[4].click(); // node, A to Z
+    const first = t.node.querySelector<HTMLElement>('.hl-op-row')!.dataset.hlOpNode;
+    expect(first).toBe('net_stage0_conv12_fwd');
+    expect(t.node.querySelectorAll('.hl-ops-table th')[4].getAttribute('aria-sort')).toBe('ascending');
+    const filter = t.node.querySelector('.hl-ops-filter') as HTMLInputElement;
+    filter.value = 'batchnorm';
+    filter.dispatchEvent(new Event('input'));
+    const ops = Array.from(t.node.querySelectorAll('.hl-op-row td:nth-child(4)')).map(c => c.textContent);
+    expect(ops.length).toBe(10);
+    expect(new Set(ops)).toEqual(new Set(['BatchNorm']));
+    expect(t.node.querySelector('.hl-ops-foot')!.textContent).toBe('10 of 10 ops matching "batchnorm"');
+  });
+});

@@ -9,7 +9,7 @@
  */
 import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/base';
 
-import { IStateModel, ITimingMode, ITimingPanelState, ITimingResults, widgetNames } from '../tokens';
+import { IStateModel, ITimingMode, ITimingOp, ITimingPanelState, ITimingResults, widgetNames } from '../tokens';
 import { fmt } from './inspector';
 import { widgetRoot } from './root';
 
@@ -64,6 +64,19 @@ export function speedText(speedup: number | null): string {
 export const NOISE_NOTE =
   'Timings on a shared machine move between runs (other processes, CPU frequency): compare the modes of one run, not runs.';
 
+/** How many per-op rows show before "Show all". */
+export const OPS_SHOWN = 15;
+
+/** The per-op table's columns: times first; numbers sort largest first, text A to Z. */
+const OPS_COLUMNS: { key: string; label: string; numeric: boolean; compare: (a: ITimingOp, b: ITimingOp) => number }[] = [
+  { key: 'share', label: 'share', numeric: true, compare: (a, b) => b.share - a.share },
+  { key: 'avg', label: 'avg ms', numeric: true, compare: (a, b) => b.avg_ms - a.avg_ms },
+  { key: 'calls', label: 'calls', numeric: true, compare: (a, b) => b.count - a.count },
+  { key: 'op', label: 'op', numeric: false, compare: (a, b) => a.op.localeCompare(b.op) },
+  { key: 'node', label: 'node', numeric: false, compare: (a, b) => a.node.localeCompare(b.node) },
+  { key: 'scope', label: 'scope', numeric: false, compare: (a, b) => a.scope.join('/').localeCompare(b.scope.join('/')) }
+];
+
 /** The timing panel's DOM: progress, Run button, verdict, per-mode table with latency histograms, per-op table. */
 export class TimingPanelDOM {
   readonly node: HTMLDivElement;
@@ -73,6 +86,9 @@ export class TimingPanelDOM {
   private _summary: HTMLDivElement;
   private _modes: HTMLDivElement;
   private _ops: HTMLDivElement;
+  private _opsList: ITimingOp[] = [];
+  /** How the per-op table is shown: kept across re-runs. */
+  private _opsView = { sort: 'share', filter: '', all: false };
 
   constructor() {
     this.node = el('div', 'hl-timing');
@@ -113,30 +129,87 @@ export class TimingPanelDOM {
     }
     this._summary.textContent = summaryText(r);
     this._modes.appendChild(scroller(this._modeTable(r.modes)));
-    if (r.ops && r.ops.length) {
-      this._ops.appendChild(el('div', 'hl-detail-title', 'Per-op time (default hybridized, profiler)'));
-      const table = el('table', 'hl-ops-table');
-      const head = el('tr');
-      for (const h of ['node', 'op', 'scope', 'calls', 'avg ms', 'share']) {
-        head.appendChild(el('th', undefined, h));
-      }
-      table.appendChild(el('thead')).appendChild(head);
-      const body = table.appendChild(el('tbody'));
-      for (const o of r.ops) {
-        const row = el('tr', 'hl-op-row');
-        row.dataset.hlOpNode = o.node;
-        const share = el('td');
-        const meter = el('span', 'hl-share-bar');
-        meter.style.width = `${Math.round(o.share * 100)}%`;
-        share.append(meter, el('span', undefined, ` ${(o.share * 100).toFixed(1)}%`));
-        for (const c of [o.node, o.op, o.scope.join(' / '), String(o.count), fmt(o.avg_ms)]) {
-          row.appendChild(el('td', undefined, c));
-        }
-        row.appendChild(share);
-        body.appendChild(row);
-      }
-      this._ops.appendChild(scroller(table));
+    this._opsList = r.ops || [];
+    this._drawOps();
+  }
+
+  /**
+   * The per-op table: time columns first (a long scope cannot push them off screen), sorted by
+   * the clicked header, filtered by the box (node, op or scope), the top OPS_SHOWN rows until
+   * "Show all".
+   */
+  private _drawOps(): void {
+    this._ops.textContent = '';
+    const ops = this._opsList;
+    if (!ops.length) {
+      return;
     }
+    const bar = el('div', 'hl-toolbar hl-ops-bar');
+    bar.appendChild(el('span', 'hl-detail-title', 'Per-op time (default hybridized, profiler)'));
+    const filter = el('input', 'hl-ops-filter');
+    filter.type = 'search';
+    filter.placeholder = 'Filter by node, op or scope';
+    filter.setAttribute('aria-label', 'Filter the per-op table by node, op or scope');
+    filter.value = this._opsView.filter;
+    filter.addEventListener('input', () => {
+      this._opsView.filter = filter.value;
+      this._drawOps();
+      const again = this._ops.querySelector('.hl-ops-filter') as HTMLInputElement | null;
+      again?.focus();
+      again?.setSelectionRange(again.value.length, again.value.length);
+    });
+    bar.appendChild(filter);
+    this._ops.appendChild(bar);
+    const q = this._opsView.filter.trim().toLowerCase();
+    const col = OPS_COLUMNS.find(c => c.key === this._opsView.sort) || OPS_COLUMNS[0];
+    const rows = ops
+      .filter(o => !q || `${o.node} ${o.op} ${o.scope.join('/')}`.toLowerCase().includes(q))
+      .sort((a, b) => col.compare(a, b));
+    const shown = this._opsView.all ? rows : rows.slice(0, OPS_SHOWN);
+    const table = el('table', 'hl-ops-table');
+    const head = el('tr');
+    for (const c of OPS_COLUMNS) {
+      const th = el('th');
+      const b = el('button', 'hl-sort', c.key === col.key ? `${c.label} ▾` : c.label);
+      b.title = `Sort by ${c.label}`;
+      th.setAttribute('aria-sort', c.key === col.key ? (c.numeric ? 'descending' : 'ascending') : 'none');
+      b.addEventListener('click', () => {
+        this._opsView.sort = c.key;
+        this._drawOps();
+      });
+      th.appendChild(b);
+      head.appendChild(th);
+    }
+    table.appendChild(el('thead')).appendChild(head);
+    const body = table.appendChild(el('tbody'));
+    for (const o of shown) {
+      const row = el('tr', 'hl-op-row');
+      row.dataset.hlOpNode = o.node;
+      const share = el('td');
+      const meter = el('span', 'hl-share-bar');
+      meter.style.width = `${Math.round(o.share * 100)}%`;
+      share.append(meter, el('span', undefined, ` ${(o.share * 100).toFixed(1)}%`));
+      row.appendChild(share);
+      for (const c of [fmt(o.avg_ms), String(o.count), o.op, o.node]) {
+        row.appendChild(el('td', undefined, c));
+      }
+      const scope = el('td', 'hl-ops-scope', o.scope.join(' / '));
+      scope.title = o.scope.join(' / ');
+      row.appendChild(scope);
+      body.appendChild(row);
+    }
+    this._ops.appendChild(scroller(table));
+    const more = rows.length - shown.length;
+    const foot = el('div', 'hl-ops-foot', `${shown.length} of ${rows.length} ops${q ? ` matching "${this._opsView.filter.trim()}"` : ''}`);
+    if (more > 0 || this._opsView.all) {
+      const b = el('button', 'hl-button hl-ops-all', this._opsView.all ? `Show the top ${OPS_SHOWN}` : `Show all ${rows.length}`);
+      b.addEventListener('click', () => {
+        this._opsView.all = !this._opsView.all;
+        this._drawOps();
+      });
+      foot.appendChild(b);
+    }
+    this._ops.appendChild(foot);
   }
 
   private _modeTable(modes: ITimingMode[]): HTMLElement {
