@@ -48,6 +48,11 @@ describe('InspectorPanel', () => {
     expect((flagged[0] as HTMLElement).dataset.hlTensor).toBe('fc0_output');
     expect(p.node.querySelectorAll('.hl-hist-bar')).toHaveLength(4);
     expect(p.node.querySelectorAll('.hl-heat-cell')).toHaveLength(6);
+    // axes and a colour key: counts 0..peak, values lo..hi, each bar's range in its tooltip
+    expect(Array.from(p.node.querySelectorAll('.hl-hist-yaxis span')).map(e => e.textContent)).toEqual(['3', '0']);
+    expect(p.node.querySelector('.hl-tensor-detail .hl-hist-range')!.textContent).toBe('-1value2');
+    expect((p.node.querySelectorAll('.hl-hist-bar')[3] as HTMLElement).title).toBe('1.25 … 2: 3 values');
+    expect(Array.from(p.node.querySelectorAll('.hl-heat-legend > span')).map(e => e.textContent)).toEqual(['-1', '', '2']);
     // clicking another row selects it
     (p.node.querySelectorAll('.hl-stats-row')[1] as HTMLElement).click();
     expect(p.node.querySelector('.hl-selected')!.getAttribute('data-hl-tensor')).toBe('relu0_output');

@@ -187,13 +187,25 @@ export class InspectorPanel {
     box.appendChild(el('div', 'hl-detail-title', `${t.name} — node ${t.node}, ${t.op}${t.sampled ? ' (strided sample)' : ''}`));
     const hist = el('div', 'hl-histogram');
     const peak = Math.max(1, ...t.hist.counts);
+    const bins = t.hist.counts.length || 1;
+    const lo = t.hist.lo ?? 0;
+    const width = ((t.hist.hi ?? lo) - lo) / bins;
     t.hist.counts.forEach((c, i) => {
       const bar = el('div', 'hl-hist-bar');
       bar.style.height = `${Math.round((100 * c) / peak)}%`;
-      bar.title = `bin ${i}: ${c}`;
+      const range = t.hist.lo === null ? `bin ${i}` : `${fmt(lo + i * width)} … ${fmt(lo + (i + 1) * width)}`;
+      bar.title = `${range}: ${c} value${c === 1 ? '' : 's'}`;
       hist.appendChild(bar);
     });
-    box.append(hist, el('div', 'hl-hist-range', `${fmt(t.hist.lo)} … ${fmt(t.hist.hi)}`));
+    // axes: the count scale on the left, the value range under the bars
+    const plot = el('div', 'hl-hist-plot');
+    const yAxis = el('div', 'hl-hist-yaxis');
+    yAxis.append(el('span', undefined, String(peak)), el('span', undefined, '0'));
+    yAxis.title = 'values per bin';
+    plot.append(yAxis, hist);
+    const xAxis = el('div', 'hl-hist-range');
+    xAxis.append(el('span', undefined, fmt(t.hist.lo)), el('span', 'hl-hist-xlabel', 'value'), el('span', undefined, fmt(t.hist.hi)));
+    box.append(plot, xAxis);
     if (t.preview && t.preview.length) {
       const flat = t.preview.flat().filter((v): v is number => v !== null);
       const lo = flat.length ? Math.min(...flat) : 0;
@@ -208,7 +220,12 @@ export class InspectorPanel {
           grid.appendChild(cell);
         }
       }
-      box.append(el('div', 'hl-detail-title', t.shape.length === 4 ? 'preview of [0, 0]' : 'preview'), grid);
+      // the colour key: the lowest to the highest value shown
+      const legend = el('div', 'hl-heat-legend');
+      const ramp = el('span', 'hl-heat-ramp');
+      ramp.style.background = `linear-gradient(to right, ${heat(lo, lo, hi)}, ${heat((lo + hi) / 2, lo, hi)}, ${heat(hi, lo, hi)})`;
+      legend.append(el('span', undefined, fmt(lo)), ramp, el('span', undefined, fmt(hi)));
+      box.append(el('div', 'hl-detail-title', t.shape.length === 4 ? 'preview of [0, 0]' : 'preview'), grid, legend);
     }
     return box;
   }

@@ -218,7 +218,9 @@ export class TimingPanelDOM {
     const hi = Math.max(...all);
     const table = el('table', 'hl-modes-table');
     const head = el('tr');
-    for (const h of ['mode', 'latency distribution', 'median ms', 'p10–p90 ms', 'trace ms', 'build ms', 'speed-up', 'pays off after']) {
+    // the distributions share one axis: say which
+    const axis = `latency distribution (${fmt(lo)} … ${fmt(hi)} ms, same axis for every mode)`;
+    for (const h of ['mode', axis, 'median ms', 'p10–p90 ms', 'trace ms', 'build ms', 'speed-up', 'pays off after']) {
       head.appendChild(el('th', undefined, h));
     }
     table.appendChild(el('thead')).appendChild(head);
