@@ -75,3 +75,19 @@ describe('TimingPanelView', () => {
     expect((view.el.querySelector('button.hl-run') as HTMLButtonElement).disabled).toBe(false);
   });
 });
+
+describe('views that follow their block', () => {
+  it('carry a live tag while connected, which goes when the kernel does', () => {
+    const model = make(GraphViewModel, { block: 'mlp', status: 'x' }) as GraphViewModel & Settable & { comm_live: boolean; trigger(e: string): void };
+    const view = new GraphView({ model } as never);
+    view.render();
+    const tag = view.el.querySelector('.hl-live')!;
+    expect(tag.textContent).toBe('● live');
+    expect((tag as HTMLElement).title).toContain('also calls made by later cells');
+    expect(tag.getAttribute('data-hl-live')).toBe('true');
+    model.comm_live = false;
+    model.trigger('comm_live_update');
+    expect(tag.getAttribute('data-hl-live')).toBe('false');
+    view.remove();
+  });
+});

@@ -62,7 +62,7 @@ export class GraphView extends DOMWidgetView {
     this.listenTo(this.model, 'change:param_stats', this._updateStats);
     this._update();
     this._updateStats();
-    this._connection = widgetRoot(this, 'graph', text => this._canvas?.setStatus(text, 'disconnected'));
+    this._connection = widgetRoot(this, 'graph', text => this._canvas?.setStatus(text, 'disconnected'), true);
   }
 
   /** Resolves when the latest graph is drawn (used by tests). */

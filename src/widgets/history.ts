@@ -390,7 +390,7 @@ export class BuildHistoryView extends DOMWidgetView {
     this.listenTo(this.model, 'change:status', this._status);
     this._status();
     this._builds();
-    widgetRoot(this, 'builds', text => this.panel?.setStatus(text, 'disconnected'));
+    widgetRoot(this, 'builds', text => this.panel?.setStatus(text, 'disconnected'), true);
   }
 
   /** Resolves when both graphs are drawn (used by tests). */

@@ -270,7 +270,7 @@ export class TensorInspectorView extends DOMWidgetView {
     this._status();
     this._steps();
     this._flag();
-    widgetRoot(this, 'statistics', text => this.panel?.setStatus(text, 'disconnected'));
+    widgetRoot(this, 'statistics', text => this.panel?.setStatus(text, 'disconnected'), true);
   }
 
   private _steps(): void {

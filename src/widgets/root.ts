@@ -9,6 +9,18 @@ import { DOMWidgetView } from '@jupyter-widgets/base';
 import { ownKeyboard } from '../keyboard';
 import { trackManager } from '../saved_state';
 
+/** The "live" tag of a view that follows its block (`follows`), first in the view's root. */
+function liveBadge(root: HTMLElement): HTMLSpanElement {
+  const badge = document.createElement('span');
+  badge.className = 'hl-live';
+  badge.textContent = '● live';
+  badge.title = 'This view follows the block: it shows the latest call, also calls made by later cells.';
+  badge.setAttribute('role', 'note');
+  root.classList.add('hl-follows');
+  root.prepend(badge);
+  return badge;
+}
+
 /** The status line of a view whose model has no kernel behind it; `what` is what it shows ("graph"). */
 export function disconnectedText(what: string, saved: boolean): string {
   return saved
@@ -17,15 +29,21 @@ export function disconnectedText(what: string, saved: boolean): string {
 }
 
 /**
- * Set up `view`'s root (call at the end of `render`). `onDisconnected(text)` shows
+ * Set up `view`'s root (call at the end of `render`). `follows`: the view follows its block
+ * (graph, inspector, history), so it carries a "live" tag while connected. `onDisconnected(text)` shows
  * `disconnectedText(what, saved)` whenever the model has no live kernel connection: at once for a
  * model restored from the notebook's saved state (not live when first drawn), and when a live
  * connection goes. Returns a check the view calls again after a redraw rewrote its status line.
  */
-export function widgetRoot(view: DOMWidgetView, what: string, onDisconnected: (text: string) => void): () => void {
+export function widgetRoot(view: DOMWidgetView, what: string, onDisconnected: (text: string) => void, follows = false): () => void {
   ownKeyboard(view.el);
   trackManager(view.model.widget_manager);
   const saved = !view.model.comm_live;
+  // a view that follows its block changes when later cells call it: say so while it is live
+  const badge = follows ? liveBadge(view.el) : null;
+  const showLive = (): void => badge?.setAttribute('data-hl-live', view.model.comm_live ? 'true' : 'false');
+  view.listenTo(view.model, 'comm_live_update', showLive);
+  showLive();
   let lost = false;
   const check = (): void => {
     if (!view.model.comm_live) {
