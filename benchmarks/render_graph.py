@@ -29,7 +29,7 @@ import pathlib
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "ui"))
 
-from lab_harness import LabServer, Notebook, launch_chromium, missing_requirements, write_notebook  # noqa: E402
+from lab_harness import RESNET50, LabServer, Notebook, launch_chromium, missing_requirements, write_notebook  # noqa: E402
 
 TARGET_MS = 1000.0
 FRAME_MS = 1000.0 / 60
@@ -94,18 +94,7 @@ CLICK = """() => new Promise(resolve => {
 })"""
 
 
-RESNET50 = """import hybridlab as mx
-from hybridlab import autograd
-from hybridlab.gluon.model_zoo import vision
-net = vision.resnet50_v2()
-net.initialize()
-net.hybridize()
-x = mx.nd.random.uniform(shape=(1, 3, 224, 224))
-with autograd.record():
-    out = net(x)
-out.backward()
-view = mx.lab.GraphView(net)
-view"""
+RESNET50_VIEW = RESNET50 + "view = mx.lab.GraphView(net)\nview"
 RESNET_TARGETS_MS = {"forward": 1500.0, "backward, first": 3000.0, "backward, re-selected": 100.0}
 
 # time the cell's prompt gets its execution number (the cell finished), and the first painted
@@ -131,7 +120,7 @@ SELECT_VIEW = """(view) => new Promise(resolve => {
 
 def resnet50(server, browser):
     """The ResNet-50 v2 timings (module docstring): {name: {"ms", "drawn", "groups"}}."""
-    write_notebook(server.root / "render_resnet50.ipynb", [RESNET50])
+    write_notebook(server.root / "render_resnet50.ipynb", [RESNET50_VIEW])
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     nb = Notebook(page, server, "render_resnet50.ipynb").open()
     page.evaluate(OBSERVE)

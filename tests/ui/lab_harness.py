@@ -34,6 +34,21 @@ x = mx.nd.ones((4, 8))
 out = net(x)
 """
 
+# a model-zoo ResNet-50 v2 after one recorded forward and backward (forward and backward graphs),
+# shared by the big-model story and benchmarks/render_graph.py
+RESNET50 = """import json
+import hybridlab as mx
+from hybridlab import autograd
+from hybridlab.gluon.model_zoo import vision
+net = vision.resnet50_v2()
+net.initialize()
+net.hybridize()
+x = mx.nd.random.uniform(shape=(1, 3, 224, 224))
+with autograd.record():
+    out = net(x)
+out.backward()
+"""
+
 CHROMIUM = os.environ.get("HYBRIDLAB_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]

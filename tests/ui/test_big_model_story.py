@@ -6,20 +6,10 @@ holds every node the view draws. The backward graph is folded by Block like the 
 import json
 import xml.etree.ElementTree as ET
 
+from lab_harness import RESNET50
 from test_ux_layout import LABEL_HEIGHTS
 
-RESNET50 = """import json
-import hybridlab as mx
-from hybridlab import autograd
-from hybridlab.gluon.model_zoo import vision
-from hybridlab.lab import graph_json
-net = vision.resnet50_v2()
-net.initialize()
-net.hybridize()
-x = mx.nd.random.uniform(shape=(1, 3, 224, 224))
-with autograd.record():
-    out = net(x)
-out.backward()
+CELL = RESNET50 + """from hybridlab.lab import graph_json
 g = graph_json(net)
 print(json.dumps([len(g['nodes']), len(g['backward']['nodes']),
                   sum('conv' in (n['name'] + ' ' + n['op']).lower() for n in g['nodes'])]))
@@ -38,7 +28,7 @@ CENTRED = """(root, name) => { const a = root.querySelector('.hl-graph-area').ge
 
 
 def test_resnet50_is_navigable(open_notebook, tmp_path):
-    nb = open_notebook([RESNET50])
+    nb = open_notebook([CELL])
     page = nb.page
     page.wait_for_selector(READY, timeout=120000)
     forward, backward, convs = json.loads(nb.text(0).splitlines()[0])

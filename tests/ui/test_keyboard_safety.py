@@ -9,10 +9,6 @@ import json
 from lab_harness import MLP
 from test_ux_layout import OUTSIDE
 
-
-def root_el(page, css):
-    return page.locator(css)
-
 CELLS = [
     MLP + "view = mx.lab.GraphView(net)\nview",
     "mx.lab.TensorInspector(net, every=1)",
@@ -90,7 +86,7 @@ def test_the_graph_has_its_own_keys(open_notebook):
         f"{root} .hl-viewport", "g => parseFloat(/scale\\(([^)]+)\\)/.exec(g.getAttribute('transform'))[1])")
     page.keyboard.press("0")                              # fit: the whole graph in view
     fitted = scale()
-    assert root_el(page, root).evaluate(OUTSIDE) == []
+    assert page.locator(root).evaluate(OUTSIDE) == []
     page.keyboard.press("+")
     assert abs(scale() - fitted * 1.25) < 1e-6
     page.keyboard.press("ArrowLeft")
