@@ -220,12 +220,15 @@ export class InspectorPanel {
           grid.appendChild(cell);
         }
       }
-      // the colour key: the lowest to the highest value shown
-      const legend = el('div', 'hl-heat-legend');
-      const ramp = el('span', 'hl-heat-ramp');
-      ramp.style.background = `linear-gradient(to right, ${heat(lo, lo, hi)}, ${heat((lo + hi) / 2, lo, hi)}, ${heat(hi, lo, hi)})`;
-      legend.append(el('span', undefined, fmt(lo)), ramp, el('span', undefined, fmt(hi)));
-      box.append(el('div', 'hl-detail-title', t.shape.length === 4 ? 'preview of [0, 0]' : 'preview'), grid, legend);
+      box.append(el('div', 'hl-detail-title', t.shape.length === 4 ? 'preview of [0, 0]' : 'preview'), grid);
+      if (flat.length) {
+        // the colour key: the lowest to the highest value shown (none when every value is NaN/Inf)
+        const legend = el('div', 'hl-heat-legend');
+        const ramp = el('span', 'hl-heat-ramp');
+        ramp.style.background = `linear-gradient(to right, ${heat(lo, lo, hi)}, ${heat((lo + hi) / 2, lo, hi)}, ${heat(hi, lo, hi)})`;
+        legend.append(el('span', undefined, fmt(lo)), ramp, el('span', undefined, fmt(hi)));
+        box.appendChild(legend);
+      }
     }
     return box;
   }
