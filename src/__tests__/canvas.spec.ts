@@ -248,3 +248,29 @@ describe('generated source links', () => {
     canvas.dispose();
   }, 30000);
 });
+
+describe('layout direction', () => {
+  it('switches between top-down and left-to-right', async () => {
+    const dots: string[] = [];
+    const canvas = new GraphCanvas({ layout: dot => (dots.push(dot), layoutDot(dot)) });
+    document.body.appendChild(canvas.node);
+    await canvas.setGraph(mlpGraph());
+    const tall = canvas.view ? canvas.node.querySelector('.hl-graph-svg')!.getAttribute('data-hl-width') : null;
+    expect(dots[dots.length - 1]).toContain('rankdir=TB');
+    const button = canvas.node.querySelector('.hl-direction') as HTMLButtonElement;
+    button.click();
+    await canvas.rendered;
+    expect(dots[dots.length - 1]).toContain('rankdir=LR');
+    expect(button.getAttribute('aria-pressed')).toBe('true');
+    expect(canvas.node.getAttribute('data-hl-direction')).toBe('LR');
+    const svg = canvas.node.querySelector('.hl-graph-svg')!;
+    expect(Number(svg.getAttribute('data-hl-width'))).toBeGreaterThan(Number(svg.getAttribute('data-hl-height')));
+    expect(Number(svg.getAttribute('data-hl-width'))).toBeGreaterThan(Number(tall));
+    const laidOut = dots.length;
+    button.click();
+    await canvas.rendered;
+    expect(dots).toHaveLength(laidOut); // back to top-down: the cached layout, no new one
+    expect(canvas.node.querySelector('.hl-graph-svg')!.getAttribute('data-hl-width')).toBe(tall);
+    canvas.dispose();
+  }, 30000);
+});

@@ -23,7 +23,7 @@ import { isFormField } from '../keyboard';
 import { IGraphJSON, IGraphNode, MarkMap, ParamStatsMap } from '../tokens';
 import { renderDetails } from './details';
 import { exportPNG, exportSVG } from './export';
-import { toDot } from './dot';
+import { Direction, toDot } from './dot';
 import { ILayout, layoutDot } from './layout';
 import { collapsedAtDepth, defaultCollapsed, IVisibleGraph, maxDepth, scopeKey, scopeTree, visibleGraph } from './model';
 import { minimap } from './minimap';
@@ -121,6 +121,8 @@ export class GraphCanvas {
   private _select: HTMLSelectElement;
   private _search: HTMLInputElement;
   private _depth: HTMLSelectElement;
+  private _direction: Direction = 'TB';
+  private _directionButton: HTMLButtonElement;
   /** Layouts by DOT text (the last few): re-selecting a view or re-collapsing a scope is instant. */
   private _layouts = new Map<string, Promise<ILayout>>();
   /** The generated source view while it is shown. */
@@ -225,7 +227,12 @@ export class GraphCanvas {
       b.classList.add(`hl-export-${ext}`);
       return b;
     };
-    this._graphButtons.push(exportButton('svg'), exportButton('png'));
+    this._directionButton = button('Left → right', 'Lay the graph out left to right (or back to top-down)', () =>
+      void this.setDirection(this._direction === 'TB' ? 'LR' : 'TB')
+    );
+    this._directionButton.classList.add('hl-direction');
+    this._directionButton.setAttribute('aria-pressed', 'false');
+    this._graphButtons.push(this._directionButton, exportButton('svg'), exportButton('png'));
     this._graphButtons[2].classList.add('hl-fit');
     this._graphButtons[3].classList.add('hl-actual-size');
     this._detailsButton = button('Details', 'Show or hide the details panel of the clicked node', () =>
@@ -384,7 +391,9 @@ export class GraphCanvas {
     if (this._pz.scale < READABLE_SCALE) {
       const w = this._area.clientWidth || d.width;
       d.svg.style.height = `${this._draggedHeight() ?? MAX_AREA_HEIGHT}px`;
-      this._pz.set({ scale: READABLE_SCALE, tx: (w - READABLE_SCALE * d.width) / 2, ty: 0 });
+      // from where the data comes in: the top (centred), or the left edge of a left-to-right drawing
+      const tx = this._direction === 'LR' ? 0 : (w - READABLE_SCALE * d.width) / 2;
+      this._pz.set({ scale: READABLE_SCALE, tx, ty: 0 });
     }
   }
 
@@ -445,6 +454,16 @@ export class GraphCanvas {
     this._select.value = 'source';
     await this._setView('source');
     return this._source ? this._source.showNode(name) : false;
+  }
+
+  /** Lay the graph out top-down (`TB`, the default) or left to right (`LR`) and redraw (fitted). */
+  setDirection(direction: Direction): Promise<void> {
+    this._direction = direction;
+    this._directionButton.setAttribute('aria-pressed', direction === 'LR' ? 'true' : 'false');
+    this._directionButton.textContent = direction === 'LR' ? 'Top → down' : 'Left → right';
+    this.node.setAttribute('data-hl-direction', direction);
+    this._userView = null;
+    return this._shown ? this._draw() : this.rendered;
   }
 
   /** Add a button to the toolbar (a host's own action, e.g. the widget's "Open in a tab"). */
@@ -809,7 +828,7 @@ export class GraphCanvas {
     this._setStatus(`Laying out ${graph.nodes.length} nodes…`, 'info');
     const visible = visibleGraph(graph, this._collapsed);
     const started = typeof performance !== 'undefined' ? performance.now() : Date.now();
-    this.rendered = this._layoutOf(toDot(visible)).then(
+    this.rendered = this._layoutOf(toDot(visible, this._direction)).then(
       layout => {
         if (token !== this._token) {
           return;

@@ -44,11 +44,14 @@ function clusterStmts(c: ICluster, g: IVisibleGraph, indent: string, out: string
   }
 }
 
-/** DOT for the visible graph, top to bottom, one cluster per expanded Block scope. */
-export function toDot(g: IVisibleGraph): string {
+/** Which way the data flows in the drawing: top to bottom, or left to right (wide, shallow view). */
+export type Direction = 'TB' | 'LR';
+
+/** DOT for the visible graph, top to bottom (or `LR`), one cluster per expanded Block scope. */
+export function toDot(g: IVisibleGraph, direction: Direction = 'TB'): string {
   const out = [
     'digraph hybridlab {',
-    '  graph [rankdir=TB, nodesep=0.25, ranksep=0.4, fontsize=11, fontname="sans-serif"];',
+    `  graph [rankdir=${direction === 'LR' ? 'LR' : 'TB'}, nodesep=0.25, ranksep=0.4, fontsize=11, fontname="sans-serif"];`,
     `  node [shape=box, fixedsize=true, width=${NODE_SIZE.width}, height=${NODE_SIZE.height}, label=""];`,
     '  edge [fontsize=9, fontname="sans-serif", arrowsize=0.6];'
   ];
