@@ -8,6 +8,7 @@ import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 
 import { setHighlighter } from './graph/source';
+import { setMainArea } from './main_area';
 import { IWidgetState, notebookWidgetState, WIDGET_STATE_MIME } from './saved_state';
 import { MODULE_NAME, MODULE_VERSION } from './tokens';
 
@@ -24,7 +25,7 @@ const widgetsPlugin: JupyterFrontEndPlugin<void> = {
       setHighlighter((code, el) => languages.highlight(code, languages.findBest('python'), el));
     }
     // "Open in a tab" of the graph view adds its tab beside the notebook
-    void import('./widgets/graph_tab').then(m => m.setMainArea(w => app.shell.add(w, 'main', { mode: 'split-right' })));
+    setMainArea(w => app.shell.add(w, 'main', { mode: 'split-right' }));
     registry.registerWidget({
       name: MODULE_NAME,
       version: MODULE_VERSION,

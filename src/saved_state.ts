@@ -109,11 +109,7 @@ export function stateToSave(live: IWidgetState, shown: Set<string>, existing?: I
   if (!Object.keys(ours).length && !dropped) {
     return null;
   }
-  return {
-    version_major: live.version_major ?? existing?.version_major ?? 2,
-    version_minor: live.version_minor ?? existing?.version_minor ?? 0,
-    state: { ...kept, ...ours }
-  };
+  return { version_major: live.version_major, version_minor: live.version_minor, state: { ...kept, ...ours } };
 }
 
 /** The ipywidgets managers our views were drawn by (one per kernel connection). */

@@ -27,7 +27,7 @@ import { Direction, toDot } from './dot';
 import { ILayout, layoutDot } from './layout';
 import { collapsedAtDepth, defaultCollapsed, IVisibleGraph, maxDepth, scopeKey, scopeTree, visibleGraph } from './model';
 import { minimap } from './minimap';
-import { ISourceView, lineNodes, sourceView } from './source';
+import { hasStatement, ISourceView, sourceView } from './source';
 import { IPanZoom, ITransform, panZoom } from './panzoom';
 import { IPassDiff, passDescription, passDiff, passSummary } from './passdiff';
 import { IRendered, markOf, renderGraph } from './render';
@@ -118,6 +118,7 @@ export class GraphCanvas {
   private _view = 'forward';
   private _pass: { name: string; diff: IPassDiff } | null = null;
   private _token = 0;
+  private _toolbar: HTMLDivElement;
   private _select: HTMLSelectElement;
   private _search: HTMLInputElement;
   private _depth: HTMLSelectElement;
@@ -154,6 +155,7 @@ export class GraphCanvas {
     this.node = div('hl-graph');
     this.node.setAttribute('data-hl-state', 'empty');
     const bar = div('hl-toolbar', this.node);
+    this._toolbar = bar;
     this._select = document.createElement('select');
     this._select.className = 'hl-view-select';
     this._select.title = 'Which graph to show';
@@ -180,15 +182,7 @@ export class GraphCanvas {
       }
     });
     bar.appendChild(this._search);
-    const button = (label: string, title: string, cb: () => void): HTMLButtonElement => {
-      const b = document.createElement('button');
-      b.className = 'hl-button';
-      b.textContent = label;
-      b.title = title; // the visible label is its accessible name; the title describes it
-      b.addEventListener('click', cb);
-      bar.appendChild(b);
-      return b;
-    };
+    const button = (label: string, title: string, cb: () => void): HTMLButtonElement => this.addButton(label, title, cb);
     this._prevMatch = button('‹', 'Previous match (N)', () => void this.nextMatch(-1));
     this._nextMatch = button('›', 'Next match (n)', () => void this.nextMatch(1));
     this._prevMatch.setAttribute('aria-label', 'Previous match');
@@ -423,7 +417,7 @@ export class GraphCanvas {
     const stats = node && Object.prototype.hasOwnProperty.call(this._stats, node.name) ? this._stats[node.name] : null;
     renderDetails(this._details, node, graph, stats);
     const code = this._graph ? this._graph.source_code : null;
-    if (node && code && this._view !== 'backward' && lineNodes(code, new Set([node.name])).includes(node.name)) {
+    if (node && code && this._view !== 'backward' && hasStatement(code, node.name)) {
       const link = document.createElement('button');
       link.className = 'hl-button hl-show-source';
       link.textContent = 'Show its generated code';
@@ -471,9 +465,9 @@ export class GraphCanvas {
     const b = document.createElement('button');
     b.className = 'hl-button';
     b.textContent = label;
-    b.title = title;
+    b.title = title; // the visible label is its accessible name; the title describes it
     b.addEventListener('click', onClick);
-    this.node.querySelector('.hl-toolbar')!.appendChild(b);
+    this._toolbar.appendChild(b);
     return b;
   }
 
@@ -765,7 +759,7 @@ export class GraphCanvas {
       this._view = 'forward';
     }
     this._select.value = this._view;
-    this._select.disabled = choices.filter(c => !c.disabled).length < 2 && !choices.some(c => c.disabled);
+    this._select.disabled = choices.length < 2;
   }
 
   private _setView(id: string): Promise<void> {

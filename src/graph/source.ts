@@ -20,6 +20,11 @@ export function setHighlighter(h: Highlighter | null): void {
 
 const NODE_COMMENT = /^\s*# (\S+) = /;
 
+/** Whether the program has a statement for node `name` (the compiler's comment line before it). */
+export function hasStatement(code: string, name: string): boolean {
+  return code.split('\n').some(line => NODE_COMMENT.exec(line)?.[1] === name);
+}
+
 /** Per line (0-based) the node whose statement it belongs to (null before the first node). */
 export function lineNodes(code: string, names: Set<string>): (string | null)[] {
   let current: string | null = null;

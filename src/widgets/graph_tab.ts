@@ -7,19 +7,12 @@ import { Widget } from '@lumino/widgets';
 
 import { GraphCanvas } from '../graph/canvas';
 import { ownKeyboard } from '../keyboard';
+import { mainArea } from '../main_area';
 import { IGraphViewState, isGraphJSON, IStateModel } from '../tokens';
-
-/** The shell the plugin was activated with (null in tests and outside JupyterLab). */
-let mainArea: ((w: Widget) => void) | null = null;
-
-/** Called by the widgets plugin: where "Open in a tab" puts its tab. */
-export function setMainArea(add: ((w: Widget) => void) | null): void {
-  mainArea = add;
-}
 
 /** Whether a main area is there to open tabs in. */
 export function canOpenTabs(): boolean {
-  return mainArea !== null;
+  return mainArea() !== null;
 }
 
 type GraphModel = IStateModel<IGraphViewState> & {
@@ -49,11 +42,12 @@ export class GraphTab extends Widget {
 
   /** Open a tab for `model` in the main area; returns it (null outside JupyterLab). */
   static open(model: GraphModel): GraphTab | null {
-    if (!mainArea) {
+    const add = mainArea();
+    if (!add) {
       return null;
     }
     const tab = new GraphTab(model);
-    mainArea(tab);
+    add(tab);
     return tab;
   }
 

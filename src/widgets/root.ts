@@ -38,22 +38,16 @@ export function disconnectedText(what: string, saved: boolean): string {
 export function widgetRoot(view: DOMWidgetView, what: string, onDisconnected: (text: string) => void, follows = false): () => void {
   ownKeyboard(view.el);
   trackManager(view.model.widget_manager);
-  const saved = !view.model.comm_live;
+  const saved = !view.model.comm_live; // restored from the notebook: it never had a kernel
   // a view that follows its block changes when later cells call it: say so while it is live
   const badge = follows ? liveBadge(view.el) : null;
-  const showLive = (): void => badge?.setAttribute('data-hl-live', view.model.comm_live ? 'true' : 'false');
-  view.listenTo(view.model, 'comm_live_update', showLive);
-  showLive();
-  let lost = false;
   const check = (): void => {
+    badge?.setAttribute('data-hl-live', view.model.comm_live ? 'true' : 'false');
     if (!view.model.comm_live) {
-      onDisconnected(disconnectedText(what, saved && !lost));
+      onDisconnected(disconnectedText(what, saved));
     }
   };
-  view.listenTo(view.model, 'comm_live_update', () => {
-    lost = lost || !view.model.comm_live;
-    check();
-  });
+  view.listenTo(view.model, 'comm_live_update', check);
   check();
   return check;
 }

@@ -24,7 +24,7 @@ import shutil
 
 from ..symbol.symbol import Symbol
 from .graph_json import graph_json
-from .static_graph import graph_svg
+from .static_graph import counts_text, graph_svg
 
 __all__ = ["GRAPH_MIME_TYPE", "graph_mimebundle", "graph_symbol", "register_formatters", "has_dot"]
 
@@ -58,13 +58,7 @@ def graph_symbol(obj):
 
 
 def _summary(obj, graph):
-    nodes = graph["nodes"]
-    n_in = sum(n["is_input"] for n in nodes)
-    n_param = sum(n["is_param"] or n["is_aux"] for n in nodes)
-    n_op = sum(n["op"] != "null" for n in nodes)
-    plural = lambda k, word: f"{k} {word}{'' if k == 1 else 's'}"  # noqa: E731
-    return (f"{obj!r}: graph of {plural(len(nodes), 'node')} ({plural(n_in, 'input')}, "
-            f"{n_param} parameters, {plural(n_op, 'op')})")
+    return f"{obj!r}: {counts_text(graph)}"
 
 
 def graph_mimebundle(obj, include=None, exclude=None, svg=None, **graph_kwargs):

@@ -19,9 +19,11 @@ Example::
     >>> alt_text(g, 'mlp')
     'mlp: graph of 4 nodes (1 input, 2 parameters, 1 op), 0 Block scopes, drawn top-down'
 """
+import collections
+
 import graphviz
 
-__all__ = ["graph_dot", "graph_svg", "alt_text", "BUDGET", "MAX_INCHES"]
+__all__ = ["graph_dot", "graph_svg", "alt_text", "counts_text", "BUDGET", "MAX_INCHES"]
 
 BUDGET = 80
 FOLD_ABOVE = 150
@@ -70,16 +72,20 @@ def _fold_depth(graph, place):
     return best
 
 
-def alt_text(graph, title="graph"):
-    """What the static drawing shows, in words (the ``<img>``'s alt text)."""
+def counts_text(graph):
+    """``graph of 4 nodes (1 input, 2 parameters, 1 op)``: what a graph holds, in words."""
     nodes = graph["nodes"]
     n_in = sum(1 for n in nodes if n.get("is_input"))
     n_param = sum(1 for n in nodes if n.get("is_param") or n.get("is_aux"))
     n_op = sum(1 for n in nodes if n["op"] != "null")
-    scopes = {tuple(n["scope"][:k]) for n in nodes for k in range(1, len(n.get("scope") or []) + 1)}
-    return (f"{title}: graph of {_plural(len(nodes), 'node')} ({_plural(n_in, 'input')}, "
-            f"{_plural(n_param, 'parameter')}, {_plural(n_op, 'op')}), {_plural(len(scopes), 'Block scope')}, "
-            f"drawn top-down")
+    return (f"graph of {_plural(len(nodes), 'node')} ({_plural(n_in, 'input')}, "
+            f"{_plural(n_param, 'parameter')}, {_plural(n_op, 'op')})")
+
+
+def alt_text(graph, title="graph"):
+    """What the static drawing shows, in words (the ``<img>``'s alt text)."""
+    scopes = {tuple(n["scope"][:k]) for n in graph["nodes"] for k in range(1, len(n.get("scope") or []) + 1)}
+    return f"{title}: {counts_text(graph)}, {_plural(len(scopes), 'Block scope')}, drawn top-down"
 
 
 def _shape(out):
@@ -106,17 +112,16 @@ def graph_dot(graph):
     clusters = {}
 
     def cluster_of(path):
-        """The (nested) subgraph holding scope ``path``; the top level for ``()``."""
+        """The subgraph holding scope ``path`` (its enclosing scopes get theirs too); the top level for ``()``."""
         if not path:
             return dot
         if path not in clusters:
+            cluster_of(path[:-1])
             clusters[path] = graphviz.Digraph(f"cluster_{len(clusters)}")
             clusters[path].attr(label=path[-1], style="dashed,rounded", color="#9e9e9e", fontcolor="#616161")
         return clusters[path]
 
-    counts = {}
-    for i in range(len(nodes)):
-        counts[box_of[i]] = counts.get(box_of[i], 0) + 1
+    counts = collections.Counter(box_of.values())
     drawn = set()
     for i, n in enumerate(nodes):
         key = box_of[i]
@@ -132,9 +137,6 @@ def graph_dot(graph):
         else:
             cluster_of(tuple(place[i])).node(key, f"{n['op']}\n{n['name']}", tooltip=n["name"],
                                              fillcolor=FAMILY_FILL.get(n.get("family"), "#e0e0e0"))
-    for path in list(clusters):                                 # a scope holding only scopes has a box too
-        for k in range(1, len(path)):
-            cluster_of(path[:k])
     for path in sorted(clusters, key=len, reverse=True):        # innermost first: nest into parents
         parent = cluster_of(path[:-1])
         parent.subgraph(clusters[path])
