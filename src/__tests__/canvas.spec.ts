@@ -147,8 +147,24 @@ describe('GraphCanvas', () => {
     const g = chainGraph(1000, 25);
     await canvas.setGraph(g);
     expect(canvas.node.getAttribute('data-hl-state')).toBe('ready');
-    expect(canvas.node.querySelectorAll('[data-hl-group]')).toHaveLength(25);
+    // its 25 Blocks are identical and chained: one series box until it is opened
+    const series = canvas.node.querySelector('.hl-group.hl-series')!;
+    expect(canvas.node.querySelectorAll('[data-hl-group]')).toHaveLength(1);
+    expect(series.textContent).toContain('25× block0 … block24');
+    expect(series.textContent).toContain('1000 nodes');
     expect(canvas.node.querySelector('.hl-status')!.textContent).toContain('25 Block scopes collapsed');
+    series.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    await canvas.rendered;
+    expect(canvas.node.querySelectorAll('[data-hl-group]')).toHaveLength(25);
+    const label = canvas.node.querySelector('.hl-cluster.hl-series .hl-cluster-label')!;
+    expect(label.textContent).toContain('25× block0 … block24');
+    label.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    await canvas.rendered;
+    expect(canvas.node.querySelectorAll('[data-hl-group]')).toHaveLength(1);
+    // a search match inside opens the series and its Block
+    canvas.search('op500');
+    await canvas.nextMatch(1);
+    expect(canvas.node.querySelector('[data-hl-node="op500"]')).not.toBeNull();
   }, 30000);
 
   it('offers forward, each pass and the generated source in the selector', async () => {
@@ -168,6 +184,39 @@ describe('GraphCanvas', () => {
     select.dispatchEvent(new Event('change'));
     await canvas.rendered;
     expect(canvas.node.querySelectorAll('[data-hl-node]')).toHaveLength(g.passes[0].graph.nodes.length);
+  }, 30000);
+
+  it('traces a node: what it reads from and what reads from it stand out, the rest is dimmed', async () => {
+    const g = mlpGraph();
+    await canvas.setGraph(g);
+    const classOf = (name: string): string => canvas.node.querySelector(`[data-hl-node="${name}"]`)!.getAttribute('class')!;
+    const el = canvas.node.querySelector('[data-hl-node="mlp_dense1_fwd"]') as SVGGElement;
+    el.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    const button = canvas.node.querySelector('.hl-details .hl-trace-toggle') as HTMLButtonElement;
+    expect(button.textContent).toBe('Trace inputs and outputs');
+    button.click();
+    expect(canvas.traced).toBe('mlp_dense1_fwd');
+    expect(canvas.node.querySelector('.hl-graph-svg')!.classList.contains('hl-tracing')).toBe(true);
+    for (const up of ['data', 'mlp_dense0_weight', 'mlp_dense0_fwd', 'mlp_dense0_relu_fwd', 'mlp_dense1_weight']) {
+      expect(classOf(up)).toContain('hl-trace-up');
+    }
+    for (const down of ['mlp_dense1_relu_fwd', 'mlp_dense2_fwd']) {
+      expect(classOf(down)).toContain('hl-trace-down');
+    }
+    expect(classOf('mlp_dense1_fwd')).toContain('hl-trace-origin');
+    // dense2's weight neither feeds dense1 nor reads from it
+    expect(classOf('mlp_dense2_weight')).not.toMatch(/hl-trace-/);
+    expect(canvas.node.querySelector('.hl-trace-bar')!.textContent).toContain('Tracing mlp_dense1_fwd: reads 7 nodes, read by 2');
+    expect(canvas.node.querySelectorAll('.hl-edge.hl-trace-up').length).toBe(7); // 7 edges among the upstream nodes and dense1
+    expect(canvas.node.querySelectorAll('.hl-edge.hl-trace-down').length).toBe(2);
+    // a collapsed Block holding traced nodes is marked too, and the trace stays across redraws
+    await canvas.setCollapsed(new Set([JSON.stringify(['mlp', 'dense0'])]));
+    expect(canvas.node.querySelector('[data-hl-group="mlp/dense0"]')!.getAttribute('class')).toContain('hl-trace-up');
+    // t on the traced node stops
+    canvas.node.querySelector('[data-hl-node="mlp_dense1_fwd"]')!.dispatchEvent(new KeyboardEvent('keydown', { key: 't', bubbles: true }));
+    expect(canvas.traced).toBeNull();
+    expect(canvas.node.querySelector('.hl-graph-svg')!.classList.contains('hl-tracing')).toBe(false);
+    expect((canvas.node.querySelector('.hl-trace-bar') as HTMLElement).hidden).toBe(true);
   }, 30000);
 
   it('search highlights matching nodes, Enter reveals matches in collapsed scopes', async () => {

@@ -12,7 +12,7 @@
  * Navigation: drag pans, Ctrl/Cmd + wheel (or a pinch) zooms, a plain wheel scrolls the notebook
  * (`panzoom.ts`). Keys (KEY_HELP; the widget root keeps them from the notebook, `../keyboard.ts`):
  * arrows pan, +/- zoom, 0 fits, / searches, n/N walk the search matches (shown as "2 of 7"),
- * Enter opens the focused node, Esc goes back. Drawn nodes are focusable (`tabindex -1`). A drawing starts fitted into view and is re-fitted when the output is resized,
+ * Enter opens the focused node, t traces its inputs and outputs (`trace`), Esc goes back. Drawn nodes are focusable (`tabindex -1`). A drawing starts fitted into view and is re-fitted when the output is resized,
  * until the user pans or zooms; after that, redraws of the same view keep the user's view.
  *
  * Marks: a debugging tool's per-node marks (`setMarks`) are drawn on every redraw; a collapsed
@@ -25,12 +25,13 @@ import { renderDetails } from './details';
 import { exportPNG, exportSVG } from './export';
 import { Direction, toDot } from './dot';
 import { ILayout, layoutDot } from './layout';
-import { collapsedAtDepth, defaultCollapsed, IVisibleGraph, maxDepth, scopeKey, scopeTree, visibleGraph } from './model';
+import { collapsedAtDepth, defaultCollapsed, foldKeysAround, IVisibleGraph, maxDepth, nodesByName, scopeKey, scopeTree, seriesOf, visibleGraph } from './model';
 import { minimap } from './minimap';
 import { hasStatement, ISourceView, sourceView } from './source';
 import { IPanZoom, ITransform, panZoom } from './panzoom';
 import { IPassDiff, passDescription, passDiff, passSummary } from './passdiff';
 import { IRendered, markOf, renderGraph } from './render';
+import { traceNode, traceText } from './trace';
 
 export interface IGraphCanvasOptions {
   /** DOT -> layout; defaults to Graphviz through `@viz-js/viz`. Tests may inject their own. */
@@ -60,7 +61,7 @@ const MAX_AREA_HEIGHT = 600;
 /** What the keyboard does in the drawing area (its tooltip and accessible label). */
 export const KEY_HELP =
   'Keys: arrows pan (Shift: faster), + and - zoom, 0 fits, / searches, n and N go to the next and previous ' +
-  'match (every node when the search is empty), Enter opens the focused node, Esc goes back.';
+  'match (every node when the search is empty), Enter opens the focused node, t traces its inputs and outputs, Esc goes back.';
 
 /**
  * The smallest zoom a drawing opens at: its smallest text (10 px labels, style/base.css) stays
@@ -70,6 +71,9 @@ export const READABLE_SCALE = 0.9;
 
 /** How many layouts a canvas keeps (forward, backward, passes, a few collapse states). */
 const LAYOUT_CACHE = 12;
+
+/** How many finished drawings (SVG trees) a canvas keeps to show again without redrawing. */
+const DRAWING_CACHE = 4;
 
 /** How far one arrow key pans (px; with Shift, PAN_STEP_FAST). */
 const PAN_STEP = 60;
@@ -126,6 +130,11 @@ export class GraphCanvas {
   private _directionButton: HTMLButtonElement;
   /** Layouts by DOT text (the last few): re-selecting a view or re-collapsing a scope is instant. */
   private _layouts = new Map<string, Promise<ILayout>>();
+  /**
+   * The last few drawings by DOT text, with the graph and marks they show: switching back to a
+   * view (the 2000-node backward graph) re-attaches its SVG instead of building it again.
+   */
+  private _drawings = new Map<string, { graph: IGraphJSON; marks: MarkMap; drawn: IRendered }>();
   /** The generated source view while it is shown. */
   private _source: ISourceView | null = null;
   private _prevMatch: HTMLButtonElement;
@@ -140,6 +149,9 @@ export class GraphCanvas {
   private _graphButtons: HTMLButtonElement[] = [];
   private _detailsButton: HTMLButtonElement;
   private _info = '';
+  /** The node whose inputs and outputs are traced (its name), or null. */
+  private _traced: string | null = null;
+  private _traceBar: HTMLDivElement;
   private _stats: ParamStatsMap = {};
   private _marks: MarkMap = {};
   /** The user's pan/zoom of the current view and the area height then (null: fit automatically). */
@@ -234,6 +246,9 @@ export class GraphCanvas {
     );
     this._detailsButton.classList.add('hl-details-toggle');
     this._status = div('hl-status', this.node);
+    this._traceBar = div('hl-trace-bar', this.node);
+    this._traceBar.setAttribute('aria-live', 'polite');
+    this._traceBar.hidden = true;
     const body = div('hl-body', this.node);
     this._area = div('hl-graph-area', body);
     this._area.tabIndex = 0;
@@ -339,14 +354,12 @@ export class GraphCanvas {
    */
   async reveal(name: string): Promise<boolean> {
     const graph = this._shown;
-    const node = graph ? graph.nodes.find(n => n.name === name) : undefined;
+    const node = graph ? nodesByName(graph).get(name) : undefined;
     if (!graph || !node) {
       return false;
     }
     const open = new Set(this._collapsed);
-    for (let d = 1; d <= node.scope.length; d++) {
-      open.delete(scopeKey(node.scope.slice(0, d)));
-    }
+    foldKeysAround(graph, graph.nodes.indexOf(node)).forEach(k => open.delete(k));
     if (open.size !== this._collapsed.size || !this._drawn) {
       await this.setCollapsed(open);
     }
@@ -409,14 +422,97 @@ export class GraphCanvas {
     return this._draw();
   }
 
+  /** Fold a series of identical Blocks into one box, or open it (`key`: `ISeries.key`). */
+  toggleSeries(key: string): Promise<void> {
+    if (!this._collapsed.delete(key)) {
+      this._collapsed.add(key);
+    }
+    return this._draw();
+  }
+
+  /**
+   * Trace the node named `name`: mark everything it reads from (upstream) and everything that
+   * reads from it (downstream), dim the rest; null stops. Kept across redraws of the same view.
+   */
+  trace(name: string | null): void {
+    this._traced = name;
+    this._applyTrace();
+  }
+
+  /** The traced node's name, or null. */
+  get traced(): string | null {
+    return this._traced;
+  }
+
+  private _applyTrace(): void {
+    const drawn = this._drawn;
+    const visible = this._visible;
+    const graph = this._shown;
+    const node = graph && this._traced !== null ? nodesByName(graph).get(this._traced) : undefined;
+    this._traceBar.textContent = '';
+    this._traceBar.hidden = !node;
+    if (!drawn || !visible || !graph) {
+      return;
+    }
+    drawn.svg.classList.toggle('hl-tracing', !!node);
+    const roles = new Map<string, Set<string>>(); // visible key -> hl-trace-up / -down / -origin
+    if (node) {
+      const t = traceNode(graph, graph.nodes.indexOf(node));
+      const mark = (i: number, role: string): void => {
+        const key = visible.boxOf[i];
+        if (!roles.has(key)) {
+          roles.set(key, new Set());
+        }
+        roles.get(key)!.add(role);
+      };
+      t.up.forEach(i => mark(i, 'hl-trace-up'));
+      t.down.forEach(i => mark(i, 'hl-trace-down'));
+      mark(t.origin, 'hl-trace-origin');
+      div('hl-trace-text', this._traceBar, `Tracing ${node.name}: ${traceText(t)}`);
+      const stop = document.createElement('button');
+      stop.className = 'hl-button hl-trace-stop';
+      stop.textContent = 'Stop tracing';
+      stop.title = 'Show the whole graph again (t)';
+      stop.addEventListener('click', () => this.trace(null));
+      this._traceBar.appendChild(stop);
+    }
+    const ROLES = ['hl-trace-up', 'hl-trace-down', 'hl-trace-origin'];
+    for (const v of visible.nodes) {
+      const el = v.node ? drawn.nodes.get(v.node.name) : drawn.groups.get(v.key);
+      const r = roles.get(v.key);
+      ROLES.forEach(c => el?.classList.toggle(c, !!r && r.has(c)));
+    }
+    const on = (key: string, role: string): boolean => {
+      const r = roles.get(key);
+      return !!r && (r.has(role) || r.has('hl-trace-origin'));
+    };
+    for (const e of drawn.edges) {
+      e.el.classList.toggle('hl-trace-up', on(e.from, 'hl-trace-up') && on(e.to, 'hl-trace-up'));
+      e.el.classList.toggle('hl-trace-down', on(e.from, 'hl-trace-down') && on(e.to, 'hl-trace-down'));
+    }
+  }
+
   /** Select the node named `name` (as a click does): highlight it and show its details. */
   select(name: string | null): void {
     this._selected = name;
     const graph = this._shown;
-    const node = graph && name !== null ? graph.nodes.find(n => n.name === name) || null : null;
+    const node = graph && name !== null ? nodesByName(graph).get(name) || null : null;
     const stats = node && Object.prototype.hasOwnProperty.call(this._stats, node.name) ? this._stats[node.name] : null;
     renderDetails(this._details, node, graph, stats);
     const code = this._graph ? this._graph.source_code : null;
+    if (node) {
+      const traceButton = document.createElement('button');
+      traceButton.className = 'hl-button hl-trace-toggle';
+      const tracing = this._traced === node.name;
+      traceButton.textContent = tracing ? 'Stop tracing' : 'Trace inputs and outputs';
+      traceButton.title = 'Mark what this node reads from and what reads from it (t)';
+      traceButton.setAttribute('aria-pressed', tracing ? 'true' : 'false');
+      traceButton.addEventListener('click', () => {
+        this.trace(this._traced === node.name ? null : node.name);
+        this.select(node.name);
+      });
+      this._details.appendChild(traceButton);
+    }
     if (node && code && this._view !== 'backward' && hasStatement(code, node.name)) {
       const link = document.createElement('button');
       link.className = 'hl-button hl-show-source';
@@ -576,6 +672,16 @@ export class GraphCanvas {
       case 'N':
         void this.nextMatch(ev.key === 'N' ? -1 : 1);
         break;
+      case 't': {
+        // trace the focused node, else the selected one; again: stop
+        const focused = drawnItem ? drawnItem.getAttribute('data-hl-node') : null;
+        const name = focused ?? this._selected;
+        this.trace(this._traced !== null && (name === null || name === this._traced) ? null : name);
+        if (name) {
+          this.select(name);
+        }
+        break;
+      }
       case 'Enter':
       case ' ':
         if (onButton || !drawnItem) {
@@ -654,6 +760,18 @@ export class GraphCanvas {
       this._layouts.delete(this._layouts.keys().next().value as string);
     }
     return layout;
+  }
+
+  /** The drawing of `dot` for `graph` with the current marks: the kept one, or `draw()`'s. */
+  private _drawingOf(dot: string, graph: IGraphJSON, draw: () => IRendered): IRendered {
+    const kept = this._drawings.get(dot);
+    this._drawings.delete(dot);
+    const drawn = kept && kept.graph === graph && kept.marks === this._marks ? kept.drawn : draw();
+    this._drawings.set(dot, { graph, marks: this._marks, drawn });
+    while (this._drawings.size > DRAWING_CACHE) {
+      this._drawings.delete(this._drawings.keys().next().value as string);
+    }
+    return drawn;
   }
 
   private _areaHeight(): number {
@@ -767,6 +885,7 @@ export class GraphCanvas {
     if (id !== this._view) {
       this._userView = null; // another view starts fitted
       this._matchIndex = -1;
+      this._traced = null;
       // the backward graph folds on its own (it is far bigger); passes share the forward's scopes
       const family = (v: string): string => (v === 'backward' ? 'backward' : 'forward');
       if (family(id) !== family(this._view)) {
@@ -822,22 +941,26 @@ export class GraphCanvas {
     this._setStatus(`Laying out ${graph.nodes.length} nodes…`, 'info');
     const visible = visibleGraph(graph, this._collapsed);
     const started = typeof performance !== 'undefined' ? performance.now() : Date.now();
-    this.rendered = this._layoutOf(toDot(visible, this._direction)).then(
+    const dot = toDot(visible, this._direction);
+    this.rendered = this._layoutOf(dot).then(
       layout => {
         if (token !== this._token) {
           return;
         }
         this._pz?.dispose();
-        const drawn = renderGraph(visible, layout, {
-          onNode: v => {
-            this.showDetails(true);
-            this.select(v.node ? v.node.name : null);
-            if (v.node) {
-              this._onNodeClick?.(v.node.name);
-            }
-          },
-          onToggle: path => void this.toggle(path)
-        }, this._marks);
+        const drawn = this._drawingOf(dot, graph, () =>
+          renderGraph(visible, layout, {
+            onNode: v => {
+              this.showDetails(true);
+              this.select(v.node ? v.node.name : null);
+              if (v.node) {
+                this._onNodeClick?.(v.node.name);
+              }
+            },
+            onToggle: path => void this.toggle(path),
+            onSeries: key => void this.toggleSeries(key)
+          }, this._marks)
+        );
         const map = minimap(drawn, (x, y) => this._centreOn(x, y));
         this._area.textContent = '';
         this._area.append(drawn.svg, this._hint, map.node);
@@ -866,15 +989,17 @@ export class GraphCanvas {
         const ms = (typeof performance !== 'undefined' ? performance.now() : Date.now()) - started;
         this.node.setAttribute('data-hl-render-ms', ms.toFixed(1));
         this.node.setAttribute('data-hl-state', 'ready');
-        const hidden = visible.nodes.filter(v => v.kind === 'group').length;
+        // a folded series hides each of its Blocks
+        const hidden = visible.nodes.reduce((c, v) => c + (v.kind !== 'group' ? 0 : v.series ? v.series.members.length : 1), 0);
         const summary =
           (pass ? passDescription(pass.name, pass.diff) : `${graph.nodes.length} nodes`) +
           (hidden ? `, ${hidden} Block scope${hidden === 1 ? '' : 's'} collapsed` : '');
         this._setStatus(this._info ? `${this._info} · ${summary}` : summary, 'info');
-        this.select(this._selected && graph.nodes.some(n => n.name === this._selected) ? this._selected : null);
+        this.select(this._selected && nodesByName(graph).has(this._selected) ? this._selected : null);
         const marked = this._groupsHolding(n => markOf(this._marks, n.name) !== null);
         drawn.groups.forEach((el, key) => el.classList.toggle('hl-has-marks', marked.has(key)));
         this._applySearch();
+        this._applyTrace();
       },
       err => {
         if (token !== this._token) {
@@ -899,8 +1024,9 @@ export class GraphCanvas {
       return;
     }
     drawn.svg.classList.toggle('hl-searching', q.length > 0);
+    const byName = nodesByName(graph);
     drawn.nodes.forEach((el, name) => {
-      const n = graph.nodes.find(x => x.name === name);
+      const n = byName.get(name);
       el.classList.toggle('hl-match', q.length > 0 && !!n && this._matches(n, q));
     });
     const hiddenMatches = q ? this._groupsHolding(n => this._matches(n, q)) : new Set<string>();
@@ -908,22 +1034,19 @@ export class GraphCanvas {
     this._updateMatchCount();
   }
 
-  /** The keys of the collapsed groups that hide a node for which `pred` holds. */
+  /** The keys of the collapsed groups (and folded series) that hide a node for which `pred` holds. */
   private _groupsHolding(pred: (n: IGraphNode) => boolean): Set<string> {
     const out = new Set<string>();
-    const drawn = this._drawn;
-    if (!drawn || !this._shown || !this._visible) {
+    const visible = this._visible;
+    if (!this._drawn || !this._shown || !visible) {
       return out;
     }
-    for (const n of this._shown.nodes) {
-      if (!drawn.nodes.has(n.name) && pred(n)) {
-        for (const v of this._visible.nodes) {
-          if (v.kind === 'group' && v.path && n.scope.slice(0, v.path.length).join('\u0000') === v.path.join('\u0000')) {
-            out.add(v.key);
-          }
-        }
+    this._shown.nodes.forEach((n, i) => {
+      const key = visible.boxOf[i];
+      if (key && key[0] === 'g' && pred(n)) {
+        out.add(key);
       }
-    }
+    });
     return out;
   }
 
@@ -937,6 +1060,7 @@ export class GraphCanvas {
     const tops = boxes.filter(p => tree.depth(p) === 1);
     // keep the outermost Block open when there is a single one: its children fold inside it
     const all = new Set(boxes.filter(p => tops.length > 1 || tree.depth(p) > 1).map(scopeKey));
+    seriesOf(graph).series.forEach(s => all.add(s.key));
     void this.setCollapsed(all);
   }
 }

@@ -8,6 +8,9 @@
  * scope (the backward graph's saved forward values sit with the Block that saved them).
  */
 import { IGraphJSON, IGraphNode } from '../tokens';
+import { findSeries, ISeries, ISeriesIndex } from './series';
+
+export type { ISeries } from './series';
 
 /** A drawn box: one graph node, or one collapsed Block scope standing for many nodes. */
 export interface IVisibleNode {
@@ -24,6 +27,8 @@ export interface IVisibleNode {
   label?: string;
   /** Scope path of the cluster the box is drawn in. */
   parent: string[];
+  /** A folded series (kind `group`): the series the box stands for (`path` is its first member). */
+  series?: ISeries;
 }
 
 /** `"1 node"`, `"5 nodes"`. */
@@ -46,6 +51,8 @@ export interface ICluster {
   nodes: string[];
   /** The cluster's label: its scope name, or its wrapper chain's names (`scopeTree`). */
   label: string;
+  /** An open series: the cluster drawn around its members (`path` is its parent Block's). */
+  series?: ISeries;
 }
 
 export interface IVisibleGraph {
@@ -54,6 +61,8 @@ export interface IVisibleGraph {
   /** The top level (path `[]`): its `nodes` are drawn outside any cluster. */
   root: ICluster;
   byKey: Map<string, IVisibleNode>;
+  /** For each graph node (by index), the key of the box that shows it (itself or a group). */
+  boxOf: string[];
 }
 
 /** A stable string key for a scope path (model text, used only as a map key). */
@@ -99,6 +108,9 @@ function memo<T>(compute: (g: IGraphJSON) => T): (g: IGraphJSON) => T {
     return v;
   };
 }
+
+/** The graph's nodes by name (built once per graph; do not modify the result). */
+export const nodesByName = memo(g => new Map(g.nodes.map(n => [n.name, n] as [string, IGraphNode])));
 
 /** The scope each node is drawn in (see the module comment); do not modify the result. */
 export const placement = memo(computePlacement);
@@ -234,6 +246,28 @@ function computeScopeTree(graph: IGraphJSON): IScopeTree {
   return { scopes, wrappers, canonical, label, chain, parentOf, depth };
 }
 
+/** The series of identical Blocks of `graph` (`series.ts`), found once per graph. */
+export const seriesOf = memo((g: IGraphJSON): ISeriesIndex => findSeries(g, placement(g), scopeTree(g)));
+
+/**
+ * The collapsed-set keys that hide graph node `index`: the scope keys of the Blocks around it
+ * and the keys of the series those are members of. Deleting them all shows the node.
+ */
+export function foldKeysAround(graph: IGraphJSON, index: number): string[] {
+  const path = placement(graph)[index] || [];
+  const series = seriesOf(graph).byMember;
+  const out: string[] = [];
+  for (let d = 1; d <= path.length; d++) {
+    const k = scopeKey(path.slice(0, d));
+    out.push(k);
+    const s = series.get(k);
+    if (s) {
+      out.push(s.key);
+    }
+  }
+  return out;
+}
+
 /** How many boxes the first view of a big graph aims at (nodes and collapsed Blocks). */
 export const VISIBLE_BUDGET = 80;
 
@@ -246,6 +280,12 @@ export function collapsedAtDepth(graph: IGraphJSON, depth: number, tree: IScopeT
   for (const p of tree.scopes) {
     if (!tree.wrappers.has(scopeKey(p)) && tree.depth(p) === depth + 1) {
       out.add(scopeKey(p));
+    }
+  }
+  // a series of the collapsed Blocks folds into one box too
+  for (const s of seriesOf(graph).series) {
+    if (out.has(scopeKey(s.members[0]))) {
+      out.add(s.key);
     }
   }
   return out;
@@ -284,21 +324,39 @@ export function defaultCollapsed(graph: IGraphJSON, threshold = 150, budget = VI
 /**
  * Build the visible graph for `graph` with the scopes in `collapsed` (keys of `scopeKey`) folded.
  * Wrapper levels (`scopeTree`) get no box of their own: their chain is one cluster or one group,
- * collapsed when any scope of the chain is in `collapsed`.
+ * collapsed when any scope of the chain is in `collapsed`. A series (`seriesOf`) whose key is in
+ * `collapsed` is one box; an open one is a cluster around its members.
  */
 export function visibleGraph(graph: IGraphJSON, collapsed: Set<string> = new Set()): IVisibleGraph {
   const place = placement(graph);
   const tree = scopeTree(graph);
+  const seriesByMember = seriesOf(graph).byMember;
   const root: ICluster = { key: 'cluster_root', path: [], children: [], nodes: [], label: '' };
   const clusters = new Map<string, ICluster>([[scopeKey([]), root]]);
   let clusterCount = 0;
+  const newCluster = (parent: ICluster, c: Omit<ICluster, 'key' | 'children' | 'nodes'>): ICluster => {
+    const made: ICluster = { key: `cluster_${clusterCount++}`, children: [], nodes: [], ...c };
+    parent.children.push(made);
+    return made;
+  };
+  // the cluster a Block's own box or cluster is drawn in: its open series', or its parent's
+  const containerOf = (path: string[]): ICluster => {
+    const s = seriesByMember.get(scopeKey(path));
+    if (!s) {
+      return clusterFor(tree.parentOf(path));
+    }
+    let c = clusters.get(s.key);
+    if (!c) {
+      c = newCluster(clusterFor(s.parent), { path: s.parent.slice(), label: `${s.members.length}× ${s.label}`, series: s });
+      clusters.set(s.key, c);
+    }
+    return c;
+  };
   const clusterFor = (path: string[]): ICluster => {
     const k = scopeKey(path);
     let c = clusters.get(k);
     if (!c) {
-      const parent = clusterFor(tree.parentOf(path));
-      c = { key: `cluster_${clusterCount++}`, path: path.slice(), children: [], nodes: [], label: tree.label(path) };
-      parent.children.push(c);
+      c = newCluster(containerOf(path), { path: path.slice(), label: tree.label(path) });
       clusters.set(k, c);
     }
     return c;
@@ -308,42 +366,51 @@ export function visibleGraph(graph: IGraphJSON, collapsed: Set<string> = new Set
   const byKey = new Map<string, IVisibleNode>();
   const groups = new Map<string, IVisibleNode>();
   const rep: string[] = [];
+  const groupFor = (gk: string, make: () => IVisibleNode, container: () => ICluster): IVisibleNode => {
+    let g = groups.get(gk);
+    if (!g) {
+      g = make();
+      groups.set(gk, g);
+      container().nodes.push(g.key);
+      nodes.push(g);
+      byKey.set(g.key, g);
+    }
+    return g;
+  };
   graph.nodes.forEach((n, i) => {
     const path = place[i];
-    let fold = -1;
+    let box: IVisibleNode | null = null;
     let pending = false;
-    for (let d = 1; d <= path.length; d++) {
-      const k = scopeKey(path.slice(0, d));
+    for (let d = 1; d <= path.length && !box; d++) {
+      const gpath = path.slice(0, d);
+      const k = scopeKey(gpath);
       pending = pending || collapsed.has(k);
       if (tree.wrappers.has(k)) {
         continue; // a wrapper folds with the first real scope below it
       }
-      if (pending) {
-        fold = d;
-        break;
+      const s = seriesByMember.get(k);
+      if (s && collapsed.has(s.key)) {
+        box = groupFor(
+          s.key,
+          () => ({ key: `g${groups.size}`, kind: 'group', path: s.members[0], count: s.count, parent: s.parent, label: s.label, series: s }),
+          () => clusterFor(s.parent)
+        );
+      } else if (pending) {
+        box = groupFor(
+          k,
+          () => ({ key: `g${groups.size}`, kind: 'group', path: gpath, count: 0, parent: tree.parentOf(gpath), label: tree.label(gpath) }),
+          () => containerOf(gpath)
+        );
+        box.count = (box.count || 0) + 1;
       }
     }
-    if (fold < 0) {
-      const v: IVisibleNode = { key: `n${i}`, kind: 'node', node: n, parent: path };
-      clusterFor(path).nodes.push(v.key);
-      nodes.push(v);
-      byKey.set(v.key, v);
-      rep.push(v.key);
-      return;
+    if (!box) {
+      box = { key: `n${i}`, kind: 'node', node: n, parent: path };
+      clusterFor(path).nodes.push(box.key);
+      nodes.push(box);
+      byKey.set(box.key, box);
     }
-    const gpath = path.slice(0, fold);
-    const gk = scopeKey(gpath);
-    let g = groups.get(gk);
-    if (!g) {
-      const parent = tree.parentOf(gpath);
-      g = { key: `g${groups.size}`, kind: 'group', path: gpath, count: 0, parent, label: tree.label(gpath) };
-      groups.set(gk, g);
-      clusterFor(parent).nodes.push(g.key);
-      nodes.push(g);
-      byKey.set(g.key, g);
-    }
-    g.count = (g.count || 0) + 1;
-    rep.push(g.key);
+    rep.push(box.key);
   });
 
   const edges: IVisibleEdge[] = [];
@@ -365,5 +432,5 @@ export function visibleGraph(graph: IGraphJSON, collapsed: Set<string> = new Set
       edges.push({ from, to, label });
     }
   });
-  return { nodes, edges, root, byKey };
+  return { nodes, edges, root, byKey, boxOf: rep };
 }

@@ -76,6 +76,8 @@ export interface IRenderHandlers {
   onNode?: (v: IVisibleNode, el: SVGGElement) => void;
   /** A cluster label or a collapsed group was clicked: toggle that scope. */
   onToggle?: (path: string[]) => void;
+  /** A series box or an open series' label was clicked: fold or open that series (its key). */
+  onSeries?: (key: string) => void;
 }
 
 export interface IRendered {
@@ -94,6 +96,15 @@ export interface IRendered {
   groups: Map<string, SVGGElement>;
   /** The centre of each drawn graph node (by name) in drawing units, padding included. */
   centers: Map<string, [number, number]>;
+  /** The drawn edges, between visible keys (`IVisibleNode.key`). */
+  edges: IDrawnEdge[];
+}
+
+/** One drawn edge: from and to visible keys, and its `<g class="hl-edge">`. */
+export interface IDrawnEdge {
+  from: string;
+  to: string;
+  el: SVGGElement;
 }
 
 function clusterList(c: ICluster, out: ICluster[]): ICluster[] {
@@ -191,29 +202,39 @@ export function renderGraph(g: IVisibleGraph, layout: ILayout, handlers: IRender
     if (!box) {
       continue;
     }
-    const cg = svg('g', { class: 'hl-cluster', 'data-hl-scope': c.path.join('/') }, clusterLayer);
+    const series = c.series;
+    const cg = svg('g', series ? { class: 'hl-cluster hl-series', 'data-hl-series': series.members[0].join('/') } : { class: 'hl-cluster', 'data-hl-scope': c.path.join('/') }, clusterLayer);
     svg('rect', { x: box.x, y: box.y, width: box.width, height: box.height, rx: 6 }, cg);
     const lx = box.labelPos ? box.labelPos[0] : box.x + box.width / 2;
     const ly = box.labelPos ? box.labelPos[1] + 4 : box.y + 14;
     const label = textEl(cg, lx, ly, '▾ ' + truncate(c.label || c.path[c.path.length - 1], 48), 'hl-cluster-label');
     const title = svg('title', {}, label);
-    title.textContent = `${c.path.join('/')} (click to collapse)`;
+    title.textContent = series
+      ? `${series.members.length} identical Blocks in a row: ${series.members.map(m => m.join('/')).join(', ')} (click to fold into one box)`
+      : `${c.path.join('/')} (click to collapse)`;
     label.addEventListener('click', ev => {
       ev.stopPropagation();
-      handlers.onToggle?.(c.path);
+      if (series) {
+        handlers.onSeries?.(series.key);
+      } else {
+        handlers.onToggle?.(c.path);
+      }
     });
   }
 
   const edgeLayer = svg('g', { class: 'hl-edges' }, content);
+  const edgeLabels = new Map(g.edges.map(x => [`${x.from}>${x.to}`, x.label] as [string, string]));
+  const edges: IDrawnEdge[] = [];
   for (const e of layout.edges) {
     const eg = svg('g', { class: 'hl-edge' }, edgeLayer);
+    edges.push({ from: e.tail, to: e.head, el: eg });
     svg('path', { d: splinePath(e.points) }, eg);
     if (e.arrow && e.points.length) {
       svg('polygon', { points: arrowHead(e.points[e.points.length - 1], e.arrow) }, eg);
     }
-    const ve = g.edges.find(x => x.from === e.tail && x.to === e.head);
-    if (e.labelPos && ve) {
-      const t = textEl(eg, e.labelPos[0], e.labelPos[1] + 3, ve.label, 'hl-edge-label');
+    const label = edgeLabels.get(`${e.tail}>${e.head}`);
+    if (e.labelPos && label !== undefined) {
+      const t = textEl(eg, e.labelPos[0], e.labelPos[1] + 3, label, 'hl-edge-label');
       t.setAttribute('text-anchor', 'middle');
     }
   }
@@ -231,6 +252,24 @@ export function renderGraph(g: IVisibleGraph, layout: ILayout, handlers: IRender
     const y = box.y - box.height / 2;
     const ng = svg('g', { transform: `translate(${x},${y})` }, nodeLayer);
     const title = svg('title', {}, ng);
+    if (v.kind === 'group' && v.series) {
+      const series = v.series;
+      const k = series.members.length;
+      ng.setAttribute('class', 'hl-group hl-series');
+      ng.setAttribute('data-hl-group', series.members[0].join('/'));
+      ng.setAttribute('data-hl-series', series.members[0].join('/'));
+      svg('rect', { width: box.width, height: box.height, rx: 4 }, ng);
+      textEl(ng, box.width / 2, box.height / 2 - 2, `▸ ${k}× ` + truncate(v.label || '', 24), 'hl-node-name');
+      textEl(ng, box.width / 2, box.height / 2 + 11, `${k} identical Blocks · ${nodeCount(series.count)}`, 'hl-node-op');
+      title.textContent = `${k} identical Blocks in a row: ${series.members.map(m => m.join('/')).join(', ')} (click to open)`;
+      focusable(ng, `Series of ${k} identical Blocks ${v.label || ''}, ${nodeCount(series.count)}`);
+      ng.addEventListener('click', ev => {
+        ev.stopPropagation();
+        handlers.onSeries?.(series.key);
+      });
+      groups.set(v.key, ng);
+      continue;
+    }
     if (v.kind === 'group') {
       const path = v.path || [];
       ng.setAttribute('class', 'hl-group');
@@ -281,5 +320,5 @@ export function renderGraph(g: IVisibleGraph, layout: ILayout, handlers: IRender
     });
     nodes.set(n.name, ng);
   }
-  return { svg: root, width, height, viewport, content, nodes, groups, centers };
+  return { svg: root, width, height, viewport, content, nodes, groups, centers, edges };
 }
