@@ -255,6 +255,8 @@ export interface IGraphViewState {
   hybridized: boolean;
   /** The status line, computed in the kernel (`GraphView.status_text`): shown as is. */
   status: string;
+  /** Time per call of each node (ms, by node name) from `GraphView.profile` or a dashboard's timings. */
+  op_times: { [name: string]: number };
 }
 
 /** Synced state of `hybridlab.lab.TensorInspector` (`hybridlab/lab/inspector.py`). */

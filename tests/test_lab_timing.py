@@ -5,7 +5,7 @@ import pytest
 import hybridlab as mx
 from hybridlab import events, profiler
 from hybridlab.gluon import nn
-from hybridlab.lab.timing import MODES, TimingPanel, time_block
+from hybridlab.lab.timing import MODES, TimingPanel, profile_ops, time_block
 
 
 def mlp():
@@ -87,6 +87,33 @@ def test_inspect_dashboard_combines_the_three():
     assert board.inspector.inspected == 1 and board.timing.results["modes"]
     board.close()
     assert net._callback is None
+
+
+def test_per_op_times_colour_the_graph_view_and_leave_the_block_alone():
+    net = mlp()
+    net.hybridize()
+    x = mx.nd.ones((2, 5))
+    net(x)
+    cop, history = net.cached_op, list(net.rebuild_history)
+    view = mx.lab.GraphView(net)
+    times = view.profile(x, calls=2)
+    assert set(times) == {"mlp_dense0_fwd", "mlp_dense0_relu_fwd", "mlp_dense1_fwd"}
+    assert all(t > 0 for t in times.values()) and view.op_times == times
+    assert set(times) <= {n["name"] for n in view.graph["nodes"]}   # the frontend joins them by node name
+    assert net.cached_op is cop and list(net.rebuild_history) == history and view.rebuilds == 1
+    assert [o["scope"][0] for o in profile_ops(net, x)] == ["mlp"] * 3
+    with pytest.raises(ValueError, match="calls expected an int >= 1, got 0"):
+        profile_ops(net, x, calls=0)
+    view.close()
+    sym_view = mx.lab.GraphView(mx.sym.var("data") + 1)
+    with pytest.raises(TypeError, match="of a Symbol"):
+        sym_view.profile(x)
+    # a dashboard's graph takes its timing panel's per-op profile, and every re-run's
+    board = mx.lab.inspect(net, x, calls=2)
+    assert set(board.graph.op_times) == {o["node"] for o in board.timing.results["ops"]}
+    board.timing.results = {**board.timing.results, "ops": board.timing.results["ops"][:1]}
+    assert len(board.graph.op_times) == 1
+    board.close()
 
 
 def test_payoff_is_said_in_words():

@@ -30,6 +30,7 @@ import { minimap } from './minimap';
 import { hasStatement, ISourceView, sourceView } from './source';
 import { IPanZoom, ITransform, panZoom } from './panzoom';
 import { IPassDiff, passDescription, passDiff, passSummary } from './passdiff';
+import { ColourMode, formatBytes, formatMs, logScale, outputBytes, rampColour } from './colour';
 import { IRendered, markOf, renderGraph } from './render';
 import { traceNode, traceText } from './trace';
 
@@ -71,6 +72,9 @@ export const READABLE_SCALE = 0.9;
 
 /** How many layouts a canvas keeps (forward, backward, passes, a few collapse states). */
 const LAYOUT_CACHE = 12;
+
+/** The fill of a box with no value when colouring by a measure (light: labels are dark text). */
+const UNMEASURED_FILL = '#d6d6d6';
 
 /** How many finished drawings (SVG trees) a canvas keeps to show again without redrawing. */
 const DRAWING_CACHE = 4;
@@ -149,6 +153,11 @@ export class GraphCanvas {
   private _graphButtons: HTMLButtonElement[] = [];
   private _detailsButton: HTMLButtonElement;
   private _info = '';
+  /** What the boxes are coloured by, the measured times per node (ms per call), and the key. */
+  private _colourBy: ColourMode = 'family';
+  private _times: { [name: string]: number } = {};
+  private _colourSelect: HTMLSelectElement;
+  private _legend: HTMLDivElement;
   /** The node whose inputs and outputs are traced (its name), or null. */
   private _traced: string | null = null;
   private _traceBar: HTMLDivElement;
@@ -245,7 +254,16 @@ export class GraphCanvas {
       this.showDetails(this.node.getAttribute('data-hl-details-panel') !== 'open')
     );
     this._detailsButton.classList.add('hl-details-toggle');
+    this._colourSelect = document.createElement('select');
+    this._colourSelect.className = 'hl-colour-select';
+    this._colourSelect.title = 'Colour the boxes by op family, measured time per call or output size';
+    this._colourSelect.setAttribute('aria-label', 'Colour the boxes by');
+    this._colourSelect.addEventListener('change', () => this.setColourBy(this._colourSelect.value as ColourMode));
+    bar.insertBefore(this._colourSelect, this._directionButton);
+    this._fillColourChoices();
     this._status = div('hl-status', this.node);
+    this._legend = div('hl-colour-legend', this.node);
+    this._legend.hidden = true;
     this._traceBar = div('hl-trace-bar', this.node);
     this._traceBar.setAttribute('aria-live', 'polite');
     this._traceBar.hidden = true;
@@ -428,6 +446,108 @@ export class GraphCanvas {
       this._collapsed.add(key);
     }
     return this._draw();
+  }
+
+  /**
+   * Measured time per call of each node (ms, by node name: a `TimingPanel`'s per-op profile),
+   * for colouring by time; null or `{}`: none measured.
+   */
+  setTimes(times: { [name: string]: number } | null): void {
+    this._times = times || {};
+    if (this._colourBy === 'time' && !Object.keys(this._times).length) {
+      this._colourBy = 'family';
+    }
+    this._fillColourChoices();
+    this._applyColour();
+  }
+
+  /** Colour the boxes by op family (the default), measured time per call, or output size. */
+  setColourBy(mode: ColourMode): void {
+    this._colourBy = mode === 'time' && !Object.keys(this._times).length ? 'family' : mode;
+    this._colourSelect.value = this._colourBy;
+    this.node.setAttribute('data-hl-colour', this._colourBy);
+    this._applyColour();
+  }
+
+  private _fillColourChoices(): void {
+    const timed = Object.keys(this._times).length > 0;
+    const choices: [ColourMode, string, boolean][] = [
+      ['family', 'Colour: op family', true],
+      ['time', timed ? 'Colour: time per call' : 'Colour: time per call (run a TimingPanel or view.profile(x) first)', timed],
+      ['size', 'Colour: output size', true]
+    ];
+    this._colourSelect.textContent = '';
+    for (const [value, label, enabled] of choices) {
+      const o = document.createElement('option');
+      o.value = value;
+      o.textContent = label;
+      o.disabled = !enabled;
+      this._colourSelect.appendChild(o);
+    }
+    this._colourSelect.value = this._colourBy;
+  }
+
+  /** The value of each drawn box (a group: its nodes' sum) in the current colour mode. */
+  private _boxValues(): Map<string, number> {
+    const out = new Map<string, number>();
+    const visible = this._visible;
+    const graph = this._shown;
+    if (!visible || !graph || this._colourBy === 'family') {
+      return out;
+    }
+    graph.nodes.forEach((n, i) => {
+      const v = this._colourBy === 'time' ? (Object.prototype.hasOwnProperty.call(this._times, n.name) ? this._times[n.name] : null) : outputBytes(n);
+      if (v !== null && Number.isFinite(v)) {
+        out.set(visible.boxOf[i], (out.get(visible.boxOf[i]) || 0) + v);
+      }
+    });
+    return out;
+  }
+
+  private _applyColour(): void {
+    const drawn = this._drawn;
+    const visible = this._visible;
+    this.node.setAttribute('data-hl-colour', this._colourBy);
+    this._legend.textContent = '';
+    this._legend.hidden = true;
+    if (!drawn || !visible) {
+      return;
+    }
+    const mode = this._colourBy;
+    const values = this._boxValues();
+    const scale = mode === 'family' ? null : logScale(values.values());
+    const format = mode === 'time' ? formatMs : formatBytes;
+    for (const v of visible.nodes) {
+      const el = v.node ? drawn.nodes.get(v.node.name) : drawn.groups.get(v.key);
+      const shape = el ? (el.querySelector('rect, ellipse') as SVGElement | null) : null;
+      if (!el || !shape || el.hasAttribute('data-hl-heat')) {
+        continue; // a debugging tool's heat keeps its fill
+      }
+      const title = el.querySelector('title');
+      if (title && !el.hasAttribute('data-hl-title')) {
+        el.setAttribute('data-hl-title', title.textContent || '');
+      }
+      const value = values.get(v.key);
+      const line = value === undefined ? '' : `\n${mode === 'time' ? 'time per call' : 'output size'}: ${format(value)}`;
+      if (title) {
+        title.textContent = (el.getAttribute('data-hl-title') || '') + line;
+      }
+      el.classList.toggle('hl-unmeasured', !!scale && value === undefined);
+      if (value === undefined) {
+        el.removeAttribute('data-hl-value');
+      } else {
+        el.setAttribute('data-hl-value', String(value));
+      }
+      shape.style.fill = !scale ? '' : value === undefined ? UNMEASURED_FILL : rampColour(mode as 'time' | 'size', scale.at(value));
+    }
+    if (scale) {
+      const what = mode === 'time' ? 'time per call (profiled hybridized calls)' : 'output size';
+      div('hl-legend-label', this._legend, `${what}: ${format(scale.lo)}`);
+      const bar = div('hl-legend-ramp', this._legend);
+      bar.style.background = `linear-gradient(to right, ${rampColour(mode as 'time' | 'size', 0)}, ${rampColour(mode as 'time' | 'size', 1)})`;
+      div('hl-legend-label', this._legend, `${format(scale.hi)} (log scale; a collapsed Block: its nodes' sum; grey: ${mode === 'time' ? 'not timed' : 'unknown'})`);
+      this._legend.hidden = false;
+    }
   }
 
   /**
@@ -723,7 +843,12 @@ export class GraphCanvas {
       b.disabled = !on;
     }
     this._search.disabled = !on;
+    this._colourSelect.disabled = !on;
     this._detailsButton.disabled = !on;
+    if (!on) {
+      this._legend.hidden = true;
+      this._traceBar.hidden = true;
+    }
     this._fillDepths(on ? this._shown : null);
     this._updateMatchCount();
   }
@@ -1000,6 +1125,7 @@ export class GraphCanvas {
         drawn.groups.forEach((el, key) => el.classList.toggle('hl-has-marks', marked.has(key)));
         this._applySearch();
         this._applyTrace();
+        this._applyColour();
       },
       err => {
         if (token !== this._token) {

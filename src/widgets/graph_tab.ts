@@ -37,7 +37,9 @@ export class GraphTab extends Widget {
     this.canvas = new GraphCanvas();
     this.node.appendChild(this.canvas.node);
     model.on('change:graph change:status', this._update, this);
+    model.on('change:param_stats change:op_times', this._updateExtras, this);
     this._update();
+    this._updateExtras();
   }
 
   /** Open a tab for `model` in the main area; returns it (null outside JupyterLab). */
@@ -80,6 +82,12 @@ export class GraphTab extends Widget {
     }
     const chrome = this.canvas.node.offsetHeight - area.offsetHeight;
     this.canvas.setAreaHeight(height - Math.max(0, chrome) - 8);
+  }
+
+  /** The parameter statistics and measured times, as the notebook's view has them. */
+  private _updateExtras(): void {
+    this.canvas.setParamStats(this._model.get('param_stats') || {});
+    this.canvas.setTimes(this._model.get('op_times') || {});
   }
 
   private _update(): void {

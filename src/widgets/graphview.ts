@@ -3,7 +3,8 @@
  *
  * Synced state: `IGraphViewState` (`../tokens`, mirroring `hybridlab/lab/widgets.py`). The view
  * draws `graph` and shows `status`, the status line the kernel computes (`GraphView.status_text`),
- * as is; `param_stats` go to the details panel of parameter nodes.
+ * as is; `param_stats` go to the details panel of parameter nodes; `op_times` colour the boxes
+ * by time when the user picks it.
  */
 import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/base';
 
@@ -23,7 +24,8 @@ const INITIAL_STATE: IGraphViewState = {
   error: '',
   param_stats: {},
   hybridized: true,
-  status: ''
+  status: '',
+  op_times: {}
 };
 
 export class GraphViewModel extends DOMWidgetModel {
@@ -60,8 +62,10 @@ export class GraphView extends DOMWidgetView {
     }
     this.listenTo(this.model, 'change:graph change:status change:error change:hybridized', this._update);
     this.listenTo(this.model, 'change:param_stats', this._updateStats);
+    this.listenTo(this.model, 'change:op_times', this._updateTimes);
     this._update();
     this._updateStats();
+    this._updateTimes();
     this._connection = widgetRoot(this, 'graph', text => this._canvas?.setStatus(text, 'disconnected'), true);
   }
 
@@ -96,6 +100,10 @@ export class GraphView extends DOMWidgetView {
   /** Whether the status line is a hybridization error (the kernel's `status_text` shows it then). */
   private _failed(): boolean {
     return !!this._state.get('error') && this._state.get('hybridized');
+  }
+
+  private _updateTimes(): void {
+    this._canvas?.setTimes(this._state.get('op_times') || {});
   }
 
   private _updateStats(): void {

@@ -54,6 +54,12 @@ class Dashboard(widgets.DOMWidget):
     inspector = Instance(TensorInspector).tag(sync=True, **widgets.widget_serialization)
     timing = Instance(TimingPanel, allow_none=True).tag(sync=True, **widgets.widget_serialization)
 
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        if self.timing is not None:     # the graph colours by the timing panel's per-op profile
+            self.graph.set_times(self.timing.results.get("ops", []))
+            self.timing.observe(lambda change: self.graph.set_times(change["new"].get("ops", [])), names="results")
+
     def detach(self):
         """Stop following the block (graph) and remove the inspector's hooks; the views stay."""
         self.graph.detach()

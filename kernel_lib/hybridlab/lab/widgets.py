@@ -20,7 +20,9 @@ the block has made), ``error`` (the last hybridization error as text, ``""`` whe
 ``param_stats`` (per parameter, keyed by its graph variable name: ``shape``, ``dtype``, ``mean``,
 ``std``, ``min``, ``max``, ``zeros`` (share of zeros); computed in the kernel, refreshed on every
 build; the frontend shows them in the details panel of the parameter's node), ``status`` (the
-status line, ``status_text()``: the frontend shows it as is).
+status line, ``status_text()``: the frontend shows it as is), ``op_times`` (node name -> ms per
+call from ``profile(*inputs)`` or a dashboard's timing panel; the view can colour its boxes by
+it, or by output size from the graph's shapes).
 
 Example::
 
@@ -169,6 +171,7 @@ class GraphView(widgets.DOMWidget):
     param_stats = Dict().tag(sync=True)
     hybridized = Bool(True).tag(sync=True)
     status = Unicode("").tag(sync=True)     # ``status_text()``, kept up to date: the frontend shows it as is
+    op_times = Dict().tag(sync=True)        # node name -> ms per call, for colouring by time (``profile``)
 
     def __init__(self, block_or_symbol, shapes=None, dtypes=None, inputs=None, **kwargs):
         super().__init__(**kwargs)
@@ -212,6 +215,34 @@ class GraphView(widgets.DOMWidget):
             self.rebuilds = history + 1 if isinstance(history, int) else self.rebuilds + 1
             self.error = ""
             self.param_stats = param_stats(block)
+
+    def profile(self, *inputs, calls=3):
+        """Time each node of the block's graph on ``inputs`` (``timing.profile_ops``: profiled
+        hybridized calls, the block left as it was) so the view can colour its boxes by time per
+        call; returns ``op_times`` (node name -> ms).
+
+        >>> import hybridlab as mx
+        >>> from hybridlab.gluon import nn
+        >>> net = nn.Dense(3, prefix='fc_')
+        >>> net.initialize()
+        >>> net.hybridize()
+        >>> x = mx.nd.ones((2, 4))
+        >>> _ = net(x)
+        >>> view = GraphView(net)
+        >>> sorted(view.profile(x))
+        ['fc_fwd']
+        >>> view.close()
+        """
+        block = self._block_ref()
+        if block is None:
+            raise TypeError("GraphView.profile: expected a view of a block, got one of a Symbol (nothing to run)")
+        from .timing import profile_ops
+        self.set_times(profile_ops(block, *inputs, calls=calls))
+        return dict(self.op_times)
+
+    def set_times(self, ops):
+        """Per-op time rows (``ops`` of ``time_block`` / ``profile_ops``) as ``op_times``."""
+        self.op_times = {str(o["node"]): float(o["avg_ms"]) for o in ops or []}
 
     def _on_hybridize_off(self, event):
         if not is_event_of(event, self._block_ref(), self.block):

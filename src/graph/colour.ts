@@ -1,0 +1,83 @@
+/**
+ * Colouring the graph's boxes by a measure instead of by op family: the measured time per call
+ * of each node (the per-op profile of a `TimingPanel` run or `GraphView.profile`) or the size
+ * of its outputs (from the graph JSON's shapes and dtypes). Values map to a light-to-saturated
+ * ramp on a log scale (times and sizes span orders of magnitude), light enough at its end for the
+ * dark label text; a box with no value stays neutral. Pure functions; the canvas applies them.
+ */
+import { IGraphNode } from '../tokens';
+
+/** What the boxes are coloured by. */
+export type ColourMode = 'family' | 'time' | 'size';
+
+/** Bytes per element of the graph JSON's dtypes. */
+const ITEM_SIZE: { [dtype: string]: number } = {
+  float16: 2, bfloat16: 2, float32: 4, float64: 8, int8: 1, uint8: 1, bool: 1, int16: 2, int32: 4, int64: 8
+};
+
+/** The bytes of a node's outputs together; null when a shape or dtype is unknown. */
+export function outputBytes(node: IGraphNode): number | null {
+  let total = 0;
+  for (const o of node.outputs || []) {
+    const item = o.dtype ? ITEM_SIZE[o.dtype] : undefined;
+    if (!o.shape || item === undefined || o.shape.some(d => !(d > 0))) {
+      return null;
+    }
+    total += o.shape.reduce((a, d) => a * d, 1) * item;
+  }
+  return node.outputs && node.outputs.length ? total : null;
+}
+
+/** `"1.5 MB"`, `"640 B"`. */
+export function formatBytes(b: number): string {
+  const units = ['B', 'KB', 'MB', 'GB'];
+  let i = 0;
+  while (b >= 1024 && i < units.length - 1) {
+    b /= 1024;
+    i++;
+  }
+  return `${i ? b.toFixed(b < 10 ? 1 : 0) : Math.round(b)} ${units[i]}`;
+}
+
+/** `"0.012 ms"`, `"3.4 ms"`. */
+export function formatMs(ms: number): string {
+  return ms >= 10 ? `${ms.toFixed(0)} ms` : ms >= 0.1 ? `${ms.toFixed(2)} ms` : `${ms.toPrecision(2)} ms`;
+}
+
+/** The ramp's end colours per mode (sRGB): pale to saturated, both readable under dark text. */
+const RAMPS: { [mode in Exclude<ColourMode, 'family'>]: [number[], number[]] } = {
+  time: [[255, 247, 205], [245, 130, 50]],
+  size: [[236, 242, 255], [100, 160, 225]]
+};
+
+/** The fill for `t` in 0..1 on the ramp of `mode`. */
+export function rampColour(mode: Exclude<ColourMode, 'family'>, t: number): string {
+  const [a, b] = RAMPS[mode];
+  const x = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0));
+  const c = a.map((v, i) => Math.round(v + (b[i] - v) * x));
+  return `rgb(${c[0]},${c[1]},${c[2]})`;
+}
+
+/** A log scale over the positive values given: value -> 0..1 (`lo` -> 0, `hi` -> 1). */
+export interface IScale {
+  lo: number;
+  hi: number;
+  at(v: number): number;
+}
+
+/** The log scale of `values` (their positive finite ones); null when there are none. */
+export function logScale(values: Iterable<number>): IScale | null {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const v of values) {
+    if (Number.isFinite(v) && v > 0) {
+      lo = Math.min(lo, v);
+      hi = Math.max(hi, v);
+    }
+  }
+  if (!Number.isFinite(lo)) {
+    return null;
+  }
+  const span = Math.log(hi) - Math.log(lo);
+  return { lo, hi, at: v => (span > 0 ? (Math.log(Math.max(v, lo)) - Math.log(lo)) / span : 1) };
+}
