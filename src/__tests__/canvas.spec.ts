@@ -150,14 +150,14 @@ describe('GraphCanvas', () => {
     // its 25 Blocks are identical and chained: one series box until it is opened
     const series = canvas.node.querySelector('.hl-group.hl-series')!;
     expect(canvas.node.querySelectorAll('[data-hl-group]')).toHaveLength(1);
-    expect(series.textContent).toContain('25× block0 … block24');
+    expect(series.textContent).toContain('25× block[0–24]');
     expect(series.textContent).toContain('1000 nodes');
     expect(canvas.node.querySelector('.hl-status')!.textContent).toContain('25 Block scopes collapsed');
     series.dispatchEvent(new MouseEvent('click', { bubbles: true }));
     await canvas.rendered;
     expect(canvas.node.querySelectorAll('[data-hl-group]')).toHaveLength(25);
     const label = canvas.node.querySelector('.hl-cluster.hl-series .hl-cluster-label')!;
-    expect(label.textContent).toContain('25× block0 … block24');
+    expect(label.textContent).toContain('25× block[0–24]');
     label.dispatchEvent(new MouseEvent('click', { bubbles: true }));
     await canvas.rendered;
     expect(canvas.node.querySelectorAll('[data-hl-group]')).toHaveLength(1);

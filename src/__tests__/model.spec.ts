@@ -1,5 +1,6 @@
 import { dotString, toDot } from '../graph/dot';
 import { collapsedAtDepth, defaultCollapsed, familyOf, foldKeysAround, formatShape, placement, scopeKey, seriesOf, visibleGraph } from '../graph/model';
+import { rangeLabel } from '../graph/series';
 import { IGraphJSON, IGraphNode } from '../tokens';
 import { chainGraph, convGraph, HOSTILE, HOSTILE_BLOCK, hostileGraph, mlpGraph } from './fixtures';
 
@@ -62,7 +63,7 @@ describe('visible graph', () => {
     open.delete(vis.nodes[1].series!.key);
     const opened = visibleGraph(big, open);
     expect(opened.nodes.length).toBe(21); // the input + 20 groups, inside the series' cluster
-    expect(opened.root.children[0].children.map(c => c.label)).toEqual(['20× block0 … block19']);
+    expect(opened.root.children[0].children.map(c => c.label)).toEqual(['20× block[0–19]']);
     expect(opened.root.children[0].children[0].nodes).toHaveLength(20);
   });
 
@@ -97,7 +98,9 @@ describe('visible graph', () => {
     const { series, byMember } = seriesOf(g);
     expect(series).toHaveLength(1);
     expect(series[0].members.map(p => p[2])).toEqual(['unit1', 'unit2', 'unit3']);
-    expect(series[0].label).toBe('unit1 … unit3');
+    expect(series[0].label).toBe('unit[1–3]');
+    expect(rangeLabel('layer2', 'layer10')).toBe('layer[2–10]');
+    expect(rangeLabel('enc_a', 'enc_b')).toBe('enc_a … enc_b');
     expect(series[0].count).toBe(9); // each unit's weight, conv and relu
     expect(byMember.has(scopeKey(['net', 'stage', 'unit0']))).toBe(false);
     // the stage collapsed to its units: unit1..3 are one box; a node inside is revealed by

@@ -20,7 +20,7 @@ export interface ISeries {
   members: string[][];
   /** The scope path of the Block holding the series. */
   parent: string[];
-  /** `bottleneckv2_1 … bottleneckv2_3`. */
+  /** `bottleneckv2_[1–3]` (`rangeLabel`). */
   label: string;
   /** How many graph nodes the members hold together. */
   count: number;
@@ -30,6 +30,23 @@ export interface ISeriesIndex {
   series: ISeries[];
   /** The series a canonical scope (by scope key) is a member of. */
   byMember: Map<string, ISeries>;
+}
+
+/**
+ * The names of a run as one: `bottleneckv2_[1–3]` when they differ only by a trailing number,
+ * else `first … last`.
+ */
+export function rangeLabel(first: string, last: string): string {
+  let n = 0;
+  while (n < first.length && n < last.length && first[n] === last[n]) {
+    n++;
+  }
+  while (n > 0 && /\d/.test(first[n - 1])) {
+    n--; // the numbers start after the shared stem
+  }
+  const a = first.slice(n);
+  const b = last.slice(n);
+  return /^\d+$/.test(a) && /^\d+$/.test(b) ? `${first.slice(0, n)}[${a}–${b}]` : `${first} … ${last}`;
 }
 
 function pathKey(path: string[]): string {
@@ -99,7 +116,7 @@ export function findSeries(graph: IGraphJSON, place: string[][], tree: IScopeTre
           key: `series:${pathKey(run[0])}`,
           members: run,
           parent: tree.parentOf(run[0]),
-          label: `${name(run[0])} … ${name(run[run.length - 1])}`,
+          label: rangeLabel(name(run[0]), name(run[run.length - 1])),
           count: run.reduce((c, p) => c + (members.get(pathKey(p)) || []).length, 0)
         };
         series.push(s);

@@ -1,9 +1,12 @@
 """User story: I hybridize a model-zoo ResNet-50 v2, train one step and open its graph. It opens on
-its stages with readable labels (every label on screen at least 9 px) and a minimap; I search
-"conv", see how many nodes match and step through them, the view moving to each; I click the
+its stages with readable labels (every label on screen at least 9 px) and a minimap, each stage's
+identical bottleneck units folded into one series box, which I open and fold again; I search
+"conv", see how many nodes match and step through them, the view moving to each; I trace a node's
+inputs and outputs; I colour the boxes by measured time per call and by output size; I click the
 minimap to jump; I open the graph in a tab of its own, and download the drawing as SVG: the file
 holds every node the view draws. The backward graph is folded by Block like the forward one."""
 import json
+import pathlib
 import xml.etree.ElementTree as ET
 
 from lab_harness import RESNET50
@@ -14,8 +17,10 @@ g = graph_json(net)
 print(json.dumps([len(g['nodes']), len(g['backward']['nodes']),
                   sum('conv' in (n['name'] + ' ' + n['op']).lower() for n in g['nodes'])]))
 view = mx.lab.GraphView(net)
+_ = view.profile(x, calls=1)
 view"""
 
+ARTIFACTS = pathlib.Path(__file__).resolve().parent / "artifacts"
 ROOT = ".jp-Notebook .hl-graph-widget .hl-graph"
 READY = f"{ROOT}[data-hl-state='ready']"
 TRANSFORM = f"() => document.querySelector({json.dumps(ROOT + ' .hl-viewport')}).getAttribute('transform')"
@@ -46,6 +51,46 @@ def test_resnet50_is_navigable(open_notebook, tmp_path):
     assert minimap.get_attribute("data-hl-shown") == "true"
     names = root.locator(".hl-graph-svg .hl-group .hl-node-name").all_text_contents()
     assert not any("resnetv20" in n for n in names), names            # no repeated prefixes
+
+    # each stage's identical units after its first are one series box: 3, 4, 6 and 3 units
+    series = root.locator(".hl-graph-svg .hl-group.hl-series")
+    assert sorted(series.locator(".hl-node-name").all_text_contents()) == sorted(
+        ["▸ 2× bottleneckv2_[1–2]", "▸ 3× bottleneckv2_[1–3]",
+         "▸ 5× bottleneckv2_[1–5]", "▸ 2× bottleneckv2_[1–2]"])
+    folded = root.locator(".hl-graph-svg [data-hl-group]").count()
+    root.screenshot(path=str(ARTIFACTS / "resnet50-series.png"))
+    series.filter(has_text="5×").dispatch_event("click")                 # stage3 is below the view
+    page.wait_for_selector(READY, timeout=30000)
+    assert root.locator(".hl-graph-svg [data-hl-group]").count() == folded + 4   # the 5 units, drawn
+    open_series = root.locator(".hl-graph-svg .hl-cluster.hl-series .hl-cluster-label")
+    assert open_series.count() == 1 and "5× bottleneckv2_[1–5]" in open_series.text_content()
+    open_series.dispatch_event("click")
+    page.wait_for_selector(READY, timeout=30000)
+    assert root.locator(".hl-graph-svg [data-hl-group]").count() == folded
+
+    # trace a node: what it reads from and what reads from it, the rest dimmed; t again stops
+    node = root.locator(".hl-graph-svg [data-hl-node]").nth(3)
+    node.click()
+    node.press("t")
+    bar = root.locator(".hl-trace-bar")
+    assert bar.is_visible() and "Tracing" in bar.text_content() and "read by" in bar.text_content()
+    assert root.locator(".hl-graph-svg.hl-tracing").count() == 1
+    assert root.locator(".hl-graph-svg .hl-trace-down").count() > 0
+    root.screenshot(path=str(ARTIFACTS / "resnet50-trace.png"))
+    node.press("t")
+    assert not bar.is_visible() and root.locator(".hl-graph-svg.hl-tracing").count() == 0
+
+    # colour by the measured time per call (view.profile), with a key; then by output size
+    root.locator("select.hl-colour-select").select_option("time")
+    legend = root.locator(".hl-colour-legend")
+    assert legend.is_visible() and "time per call" in legend.text_content()
+    timed = root.locator(".hl-graph-svg [data-hl-value]").count()
+    assert timed >= folded                                              # every Block box holds timed ops
+    root.screenshot(path=str(ARTIFACTS / "resnet50-colour-time.png"))
+    root.locator("select.hl-colour-select").select_option("size")
+    assert "output size" in legend.text_content()
+    root.locator("select.hl-colour-select").select_option("family")
+    assert not legend.is_visible()
 
     # search: a count, then next/previous move the view to each match
     root.locator(".hl-search").fill("conv")
