@@ -9,7 +9,7 @@ import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 
 import { setHighlighter } from './graph/source';
 import { setMainArea } from './main_area';
-import { IWidgetState, notebookWidgetState, WIDGET_STATE_MIME } from './saved_state';
+import { displayedModelIds, IWidgetState, liveWidgetState, refreshedOutput, stateToSave, WIDGET_STATE_MIME } from './saved_state';
 import { MODULE_NAME, MODULE_VERSION } from './tokens';
 
 /** Registers the hybridlab widgets (`hybridlab.lab.GraphView`...) with the widget manager. */
@@ -58,17 +58,36 @@ const widgetsPlugin: JupyterFrontEndPlugin<void> = {
 };
 
 /** Write the hybridlab widgets' state into the notebook's widget-state metadata (`saved_state.ts`). */
+/** The part of a code cell's shared model (`ISharedCodeCell`, @jupyter/ydoc) the save needs. */
+interface ISharedOutputs {
+  getOutputs(): unknown[];
+  updateOutputs(start: number, end: number, outputs: unknown[], origin?: unknown): void;
+}
+
 function saveWidgetState(panel: NotebookPanel): void {
   const model = panel.context.model;
-  const outputs: unknown[] = [];
+  const cells: ISharedOutputs[] = [];
   for (const cell of panel.content.widgets) {
-    const cellOutputs = (cell.model as { outputs?: { toJSON(): unknown[] } }).outputs;
-    if (cellOutputs) {
-      outputs.push(...cellOutputs.toJSON());
+    const shared = (cell.model as { sharedModel?: Partial<ISharedOutputs> }).sharedModel;
+    if (shared && typeof shared.getOutputs === 'function' && typeof shared.updateOutputs === 'function') {
+      cells.push(shared as ISharedOutputs);
     }
   }
+  const outputs = cells.flatMap(c => c.getOutputs());
+  const shown = displayedModelIds(outputs);
+  const live = liveWidgetState(shown);
   const meta = (model.getMetadata('widgets') || {}) as { [mime: string]: unknown };
-  const state = notebookWidgetState(outputs, (meta[WIDGET_STATE_MIME] as IWidgetState | undefined) || null);
+  const existing = (meta[WIDGET_STATE_MIME] as IWidgetState | undefined) || null;
+  const models = { ...(existing ? existing.state : {}), ...live.state };
+  for (const cell of cells) {
+    cell.getOutputs().forEach((o, i) => {
+      const fresh = refreshedOutput(o, models);
+      if (fresh) {
+        cell.updateOutputs(i, i + 1, [fresh], 'silent-change'); // the saved file only: no view is rebuilt
+      }
+    });
+  }
+  const state = stateToSave(live, shown, existing);
   if (state) {
     model.setMetadata('widgets', { ...meta, [WIDGET_STATE_MIME]: state });
   }

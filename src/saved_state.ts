@@ -10,6 +10,11 @@
  * of the models they reference, e.g. a dashboard's children), and keeps every other entry as it
  * was: other widgets' saved state is left alone, and with the setting on the manager still writes
  * the whole state itself (after this, or before: either way the result holds ours).
+ *
+ * On each save the outputs' static snapshots are brought up to the widgets' state too
+ * (`refreshedOutput`), so nbconvert, GitHub and an untrusted view show the last state, not the
+ * state at display time. They are written to the notebook's shared model only (origin
+ * `silent-change`, as JupyterLab syncs its own output changes), so the live views are not rebuilt.
  */
 import { MODULE_NAME } from './tokens';
 
@@ -94,7 +99,7 @@ export function stateToSave(live: IWidgetState, shown: Set<string>, existing?: I
     if (!m || ours[id]) {
       continue;
     }
-    ours[id] = m;
+    ours[id] = withoutSnapshot(m);
     references(m.state, new Set()).forEach(ref => todo.push(ref));
   }
   const kept: { [id: string]: ISavedModel } = {};
@@ -112,6 +117,45 @@ export function stateToSave(live: IWidgetState, shown: Set<string>, existing?: I
   return { version_major: live.version_major, version_minor: live.version_minor, state: { ...kept, ...ours } };
 }
 
+/** `m` without its `snapshot` (the outputs hold it; the metadata need not hold it twice). */
+function withoutSnapshot(m: ISavedModel): ISavedModel {
+  if (!('snapshot' in m.state)) {
+    return m;
+  }
+  const state = { ...m.state };
+  delete state.snapshot;
+  return { ...m, state };
+}
+
+export const GRAPH_MIME = 'application/vnd.hybridlab.graph+json';
+
+/**
+ * `output` (nbformat JSON) with the static snapshot of the hybridlab widget it displays brought up
+ * to the widget's state in `models`: its `text/html` from the model's `snapshot` (the kernel's
+ * `hybridlab.lab.snapshot`, refreshed after each cell), its graph JSON from a graph view's
+ * `graph`. Null when the output shows no model of ours or is already current. (The kernel's
+ * `refresh_notebook` does the same for notebooks saved without JupyterLab.)
+ */
+export function refreshedOutput(output: unknown, models: { [id: string]: ISavedModel | undefined }): unknown | null {
+  const o = output as { data?: { [mime: string]: unknown } } | null;
+  const data = o && typeof o === 'object' ? o.data : undefined;
+  const view = data ? (data[WIDGET_VIEW_MIME] as { model_id?: unknown } | undefined) : undefined;
+  const m = view && typeof view.model_id === 'string' ? models[view.model_id] : undefined;
+  if (!data || !isOurs(m)) {
+    return null;
+  }
+  const fresh: { [mime: string]: unknown } = {};
+  const state = m!.state;
+  if (typeof state.snapshot === 'string' && state.snapshot && data['text/html'] !== state.snapshot) {
+    fresh['text/html'] = state.snapshot;
+  }
+  const graph = state.graph;
+  if (GRAPH_MIME in data && graph && typeof graph === 'object' && Object.keys(graph).length && JSON.stringify(data[GRAPH_MIME]) !== JSON.stringify(graph)) {
+    fresh[GRAPH_MIME] = graph;
+  }
+  return Object.keys(fresh).length ? { ...(o as object), data: { ...data, ...fresh } } : null;
+}
+
 /** The ipywidgets managers our views were drawn by (one per kernel connection). */
 const managers = new Set<IStateSource>();
 
@@ -123,12 +167,8 @@ export function trackManager(manager: unknown): void {
   }
 }
 
-/**
- * The widget-state metadata for a notebook whose outputs are `outputs`, from the managers that
- * hold a model it displays; null when nothing needs writing.
- */
-export function notebookWidgetState(outputs: unknown[], existing?: IWidgetState | null): IWidgetState | null {
-  const shown = displayedModelIds(outputs);
+/** The managers' state (every model of each manager holding one of `shown`). */
+export function liveWidgetState(shown: Set<string>): IWidgetState {
   const merged: IWidgetState = { version_major: 2, version_minor: 0, state: {} };
   for (const m of managers) {
     if (Array.from(shown).some(id => m.has_model(id))) {
@@ -138,5 +178,5 @@ export function notebookWidgetState(outputs: unknown[], existing?: IWidgetState 
       Object.assign(merged.state, s.state);
     }
   }
-  return stateToSave(merged, shown, existing);
+  return merged;
 }

@@ -31,7 +31,8 @@ describe('colouring by a measure', () => {
     const select = canvas.node.querySelector('.hl-colour-select') as HTMLSelectElement;
     const timeOption = (): HTMLOptionElement => Array.from(select.options).find(o => o.value === 'time')!;
     expect(timeOption().disabled).toBe(true); // nothing measured yet: says how to measure
-    expect(timeOption().textContent).toContain('profile');
+    expect(timeOption().textContent).toContain('not measured');
+    expect(select.title).toContain('view.profile(x)');
     canvas.setTimes({ mlp_dense0_fwd: 2, mlp_dense1_fwd: 0.02, mlp_dense0_relu_fwd: 0.2 });
     expect(timeOption().disabled).toBe(false);
     select.value = 'time';

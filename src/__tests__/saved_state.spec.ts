@@ -1,5 +1,5 @@
 // What a notebook save writes into its widget-state metadata (saved_state.ts).
-import { displayedModelIds, ISavedModel, IWidgetState, notebookWidgetState, stateToSave, trackManager, WIDGET_VIEW_MIME } from '../saved_state';
+import { displayedModelIds, GRAPH_MIME, ISavedModel, IWidgetState, liveWidgetState, refreshedOutput, stateToSave, trackManager, WIDGET_VIEW_MIME } from '../saved_state';
 
 const ours = (name: string, state: object = {}): ISavedModel => ({
   model_name: name, model_module: 'hybridlab', model_module_version: '^0.1.0', state: { ...state }
@@ -49,15 +49,40 @@ describe('stateToSave', () => {
   });
 });
 
-describe('notebookWidgetState', () => {
+describe('liveWidgetState', () => {
   it("asks the managers that hold a shown model for their state", () => {
     const full = live({ g: ours('GraphViewModel'), other: ours('GraphViewModel') });
     const calls: object[] = [];
     trackManager({ has_model: (id: string) => id in full.state, get_state_sync: (o: object) => (calls.push(o), full) });
     trackManager({ has_model: () => false, get_state_sync: () => { throw new Error('not this notebook'); } });
     trackManager(undefined); // a view without a manager (tests) is ignored
-    const saved = notebookWidgetState(shows('g'), null)!;
+    const saved = stateToSave(liveWidgetState(new Set(['g'])), new Set(['g']), null)!;
     expect(Object.keys(saved.state)).toEqual(['g']);
     expect(calls).toEqual([{ drop_defaults: true }]);
+  });
+});
+
+describe('refreshedOutput', () => {
+  it("brings a hybridlab widget output's snapshot and graph JSON up to the model's state", () => {
+    const [out] = shows('g');
+    const withOld = { ...(out as object), data: { ...(out as { data: object }).data, 'text/html': '<p>at display</p>', [GRAPH_MIME]: { nodes: [] } } };
+    const graph = { version: 1, nodes: [{ name: 'x' }] };
+    const models = { g: ours('GraphViewModel', { snapshot: '<p>last state: NaN in x</p>', graph }), s: theirs('IntSliderModel', { snapshot: '<p>no</p>' }) };
+    const fresh = refreshedOutput(withOld, models) as { data: { [mime: string]: unknown }; output_type: string };
+    expect(fresh.output_type).toBe('display_data');
+    expect(fresh.data['text/html']).toBe('<p>last state: NaN in x</p>');
+    expect(fresh.data[GRAPH_MIME]).toEqual(graph);
+    expect(fresh.data['text/plain']).toBe('GraphView');
+    expect(refreshedOutput(fresh, models)).toBeNull(); // already current
+    expect(refreshedOutput(shows('s')[0], models)).toBeNull(); // not ours
+    expect(refreshedOutput(shows('gone')[0], models)).toBeNull();
+    expect(refreshedOutput({ output_type: 'stream', text: 'x' }, models)).toBeNull();
+    // no graph JSON output is added where the kernel did not put one
+    expect((refreshedOutput(out, models) as { data: object }).data).not.toHaveProperty(GRAPH_MIME);
+  });
+
+  it('keeps the snapshot out of the saved metadata (the output holds it)', () => {
+    const saved = stateToSave(live({ g: ours('GraphViewModel', { snapshot: '<p>x</p>', graph: {} }) }), new Set(['g']), null)!;
+    expect(saved.state.g.state).toEqual({ graph: {} });
   });
 });

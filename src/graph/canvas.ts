@@ -256,7 +256,6 @@ export class GraphCanvas {
     this._detailsButton.classList.add('hl-details-toggle');
     this._colourSelect = document.createElement('select');
     this._colourSelect.className = 'hl-colour-select';
-    this._colourSelect.title = 'Colour the boxes by op family, measured time per call or output size';
     this._colourSelect.setAttribute('aria-label', 'Colour the boxes by');
     this._colourSelect.addEventListener('change', () => this.setColourBy(this._colourSelect.value as ColourMode));
     bar.insertBefore(this._colourSelect, this._directionButton);
@@ -473,7 +472,7 @@ export class GraphCanvas {
     const timed = Object.keys(this._times).length > 0;
     const choices: [ColourMode, string, boolean][] = [
       ['family', 'Colour: op family', true],
-      ['time', timed ? 'Colour: time per call' : 'Colour: time per call (run a TimingPanel or view.profile(x) first)', timed],
+      ['time', timed ? 'Colour: time per call' : 'Colour: time (not measured)', timed],
       ['size', 'Colour: output size', true]
     ];
     this._colourSelect.textContent = '';
@@ -485,6 +484,9 @@ export class GraphCanvas {
       this._colourSelect.appendChild(o);
     }
     this._colourSelect.value = this._colourBy;
+    this._colourSelect.title = timed
+      ? 'Colour the boxes by op family, measured time per call or output size'
+      : 'Colour the boxes by op family or output size; to colour by time, measure first: view.profile(x), or mx.lab.inspect(net, x)';
   }
 
   /** The value of each drawn box (a group: its nodes' sum) in the current colour mode. */

@@ -1,12 +1,24 @@
-"""User story: I run lesson 03 (graph view, tensor inspector, timing panel, dashboard), save, shut
-the kernel down and come back later: the page reloads and every widget output shows its last
-state — the whole graph, the inspector's rows, the timings — with a line saying it was saved with
-the notebook, instead of "Error displaying widget: model not found". The saved state holds only
-the hybridlab widgets the outputs show."""
+"""User stories of saved notebooks.
+
+I run lesson 03 (graph view, tensor inspector, timing panel, dashboard), save, shut the kernel down
+and come back later: the page reloads and every widget output shows its last state — the whole
+graph, the inspector's rows, the timings — with a line saying it was saved with the notebook,
+instead of "Error displaying widget: model not found". The saved state holds only the hybridlab
+widgets the outputs show, and the static snapshots in the file (what nbconvert and GitHub show) are
+the widgets' last state: the inspector displayed before the lesson's NaN shows the NaN. Saving does
+not rebuild the live views.
+
+A colleague ran a notebook headless (nbclient, as CI runs the lessons) and sends it to me: it opens
+untrusted, showing the snapshots (the graph drawn, the inspector's NaN); when I trust it, every
+widget is drawn live from the saved state, and no snapshot turns into an error."""
+import json
+import os
+import re
 
 import nbformat
+from nbclient import NotebookClient
 
-from lab_harness import REPO
+from lab_harness import REPO, Notebook
 
 LESSON = REPO / "notebooks" / "03-see-it-in-jupyterlab.ipynb"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
@@ -37,8 +49,13 @@ def test_a_saved_lesson_reopens_with_every_widget_drawn(open_notebook, lab_serve
     page.wait_for_selector(".hl-graph-widget .hl-graph[data-hl-state='ready']", timeout=60000)
     live = page.evaluate(SHOWN)
     assert {w["kind"] for w in live} >= {"graph", "inspector", "timing", "dashboard"}, live
+    views = page.evaluate("() => { const v = document.querySelectorAll('.hl-graph-widget, .hl-inspector');"
+                          " v.forEach(e => { e.dataset.hlBeforeSave = '1'; }); return v.length; }")
     nb.save()
     page.wait_for_function(SAVED, timeout=30000)
+    # saving rewrote the snapshots in the file only: the same live views are on screen
+    assert page.evaluate("() => document.querySelectorAll('.hl-graph-widget, .hl-inspector').length") == views
+    assert page.locator("[data-hl-before-save='1']").count() == views
 
     # the file on disk holds the state of exactly the hybridlab widgets the outputs show
     saved = nbformat.read(lab_server.root / nb.name, as_version=4)
@@ -49,6 +66,12 @@ def test_a_saved_lesson_reopens_with_every_widget_drawn(open_notebook, lab_serve
     # besides ours, only what they reference: each DOM widget's Layout model
     assert {m["model_name"] for m in state.values() if m["model_module"] != "hybridlab"} <= {"LayoutModel"}
     graphs = [state[i]["state"]["graph"] for i in shown if state[i]["model_name"] == "GraphViewModel"]
+    assert not any("snapshot" in m["state"] for m in state.values())      # the outputs hold it, once
+    # the inspector, displayed before the lesson makes a NaN, is saved with the NaN (its last state)
+    code = [c for c in saved.cells if c.cell_type == "code"]
+    insp = next(o for c in code if c.source.strip() == "inspector" for o in c.outputs if WIDGET_VIEW in o.get("data", {}))
+    nan_node = re.search(r"'node': '([^']+)'", next(c for c in code if "bad[0, 3] = np.nan" in c.source).outputs[0]["text"])[1]
+    assert f"first NaN/Inf: node {nan_node}" in insp["data"]["text/html"]
 
     lab_server.shutdown_kernels()
     page.reload()
@@ -70,3 +93,63 @@ def test_a_saved_lesson_reopens_with_every_widget_drawn(open_notebook, lab_serve
     assert timing["timed"] > 0
     assert page.locator(".hl-timing button.hl-run").first.is_disabled()   # no kernel to run it
     assert nb.dialogs == []
+
+
+HEADLESS = [
+    "import numpy as np\nimport hybridlab as mx\nfrom hybridlab.gluon import nn\n"
+    "net = nn.HybridSequential(prefix='mlp_')\nwith net.name_scope():\n"
+    "    net.add(nn.Dense(8, activation='relu'), nn.Dense(2))\nnet.initialize()\nnet.hybridize()\n"
+    "x = mx.nd.ones((1, 4))\nnet(x)\ngraph = mx.lab.GraphView(net)\ngraph",
+    "inspector = mx.lab.TensorInspector(net, every=1)\nnet(x)\ninspector",
+    "bad = x.copy()\nbad[0, 1] = np.nan\nnet(bad)\nprint(inspector.first_nonfinite['node'])",
+]
+# per output of ours: the live view, the static snapshot (text/html or the graph renderer), or an error
+OUTPUTS = """() => Array.from(document.querySelectorAll('.jp-OutputArea-output')).map(o => ({
+  error: o.textContent.includes('Error displaying widget'),
+  live: !!o.querySelector('.hl-graph-widget [data-hl-node], .hl-inspector .hl-stats-row'),
+  liveNodes: o.querySelectorAll('.hl-graph-widget [data-hl-node]').length,
+  mime: o.querySelectorAll('.hl-mime-graph [data-hl-node]').length,
+  html: !!o.querySelector('.hl-static'),
+  text: o.textContent}))"""
+
+
+def test_a_headless_run_opens_untrusted_with_its_snapshots_and_trusting_draws_it_live(browser, lab_server, monkeypatch):
+    from hybridlab.lab.snapshot import refresh_notebook
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in HEADLESS])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    monkeypatch.setenv("PYTHONPATH", str(REPO / "kernel_lib") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    assert refresh_notebook(nb) >= 1                                     # the inspector saw the NaN later
+    nan_node = nb.cells[2].outputs[0]["text"].strip()
+    name = "headless-run.ipynb"
+    nbformat.write(nb, str(lab_server.root / name))                    # not signed here: untrusted
+
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    view = Notebook(page, lab_server, name).open(kernel=False)
+    page.wait_for_function(f"() => ({OUTPUTS})().filter(o => o.mime > 0).length >= 1", timeout=60000)
+    for i in range(len(HEADLESS)):                                     # windowed notebook: draw every cell
+        view.cell(i).scroll_into_view_if_needed(timeout=10000)
+    page.wait_for_function(f"() => ({OUTPUTS})().filter(o => o.html).length >= 1", timeout=30000)
+    before = [o for o in page.evaluate(OUTPUTS) if o["mime"] or o["html"] or o["error"]]
+    assert not any(o["error"] for o in before), before
+    shown_graph = next(o["data"]["application/vnd.hybridlab.graph+json"] for o in nb.cells[0].outputs
+                       if "application/vnd.hybridlab.graph+json" in o.get("data", {}))
+    assert any(o["mime"] == len(shown_graph["nodes"]) for o in before), before   # the whole graph drawn
+    assert any(f"first NaN/Inf: node {nan_node}" in o["text"] for o in before if o["html"]), before   # the last state
+
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:trust'); }")   # resolves after the dialog
+    page.locator(".jp-Dialog button.jp-mod-accept").click()
+    page.wait_for_function(f"() => ({OUTPUTS})().filter(o => o.live).length >= 2", timeout=60000)
+    page.wait_for_timeout(500)
+    after = page.evaluate(OUTPUTS)
+    assert not any(o["error"] for o in after), after
+    graph = next(o for o in after if o["liveNodes"])
+    saved = json.loads((lab_server.root / name).read_text())
+    state = saved["metadata"]["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    (g,) = [m["state"]["graph"] for m in state.values() if m["model_name"] == "GraphViewModel"]
+    assert graph["liveNodes"] == len(g["nodes"])
+    assert "Saved with the notebook" in page.locator(".hl-inspector").first.text_content()
+    assert view.dialogs == []
+    page.screenshot(path=str(REPO / "tests" / "ui" / "artifacts" / "headless-run-trusted.png"), full_page=True)
+    context.close()

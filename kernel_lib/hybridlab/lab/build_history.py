@@ -51,11 +51,11 @@ import inspect
 import time
 import weakref
 
-import ipywidgets as widgets
 from traitlets import List, Unicode
 
 from ..gluon import HybridBlock
 from . import fallback
+from .snapshot import SnapshotWidget
 from .graph_json import graph_json
 from .widgets import MODULE_NAME, MODULE_VERSION, _subscribe_weakly, is_event_of
 
@@ -130,7 +130,7 @@ def build_entries(history, limit=None, graphs=None):
     return entries
 
 
-class BuildHistory(widgets.DOMWidget):
+class BuildHistory(SnapshotWidget):
     """Every build of a hybridized block (the newest ``limit``), live; in JupyterLab two picked
     builds are drawn side by side with their graph diff marked. ``close()`` stops listening."""
 
@@ -191,11 +191,10 @@ class BuildHistory(widgets.DOMWidget):
                  fallback.fmt(b["build_ms"]), memory_text(b["memory_bytes"]), "yes" if b["retraced"] else "no",
                  str(b["nodes"])] for b in self.builds]
 
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = super()._repr_mimebundle_(**kwargs)
+    def _static(self):
         header = ["#", "time", "reason", "detail", "flags", "build ms", "memory", "traced again", "nodes"]
         parts = [fallback.table(header, self._rows())] if self.builds else []
-        return fallback.widget_bundle(bundle, fallback.box("history", self.status_text(), *parts))
+        return fallback.box("history", self.status_text(), *parts), {}
 
     def detach(self):
         """Stop following the block; the panel stays on screen with what it shows."""

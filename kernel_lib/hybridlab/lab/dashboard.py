@@ -32,6 +32,7 @@ import ipywidgets as widgets
 from traitlets import Instance, Unicode
 
 from . import fallback
+from .snapshot import SnapshotWidget
 from .inspector import TensorInspector
 from .timing import TimingPanel
 from .widgets import MODULE_NAME, MODULE_VERSION, GraphView
@@ -39,7 +40,7 @@ from .widgets import MODULE_NAME, MODULE_VERSION, GraphView
 __all__ = ["Dashboard", "inspect"]
 
 
-class Dashboard(widgets.DOMWidget):
+class Dashboard(SnapshotWidget):
     """GraphView + TensorInspector + TimingPanel of one block (see the module docstring)."""
 
     _model_name = Unicode("DashboardModel").tag(sync=True)
@@ -56,6 +57,9 @@ class Dashboard(widgets.DOMWidget):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
+        for child in (self.graph, self.inspector, self.timing):     # its snapshot holds theirs
+            if child is not None:
+                child.observe(self._state_changed, names=[n for n in child.keys if n != "snapshot"])
         if self.timing is not None:     # the graph colours by the timing panel's per-op profile
             self.graph.set_times(self.timing.results.get("ops", []))
             self.timing.observe(lambda change: self.graph.set_times(change["new"].get("ops", [])), names="results")
@@ -72,17 +76,10 @@ class Dashboard(widgets.DOMWidget):
                 child.close()
         super().close()
 
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = super()._repr_mimebundle_(**kwargs)
-        parts = []
-        for child in (self.graph, self.inspector, self.timing):
-            if child is None:
-                continue
-            child_bundle = child._repr_mimebundle_() if callable(getattr(child, "_repr_mimebundle_", None)) else None
-            if child_bundle:
-                data = child_bundle[0] if isinstance(child_bundle, tuple) else child_bundle
-                parts.append(data.get("text/html", "").replace(fallback.NOTE_HTML, ""))
-        return fallback.widget_bundle(bundle, fallback.box("dashboard", f"{self.block}: dashboard", *parts))
+    def _static(self):
+        parts = [child._static()[0].replace(fallback.NOTE_HTML, "")
+                 for child in (self.graph, self.inspector, self.timing) if child is not None]
+        return fallback.box("dashboard", f"{self.block}: dashboard", *parts), {}
 
 
 def inspect(block, *inputs, every=None, calls=30, **timing_options):

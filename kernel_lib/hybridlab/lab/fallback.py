@@ -15,8 +15,9 @@ executed lesson, nbconvert, GitHub) the model does not exist. How frontends choo
 * nbconvert, nbviewer and GitHub render ``text/html`` (or ``image/svg+xml``).
 
 ``widget_bundle(widget, html, extra)`` adds a ``text/html`` snapshot (names escaped: model text
-is never HTML) and extra MIME types to the widget's own bundle. The snapshot is taken when the
-widget is displayed, so it shows the numbers of that moment. ``svg_img(graph)`` is the graph as
+is never HTML) and extra MIME types to the widget's own bundle. The output gets the snapshot of the
+moment it is displayed; ``hybridlab.lab.snapshot`` keeps it following the widget's state until the
+notebook is saved. ``svg_img(graph)`` is the graph as
 an ``<img>`` with an SVG data URL (JupyterLab's sanitizer keeps ``img`` with a data URL in
 untrusted HTML; inline ``<svg>`` would be stripped); ``""`` when Graphviz's ``dot`` is missing.
 
@@ -31,7 +32,7 @@ import html
 
 __all__ = ["widget_bundle", "svg_img", "table", "fmt", "box", "NOTE_HTML"]
 
-NOTE = "Static snapshot saved with the notebook (taken when the widget was displayed); run the cell for the live widget."
+NOTE = "Static snapshot of the widget's last state, saved with the notebook; run the cell for the live widget."
 
 
 def fmt(x):

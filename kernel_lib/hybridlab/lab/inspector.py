@@ -61,11 +61,11 @@ import time
 import weakref
 
 import numpy as np
-import ipywidgets as widgets
 from traitlets import Dict, Int, Unicode, observe
 
 from .graph_json import graph_json
 from . import fallback
+from .snapshot import SnapshotWidget
 from .widgets import MODULE_NAME, MODULE_VERSION
 
 __all__ = ["TensorInspector", "tensor_stats", "nonfinite_output"]
@@ -214,7 +214,7 @@ class _Sampler:
         return self.spent <= self.budget * self.earned
 
 
-class TensorInspector(widgets.DOMWidget):
+class TensorInspector(SnapshotWidget):
     """Per-op tensor statistics of ``block``'s calls (see the module docstring).
 
     ``TensorInspector(block, every=None, budget=0.25, history=10, bins=16, sample=4096,
@@ -461,8 +461,7 @@ class TensorInspector(widgets.DOMWidget):
                      f"call {flag['step']}")
         return text
 
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = super()._repr_mimebundle_(**kwargs)
+    def _static(self):
         parts = []
         if self.first_nonfinite.get("detail"):
             parts.append(f"<p>{html.escape(self.first_nonfinite['detail'])}</p>")
@@ -473,7 +472,7 @@ class TensorInspector(widgets.DOMWidget):
                 ["node", "op", "shape", "dtype", "min", "max", "mean", "std", "zeros", "NaN", "Inf"],
                 [[t["node"], t["op"], str(tuple(t["shape"])), t["dtype"], t["min"], t["max"], t["mean"], t["std"],
                   f"{100 * t['zeros']:.1f}%", t["nan"], t["inf"]] for t in step["nodes"]]))
-        return fallback.widget_bundle(bundle, fallback.box("inspector", self.status_text(), *parts))
+        return fallback.box("inspector", self.status_text(), *parts), {}
 
     def __repr__(self):
         flag = self.first_nonfinite

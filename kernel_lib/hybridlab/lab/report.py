@@ -31,19 +31,19 @@ Example::
 """
 import html
 
-import ipywidgets as widgets
 from traitlets import Dict, Unicode
 
 from ..gluon import consistency, export_check, nonfinite
 from ..gluon import precheck as precheck_module
 from . import fallback
+from .snapshot import SnapshotWidget
 from .report_json import report_json
 from .widgets import MODULE_NAME, MODULE_VERSION
 
 __all__ = ["DebugReport", "precheck", "compare", "find_nonfinite", "check_export"]
 
 
-class DebugReport(widgets.DOMWidget):
+class DebugReport(SnapshotWidget):
     """A debugging tool's report drawn in JupyterLab (see the module docstring); ``result`` is the
     tool's report object."""
 
@@ -60,14 +60,13 @@ class DebugReport(widgets.DOMWidget):
         super().__init__(report=report_json(result), **kwargs)
         self.result = result
 
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = super()._repr_mimebundle_(**kwargs)
+    def _static(self):
         r = self.report
         rows = [row["cells"] for row in r["rows"]]
         table = fallback.table(r["columns"], rows) if rows else ""
         page = fallback.box(f"report hl-static-{r['tool']}", r["title"], f"<p>{html.escape(r['verdict'])}</p>", table,
                             fallback.svg_img(r.get("graph"), r["title"]))
-        return fallback.widget_bundle(bundle, page)
+        return page, {}
 
     def __repr__(self):
         return str(self.result)

@@ -52,12 +52,12 @@ import math
 import time
 
 import numpy as np
-import ipywidgets as widgets
 from traitlets import Bool, Dict, Float, Unicode, observe
 
 from .. import autograd, profiler
 from ..gluon.hybridization import build, trial
 from . import fallback
+from .snapshot import SnapshotWidget
 from .graph_json import graph_json
 from .widgets import MODULE_NAME, MODULE_VERSION
 
@@ -263,7 +263,7 @@ def _profile(block, inputs, n, graph, step):
     return _op_breakdown(block, samples, graph)
 
 
-class TimingPanel(widgets.DOMWidget):
+class TimingPanel(SnapshotWidget):
     """Imperative vs hybridized timings of ``block`` on ``inputs``, with the per-op breakdown
     (see the module docstring). ``TimingPanel(block, *inputs, calls=30, warmup=2,
     profile_calls=3, backward=False, run=True)`` (``backward=True``: training steps, see
@@ -343,11 +343,10 @@ class TimingPanel(widgets.DOMWidget):
         """The results as a text table (``results_text``)."""
         return results_text(self.results)
 
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = super()._repr_mimebundle_(**kwargs)
+    def _static(self):
         r = self.results
         if not r.get("modes"):
-            return fallback.widget_bundle(bundle, fallback.box("timing", self.status_text()))
+            return fallback.box("timing", self.status_text()), {}
         rows = [[m["name"], m["median_ms"], m["p10_ms"], m["p90_ms"], m["trace_ms"], m["build_ms"],
                  f"{m['speedup']:.2f}x" if m.get("speedup") else "—", payoff_text(m)] for m in r["modes"]]
         parts = [fallback.table(["mode", "median ms", "p10 ms", "p90 ms", "trace ms", "build ms", "speed-up",
@@ -357,7 +356,7 @@ class TimingPanel(widgets.DOMWidget):
             parts.append(fallback.table(["node", "op", "calls", "avg ms", "share"],
                                         [[o["node"], o["op"], o["count"], o["avg_ms"], f"{100 * o['share']:.1f}%"]
                                          for o in r["ops"]]))
-        return fallback.widget_bundle(bundle, fallback.box("timing", self.status_text(), *parts))
+        return fallback.box("timing", self.status_text(), *parts), {}
 
     def __repr__(self):
         modes = self.results.get("modes", [])

@@ -19,16 +19,16 @@ Example::
 """
 import math
 
-import ipywidgets as widgets
 from traitlets import Dict, Unicode
 
 from . import fallback
+from .snapshot import SnapshotWidget
 from .widgets import MODULE_NAME, MODULE_VERSION
 
 __all__ = ["TrainingPlot"]
 
 
-class TrainingPlot(widgets.DOMWidget):
+class TrainingPlot(SnapshotWidget):
     """Live curves of the metrics named (see the module docstring); ``add(step=None, **values)``."""
 
     _model_name = Unicode("TrainingPlotModel").tag(sync=True)
@@ -87,12 +87,10 @@ class TrainingPlot(widgets.DOMWidget):
         step = max(p[0] for _, p in last)
         return head + f"step {step}: " + ", ".join(f"{name} {_num(p[1])}" for name, p in last)
 
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = super()._repr_mimebundle_(**kwargs)
+    def _static(self):
         rows = [[name, len(points), fallback.fmt(points[0][1]) if points else "—",
                  fallback.fmt(points[-1][1]) if points else "—"] for name, points in self.series.items()]
-        return fallback.widget_bundle(bundle, fallback.box(
-            "training", self.status_text(), fallback.table(["metric", "points", "first", "last"], rows)))
+        return fallback.box("training", self.status_text(), fallback.table(["metric", "points", "first", "last"], rows)), {}
 
     def __repr__(self):
         return f"<TrainingPlot {self.status_text()}>"

@@ -56,12 +56,12 @@ import math
 import weakref
 
 import numpy as np
-import ipywidgets as widgets
 from traitlets import Bool, Dict, Int, Unicode, observe
 
 from .. import events
 from ..symbol.symbol import Symbol
 from . import fallback
+from .snapshot import SnapshotWidget
 from .graph_json import graph_json
 
 __all__ = ["GraphView", "MODULE_NAME", "MODULE_VERSION", "param_stats", "is_event_of"]
@@ -146,7 +146,7 @@ def _subscribe_weakly(topic, widget, method_name):
     return handle
 
 
-class GraphView(widgets.DOMWidget):
+class GraphView(SnapshotWidget):
     """The graph of a Symbol or a hybridized block, drawn in JupyterLab, live for blocks.
 
     ``GraphView(sym, shapes={"data": (1, 4)})`` passes ``shapes``/``dtypes``/``inputs`` to
@@ -276,10 +276,9 @@ class GraphView(widgets.DOMWidget):
         verb = "rebuilt" if self.rebuilds > 1 else "built"
         return f"{who}: cached op {verb} ({why}), build #{self.rebuilds}" if self.rebuilds else f"{who}: {why}"
 
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = super()._repr_mimebundle_(**kwargs)
-        if bundle is None or not self.graph:
-            return fallback.widget_bundle(bundle, fallback.box("graph", self.status_text()))
+    def _static(self):
+        if not self.graph:
+            return fallback.box("graph", self.status_text()), {}
         from .mime import GRAPH_MIME_TYPE
         nodes = self.graph.get("nodes", [])
         n_op = sum(1 for n in nodes if n.get("op") != "null")
@@ -287,7 +286,7 @@ class GraphView(widgets.DOMWidget):
                                                                      if self.signature else ""))
         page = fallback.box("graph", self.status_text(), f"<p>{summary}</p>",
                             fallback.svg_img(self.graph, self.block or "graph"))
-        return fallback.widget_bundle(bundle, page, {GRAPH_MIME_TYPE: self.graph})
+        return page, {GRAPH_MIME_TYPE: self.graph}
 
     def detach(self):
         """Stop following the block; the view stays on screen with what it shows."""
