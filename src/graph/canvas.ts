@@ -415,10 +415,27 @@ export class GraphCanvas {
     if (this._pz.scale < READABLE_SCALE) {
       const w = this._area.clientWidth || d.width;
       d.svg.style.height = `${this._draggedHeight() ?? MAX_AREA_HEIGHT}px`;
-      // from where the data comes in: the top (centred), or the left edge of a left-to-right drawing
-      const tx = this._direction === 'LR' ? 0 : (w - READABLE_SCALE * d.width) / 2;
+      // from where the data comes in: the top, around the first graph input (a wide drawing would
+      // otherwise open on its middle, the input cut off), or the left edge of a left-to-right drawing
+      const tx = this._direction === 'LR' ? 0 : this._topStartX(w, READABLE_SCALE);
       this._pz.set({ scale: READABLE_SCALE, tx, ty: 0 });
     }
+  }
+
+  /**
+   * The horizontal offset of a top-down drawing shown at `scale` in an area `w` wide: centred on
+   * the first graph input drawn, within the drawing's edges (centred when it fits).
+   */
+  private _topStartX(w: number, scale: number): number {
+    const d = this._drawn!;
+    const graph = this._shown;
+    const wide = scale * d.width;
+    if (wide <= w || !graph) {
+      return (w - wide) / 2;
+    }
+    const input = graph.nodes.find(n => n.is_input && d.centers.has(n.name));
+    const x = input ? d.centers.get(input.name)![0] : d.width / 2;
+    return clamp(w / 2 - scale * x, w - wide, 0);
   }
 
   /** Collapse exactly the scopes in `collapsed` and redraw. */

@@ -49,6 +49,7 @@ def test_resnet50_is_navigable(open_notebook, tmp_path):
     assert heights and min(heights) >= 9 - 1e-3, min(heights)
     minimap = root.locator(".hl-minimap")
     assert minimap.get_attribute("data-hl-shown") == "true"
+    assert root.evaluate(CENTRED, "data")                              # it opens where the data comes in
     names = root.locator(".hl-graph-svg .hl-group .hl-node-name").all_text_contents()
     assert not any("resnetv20" in n for n in names), names            # no repeated prefixes
 
