@@ -30,9 +30,9 @@ import { minimap } from './minimap';
 import { hasStatement, ISourceView, sourceView } from './source';
 import { IPanZoom, ITransform, panZoom } from './panzoom';
 import { IPassDiff, passDescription, passDiff, passSummary } from './passdiff';
-import { ColourMode, formatBytes, formatMs, logScale, outputBytes, rampColour } from './colour';
+import { ColourMode, legend, outputBytes, paintBoxes } from './colour';
 import { IRendered, markOf, renderGraph } from './render';
-import { traceNode, traceText } from './trace';
+import { markTrace, traceNode, traceText } from './trace';
 
 export interface IGraphCanvasOptions {
   /** DOT -> layout; defaults to Graphviz through `@viz-js/viz`. Tests may inject their own. */
@@ -72,9 +72,6 @@ export const READABLE_SCALE = 0.9;
 
 /** How many layouts a canvas keeps (forward, backward, passes, a few collapse states). */
 const LAYOUT_CACHE = 12;
-
-/** The fill of a box with no value when colouring by a measure (light: labels are dark text). */
-const UNMEASURED_FILL = '#d6d6d6';
 
 /** How many finished drawings (SVG trees) a canvas keeps to show again without redrawing. */
 const DRAWING_CACHE = 4;
@@ -506,65 +503,21 @@ export class GraphCanvas {
       : 'Colour the boxes by op family or output size; to colour by time, measure first: view.profile(x), or mx.lab.inspect(net, x)';
   }
 
-  /** The value of each drawn box (a group: its nodes' sum) in the current colour mode. */
-  private _boxValues(): Map<string, number> {
-    const out = new Map<string, number>();
-    const visible = this._visible;
-    const graph = this._shown;
-    if (!visible || !graph || this._colourBy === 'family') {
-      return out;
-    }
-    graph.nodes.forEach((n, i) => {
-      const v = this._colourBy === 'time' ? (Object.prototype.hasOwnProperty.call(this._times, n.name) ? this._times[n.name] : null) : outputBytes(n);
-      if (v !== null && Number.isFinite(v)) {
-        out.set(visible.boxOf[i], (out.get(visible.boxOf[i]) || 0) + v);
-      }
-    });
-    return out;
-  }
-
   private _applyColour(): void {
-    const drawn = this._drawn;
-    const visible = this._visible;
     this.node.setAttribute('data-hl-colour', this._colourBy);
     this._legend.textContent = '';
     this._legend.hidden = true;
-    if (!drawn || !visible) {
+    const graph = this._shown;
+    if (!this._drawn || !this._visible || !graph) {
       return;
     }
     const mode = this._colourBy;
-    const values = this._boxValues();
-    const scale = mode === 'family' ? null : logScale(values.values());
-    const format = mode === 'time' ? formatMs : formatBytes;
-    for (const v of visible.nodes) {
-      const el = v.node ? drawn.nodes.get(v.node.name) : drawn.groups.get(v.key);
-      const shape = el ? (el.querySelector('rect, ellipse') as SVGElement | null) : null;
-      if (!el || !shape || el.hasAttribute('data-hl-heat')) {
-        continue; // a debugging tool's heat keeps its fill
-      }
-      const title = el.querySelector('title');
-      if (title && !el.hasAttribute('data-hl-title')) {
-        el.setAttribute('data-hl-title', title.textContent || '');
-      }
-      const value = values.get(v.key);
-      const line = value === undefined ? '' : `\n${mode === 'time' ? 'time per call' : 'output size'}: ${format(value)}`;
-      if (title) {
-        title.textContent = (el.getAttribute('data-hl-title') || '') + line;
-      }
-      el.classList.toggle('hl-unmeasured', !!scale && value === undefined);
-      if (value === undefined) {
-        el.removeAttribute('data-hl-value');
-      } else {
-        el.setAttribute('data-hl-value', String(value));
-      }
-      shape.style.fill = !scale ? '' : value === undefined ? UNMEASURED_FILL : rampColour(mode as 'time' | 'size', scale.at(value));
-    }
-    if (scale) {
-      const what = mode === 'time' ? 'time per call (profiled hybridized calls)' : 'output size';
-      div('hl-legend-label', this._legend, `${what}: ${format(scale.lo)}`);
-      const bar = div('hl-legend-ramp', this._legend);
-      bar.style.background = `linear-gradient(to right, ${rampColour(mode as 'time' | 'size', 0)}, ${rampColour(mode as 'time' | 'size', 1)})`;
-      div('hl-legend-label', this._legend, `${format(scale.hi)} (log scale; a collapsed Block: its nodes' sum; grey: ${mode === 'time' ? 'not timed' : 'unknown'})`);
+    const times = this._times;
+    const value = (n: IGraphNode): number | null =>
+      mode === 'time' ? (Object.prototype.hasOwnProperty.call(times, n.name) ? times[n.name] : null) : outputBytes(n);
+    const scale = paintBoxes(this._drawn, this._visible, graph, mode, value);
+    if (scale && mode !== 'family') {
+      legend(this._legend, mode, scale);
       this._legend.hidden = false;
     }
   }
@@ -593,20 +546,9 @@ export class GraphCanvas {
     if (!drawn || !visible || !graph) {
       return;
     }
-    drawn.svg.classList.toggle('hl-tracing', !!node);
-    const roles = new Map<string, Set<string>>(); // visible key -> hl-trace-up / -down / -origin
-    if (node) {
-      const t = traceNode(graph, graph.nodes.indexOf(node));
-      const mark = (i: number, role: string): void => {
-        const key = visible.boxOf[i];
-        if (!roles.has(key)) {
-          roles.set(key, new Set());
-        }
-        roles.get(key)!.add(role);
-      };
-      t.up.forEach(i => mark(i, 'hl-trace-up'));
-      t.down.forEach(i => mark(i, 'hl-trace-down'));
-      mark(t.origin, 'hl-trace-origin');
+    const t = node ? traceNode(graph, graph.nodes.indexOf(node)) : null;
+    markTrace(drawn, visible, t);
+    if (node && t) {
       div('hl-trace-text', this._traceBar, `Tracing ${node.name}: ${traceText(t)}`);
       const stop = document.createElement('button');
       stop.className = 'hl-button hl-trace-stop';
@@ -614,20 +556,6 @@ export class GraphCanvas {
       stop.title = 'Show the whole graph again (t)';
       stop.addEventListener('click', () => this.trace(null));
       this._traceBar.appendChild(stop);
-    }
-    const ROLES = ['hl-trace-up', 'hl-trace-down', 'hl-trace-origin'];
-    for (const v of visible.nodes) {
-      const el = v.node ? drawn.nodes.get(v.node.name) : drawn.groups.get(v.key);
-      const r = roles.get(v.key);
-      ROLES.forEach(c => el?.classList.toggle(c, !!r && r.has(c)));
-    }
-    const on = (key: string, role: string): boolean => {
-      const r = roles.get(key);
-      return !!r && (r.has(role) || r.has('hl-trace-origin'));
-    };
-    for (const e of drawn.edges) {
-      e.el.classList.toggle('hl-trace-up', on(e.from, 'hl-trace-up') && on(e.to, 'hl-trace-up'));
-      e.el.classList.toggle('hl-trace-down', on(e.from, 'hl-trace-down') && on(e.to, 'hl-trace-down'));
     }
   }
 
