@@ -119,3 +119,29 @@ def test_concatenate_onehot_encode_and_from_numpy():
     assert shared.asnumpy().tolist() == [7, 1, 2]
     assert mx.nd.from_numpy(source, zero_copy=False).asnumpy().tolist() == [7, 1, 2]
     assert operator.eq(mx.nd.from_numpy(source[::2]).shape, (2,))
+
+
+def test_the_mxnet_base_and_util_names_code_imports():
+    # what MXNet's own tests and user code take from mxnet.base / mxnet.util at import time
+    import numpy as np
+    from hybridlab import base, util
+    assert isinstance(np.int64(3), base.integer_types) and not isinstance(3.0, base.integer_types)
+    assert isinstance(np.float16(1), base.numeric_types) and isinstance("x", base.string_types)
+    assert base.py_str(b"conv") == "conv" and base._as_list((1, 2)) == (1, 2) and base._as_list(3) == [3]
+    assert base.mx_real_t is np.float32
+    err = base.NotImplementedForSymbol(sorted, "sort", 1)
+    assert isinstance(err, base.MXNetError)
+    assert str(err) == ("Function sorted (namely operator \"sort\") with arguments (<class 'int'>) "
+                        "is not implemented for Symbol and only available in NDArray.")
+    with util.TemporaryDirectory() as folder:
+        import os
+        assert os.path.isdir(folder)
+    assert not os.path.exists(folder)
+
+
+def test_data_dir_follows_mxnet_home(monkeypatch, tmp_path):
+    from hybridlab import base
+    monkeypatch.setenv("MXNET_HOME", str(tmp_path))
+    assert base.data_dir() == str(tmp_path)
+    monkeypatch.delenv("MXNET_HOME")
+    assert base.data_dir().endswith(".mxnet")

@@ -9,8 +9,8 @@ code written for MXNet (``except mx.MXNetError``) keeps working. As in MXNet it 
 import numpy as np
 
 __all__ = ["MXNetError", "HybridlabError", "MXNetIndexError", "MXNetValueError", "MXNetTypeError", "normalize_dtype",
-           "dtype_flag", "dtype_from_flag",
-           "DEFAULT_DTYPE"]
+           "dtype_flag", "dtype_from_flag", "DEFAULT_DTYPE", "NotImplementedForSymbol", "integer_types",
+           "numeric_types", "string_types", "py_str", "mx_real_t", "data_dir"]
 
 
 class MXNetError(RuntimeError):
@@ -48,6 +48,63 @@ class MXNetTypeError(MXNetError, TypeError):
 
 
 HybridlabError = MXNetError
+
+
+class NotImplementedForSymbol(MXNetError):
+    """A function that exists for NDArray only, called on a Symbol (MXNet's ``mxnet.base`` error,
+    with its message).
+
+    >>> from hybridlab.base import NotImplementedForSymbol
+    >>> print(NotImplementedForSymbol(len, "size", 3))
+    Function len (namely operator "size") with arguments (<class 'int'>) is not implemented for Symbol and only available in NDArray.
+    """
+
+    def __init__(self, function, alias, *args):
+        super().__init__()
+        self.function = getattr(function, "__name__", str(function))
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self):
+        said = f"Function {self.function}"
+        if self.alias:
+            said += f' (namely operator "{self.alias}")'
+        if self.args:
+            said += f" with arguments ({', '.join(self.args)})"
+        return said + " is not implemented for Symbol and only available in NDArray."
+
+
+# The type tuples and helpers MXNet code imports from ``mxnet.base``.
+integer_types = (int, np.int32, np.int64)
+numeric_types = (float, int, np.generic)
+string_types = (str,)
+mx_real_t = np.float32
+
+
+def py_str(raw):
+    """Bytes from the C API as text (MXNet's ``py_str``); text stays as it is.
+
+    >>> py_str(b"relu"), py_str("relu")
+    ('relu', 'relu')
+    """
+    return raw.decode("utf-8") if isinstance(raw, (bytes, bytearray)) else raw
+
+
+def _as_list(obj):
+    """``obj`` itself when it is a list or tuple, else ``[obj]`` (MXNet's ``_as_list``)."""
+    return obj if isinstance(obj, (list, tuple)) else [obj]
+
+
+def data_dir():
+    """Where downloaded models and datasets go: ``$MXNET_HOME``, else ``~/.mxnet`` (``%APPDATA%/mxnet``
+    on Windows), as in MXNet."""
+    import os
+    import platform
+    if os.environ.get("MXNET_HOME"):
+        return os.environ["MXNET_HOME"]
+    if platform.system() == "Windows":
+        return os.path.join(os.environ.get("APPDATA", ""), "mxnet")
+    return os.path.join(os.path.expanduser("~"), ".mxnet")
 
 DEFAULT_DTYPE = np.dtype(np.float32)
 

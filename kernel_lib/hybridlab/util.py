@@ -11,11 +11,12 @@ Example::
 """
 import functools
 import inspect
+from tempfile import TemporaryDirectory      # MXNet's util.TemporaryDirectory: entering gives the folder's path
 
 from .numpy_extension import is_np_array, is_np_shape, reset_np, set_np, _np_mode
 
 __all__ = ["use_np", "use_np_array", "use_np_shape", "np_array", "np_shape", "is_np_array", "is_np_shape",
-           "set_np", "reset_np", "set_np_shape", "getenv", "setenv"]
+           "set_np", "reset_np", "set_np_shape", "getenv", "setenv", "TemporaryDirectory"]
 
 
 class _Scope:
