@@ -145,3 +145,16 @@ def test_data_dir_follows_mxnet_home(monkeypatch, tmp_path):
     assert base.data_dir() == str(tmp_path)
     monkeypatch.delenv("MXNET_HOME")
     assert base.data_dir().endswith(".mxnet")
+
+
+def test_runtime_features_and_the_deferred_compute_module():
+    import importlib
+    import hybridlab as mx
+    features = mx.runtime.Features()
+    assert features.is_enabled("profiler") and features.is_enabled("INT64_TENSOR_SIZE")
+    assert features.is_enabled("cuda") == (mx.num_gpus() > 0)
+    assert not features.is_enabled("TENSORRT") and repr(features["TENSORRT"]) == "✖ TENSORRT"
+    with pytest.raises(RuntimeError, match="Feature 'WARP_DRIVE' is unknown, known features are: \\['CUDA'"):
+        features.is_enabled("warp_drive")
+    dc = importlib.import_module("hybridlab._deferred_compute")     # as MXNet's block.py imports it
+    assert dc is mx._deferred_compute and callable(dc.context)

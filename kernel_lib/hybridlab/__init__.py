@@ -29,6 +29,9 @@ from . import name  # noqa: F401
 from . import symbol  # noqa: F401
 from . import symbol as sym  # noqa: F401
 from . import deferred as _deferred_compute  # noqa: F401
+import sys as _sys
+_sys.modules[__name__ + '._deferred_compute'] = _deferred_compute   # MXNet's module name: `import mxnet._deferred_compute`
+from . import runtime  # noqa: F401
 from . import events, viz, compiler  # noqa: F401
 from . import gluon, initializer  # noqa: F401
 from . import optimizer, lr_scheduler; from .gluon import metric  # noqa: F401,E702
