@@ -14,8 +14,10 @@ Example::
     >>> check_numeric_gradient(mx.sym.tanh(x) * x, {'x': np.array([0.5, -1.0])})
 """
 import contextlib
+import functools
 import numbers
 import os
+import sys
 import warnings
 
 import numpy as np
@@ -27,7 +29,9 @@ __all__ = ["default_context", "set_default_context", "default_dtype", "default_r
            "default_numeric_eps", "get_tols", "same", "almost_equal", "assert_almost_equal", "assert_allclose",
            "assert_exception", "rand_shape_2d", "rand_shape_3d", "rand_shape_nd", "rand_ndarray", "random_arrays",
            "simple_forward", "check_symbolic_forward", "check_symbolic_backward", "check_numeric_gradient",
-           "same_array", "environment", "list_gpus", "check_gluon_hybridize_consistency"]
+           "same_array", "environment", "list_gpus", "check_gluon_hybridize_consistency", "use_np", "np_reduce",
+           "random_sample", "effective_dtype", "discard_stderr", "retry", "is_op_runnable", "collapse_sum_like",
+           "gen_buckets_probs_with_ppf", "chi_square_check", "verify_generator", "mx", "np"]
 
 _default_ctx = [None]
 
@@ -375,3 +379,150 @@ def check_gluon_hybridize_consistency(net_builder, data_l, numpy_func=None, test
 
 def _created_at(source):
     return f", created at {source['file']}:{source['line']}: {source['code']}" if source else ""
+
+
+# ---- the smaller helpers MXNet's unit tests import by name -------------------------------------
+
+def __getattr__(name):
+    # ``from mxnet.test_utils import *`` gives the tests ``mx`` (and ``np``), as MXNet's module does
+    if name == "mx":
+        return sys.modules[__name__.rsplit(".", 1)[0]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def use_np(func):
+    """MXNet's ``test_utils.use_np``: the test runs in NumPy mode (``mx.util.use_np``)."""
+    from .util import use_np as _use_np
+    return _use_np(func)
+
+
+def np_reduce(dat, axis, keepdims, numpy_reduce_func):
+    """Reduce ``dat`` over ``axis`` (an int, a tuple, or None: all axes) one axis at a time with
+    ``numpy_reduce_func``, as MXNet's reference for its reduce ops.
+
+    >>> np_reduce(np.arange(6.0).reshape(2, 3), (0, 1), True, np.sum)
+    array([[15.]])
+    """
+    axes = [axis] if isinstance(axis, int) else list(range(dat.ndim)) if axis is None else list(axis)
+    out = dat
+    for i in sorted(axes, reverse=True):
+        out = numpy_reduce_func(out, axis=i)
+    if keepdims:
+        shape = list(dat.shape)
+        for i in axes:
+            shape[i] = 1
+        out = np.asarray(out).reshape(shape)
+    return out
+
+
+def random_sample(population, k):
+    """``k`` distinct items of ``population`` in random order (NumPy's global generator)."""
+    pool = list(population)
+    np.random.shuffle(pool)
+    return pool[:k]
+
+
+def effective_dtype(dat):
+    """The dtype whose tolerances apply to ``dat``: its own (MXNet lowers float32 to float16 for
+    TF32 GPU math, which hybridlab's kernels do not use)."""
+    return np.dtype(dat.dtype)
+
+
+def is_op_runnable():
+    """Whether the test's ops can run on ``default_context()``: always, here (MXNet skips some
+    kernels on old GPUs)."""
+    return True
+
+
+@contextlib.contextmanager
+def discard_stderr():
+    """Send what is written to the process's standard error (file descriptor 2) to /dev/null."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(null)
+        os.close(saved)
+
+
+def retry(n):
+    """Run the decorated test up to ``n`` times while it fails with an AssertionError (a random
+    test that may fail by chance), raising the last failure."""
+    if not isinstance(n, int) or n < 1:
+        raise ValueError(f"retry: n expected an int >= 1, got {n!r}")
+
+    def decorate(test):
+        @functools.wraps(test)
+        def wrapper(*args, **kwargs):
+            for attempt in range(n):
+                try:
+                    return test(*args, **kwargs)
+                except AssertionError:
+                    if attempt == n - 1:
+                        raise
+        return wrapper
+    return decorate
+
+
+def collapse_sum_like(a, shape):
+    """Sum ``a`` down to ``shape`` (the gradient of a broadcast to ``a.shape``).
+
+    >>> collapse_sum_like(np.ones((2, 3, 4)), (3, 1)).tolist()
+    [[8.0], [8.0], [8.0]]
+    """
+    if len(a.shape) < len(shape):
+        raise ValueError(f"collapse_sum_like: expected a shape of at most {a.ndim} dims, got {tuple(shape)}")
+    if a.size == 0 or int(np.prod(shape)) == 0:
+        return np.zeros(shape, dtype=a.dtype)
+    lead = a.ndim - len(shape)
+    axes = list(range(lead))
+    for i, s in enumerate(shape):
+        if s != a.shape[lead + i]:
+            if s != 1:
+                raise ValueError(f"collapse_sum_like: {tuple(shape)} does not broadcast to {a.shape}")
+            axes.append(lead + i)
+    return np.sum(a, axis=tuple(axes)).reshape(shape)
+
+
+def gen_buckets_probs_with_ppf(ppf, nbuckets):
+    """``nbuckets`` equally likely buckets ``(low, high)`` of a distribution given by its percent
+    point function ``ppf``, and their probabilities (for ``verify_generator``)."""
+    if nbuckets < 1:
+        raise ValueError(f"gen_buckets_probs_with_ppf: nbuckets expected >= 1, got {nbuckets}")
+    probs = [1.0 / nbuckets] * nbuckets
+    buckets = [(ppf(i / nbuckets), ppf((i + 1) / nbuckets)) for i in range(nbuckets)]
+    return buckets, probs
+
+
+def chi_square_check(generator, buckets, probs, nsamples=1000000):
+    """Pearson's chi-square test of ``generator(nsamples)`` against ``buckets`` (``(low, high)``
+    ranges, or the discrete values) with probabilities ``probs``: ``(p value, observed counts,
+    expected counts)``. Needs SciPy for the p value."""
+    from scipy import stats
+    samples = np.asarray(generator(nsamples)).ravel()
+    if len(samples) != nsamples:
+        raise ValueError(f"chi_square_check: the generator gave {len(samples)} samples, expected {nsamples}")
+    if isinstance(buckets[0], (list, tuple)):
+        observed = [int(np.sum((samples >= lo) & (samples < hi))) for lo, hi in buckets]
+    else:
+        observed = [int(np.sum(samples == b)) for b in buckets]
+    expected = (np.asarray(probs, dtype=np.float64) * nsamples).tolist()
+    total = sum(observed)
+    p = stats.chisquare(observed, np.asarray(expected) * (total / sum(expected))).pvalue if total else 0.0
+    return float(p), observed, expected
+
+
+def verify_generator(generator, buckets, probs, nsamples=1000000, nrepeat=5, success_rate=0.2, alpha=0.05):
+    """Run ``chi_square_check`` ``nrepeat`` times; AssertionError when fewer than
+    ``success_rate`` of the runs keep the p value above ``alpha``. Returns the p values."""
+    ps = [chi_square_check(generator, buckets, probs, nsamples)[0] for _ in range(nrepeat)]
+    passed = sum(p > alpha for p in ps)
+    if passed < nrepeat * success_rate:
+        raise AssertionError(f"verify_generator: {passed} of {nrepeat} chi-square tests kept p > {alpha} "
+                             f"(expected at least {nrepeat * success_rate:g}); p values {ps}")
+    return ps

@@ -1,0 +1,78 @@
+"""The helpers MXNet's own unit tests import from ``mxnet.test_utils`` (and what its star import gives)."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import hybridlab as mx
+from hybridlab import test_utils as tu
+
+
+def test_star_import_gives_mx_and_np():
+    scope = {}
+    exec("from hybridlab.test_utils import *", scope)
+    assert scope["mx"] is mx and scope["np"] is np
+    assert callable(scope["assert_almost_equal"]) and callable(scope["use_np"])
+
+
+def test_reductions_sampling_and_broadcast_sums():
+    a = np.arange(24.0).reshape(2, 3, 4)
+    assert np.array_equal(tu.np_reduce(a, 1, False, np.max), a.max(axis=1))
+    assert np.array_equal(tu.np_reduce(a, None, True, np.sum), a.sum(keepdims=True))
+    picked = tu.random_sample(range(10), 4)
+    assert len(set(picked)) == 4 and set(picked) <= set(range(10))
+    g = tu.collapse_sum_like(a, (1, 4))
+    assert np.array_equal(g, a.sum(axis=(0, 1)).reshape(1, 4))
+    with pytest.raises(ValueError, match=r"\(5,\) does not broadcast to \(2, 3, 4\)"):
+        tu.collapse_sum_like(a, (5,))
+    assert tu.effective_dtype(mx.nd.ones((2,), dtype="float16")) == np.float16 and tu.is_op_runnable()
+
+
+def test_use_np_runs_the_test_in_numpy_mode():
+    @tu.use_np
+    def inside():
+        return mx.util.is_np_array()
+    assert inside() and not mx.util.is_np_array()
+
+
+def test_retry_reruns_a_failing_test_then_raises():
+    calls = []
+
+    @tu.retry(3)
+    def flaky():
+        calls.append(1)
+        assert len(calls) >= 2
+        return "passed"
+    assert flaky() == "passed" and len(calls) == 2
+
+    @tu.retry(2)
+    def broken():
+        calls.append(1)
+        raise AssertionError("always")
+    with pytest.raises(AssertionError, match="always"):
+        broken()
+    assert len(calls) == 4
+
+
+def test_discard_stderr_silences_file_descriptor_2():
+    code = ("import os, sys; sys.path.insert(0, sys.argv[1]); from hybridlab.test_utils import discard_stderr\n"
+            "with discard_stderr():\n    os.write(2, b'hidden')\nos.write(2, b'shown')")
+    kernel_lib = os.path.join(os.path.dirname(__file__), "..", "kernel_lib")
+    out = subprocess.run([sys.executable, "-c", code, kernel_lib], capture_output=True, check=True)
+    assert out.stderr == b"shown"
+
+
+def test_the_generator_checks_accept_the_right_distribution_and_reject_a_wrong_one():
+    pytest.importorskip("scipy")
+    from scipy import stats
+    buckets, probs = tu.gen_buckets_probs_with_ppf(lambda q: stats.norm.ppf(q), 10)
+    assert len(buckets) == 10 and sum(probs) == pytest.approx(1.0)
+    normal = lambda n: mx.nd.random.normal(0, 1, shape=(n,)).asnumpy()      # noqa: E731
+    assert len(tu.verify_generator(normal, buckets, probs, nsamples=20000, nrepeat=3)) == 3
+    shifted = lambda n: mx.nd.random.normal(0.5, 1, shape=(n,)).asnumpy()    # noqa: E731
+    with pytest.raises(AssertionError, match="chi-square tests kept p > 0.05"):
+        tu.verify_generator(shifted, buckets, probs, nsamples=20000, nrepeat=3)
+    p, observed, _ = tu.chi_square_check(lambda n: np.random.randint(0, 3, size=n), [0, 1, 2], [1 / 3] * 3, 3000)
+    assert sum(observed) == 3000 and 0 <= p <= 1
