@@ -18,7 +18,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernel_li
 # they are: runtime state with the layer it serves, training utilities with gluon, checkpoints with module.
 # A dotted name places one module of a package apart from the rest ("deferred.state" below "deferred").
 LAYERS = [
-    ("base", {"base", "device", "events", "fileio", "host_pool", "name", "context", "monitor_state", "runtime"}),
+    ("base", {"base", "device", "events", "fileio", "host_pool", "name", "context", "monitor_state", "runtime", "attribute"}),
     ("ops", {"ops"}),
     ("ndarray, autograd, deferred state", {"ndarray", "autograd", "deferred.state", "numpy", "numpy_extension",
                                            "random", "ufunc_helper"}),

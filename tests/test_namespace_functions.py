@@ -158,3 +158,31 @@ def test_runtime_features_and_the_deferred_compute_module():
         features.is_enabled("warp_drive")
     dc = importlib.import_module("hybridlab._deferred_compute")     # as MXNet's block.py imports it
     assert dc is mx._deferred_compute and callable(dc.context)
+
+
+def test_attr_scope_marks_the_symbols_created_inside_and_they_still_run():
+    import numpy as np
+    import hybridlab as mx
+    with mx.AttrScope(ctx_group="dev1", __lr_mult__="0.5"):
+        data = mx.sym.var("data")
+        fc = mx.sym.FullyConnected(data, num_hidden=2, name="fc")        # its weight and bias are created here too
+        with mx.AttrScope(ctx_group="dev2"):
+            out = mx.sym.relu(fc, name="out", attr={"__mark__": "mine"})
+    attrs = out.attr_dict()                 # MXNet stores ctx_group and lr_mult as __key__
+    assert attrs["fc_weight"]["__ctx_group__"] == "dev1" and attrs["fc_weight"]["__lr_mult__"] == "0.5"
+    assert attrs["out"] == {"__lr_mult__": "0.5", "__ctx_group__": "dev2", "__mark__": "mine"}
+    assert out.attr("ctx_group") == "dev2" and out.attr("lr_mult") == "0.5"
+    assert mx.sym.var("later").list_attr() == {}
+    # MXNet's own test_attr_basic
+    with mx.AttrScope(group="4", data="great"):
+        data = mx.sym.var("data", attr={"dtype": "data", "group": "1", "force_mirroring": "True"}, lr_mult=1)
+        gdata = mx.sym.var("data2")
+    assert gdata.attr("group") == "4" and data.attr("group") == "1" and data.attr("data") == "great"
+    assert data.attr("lr_mult") == data.attr("__lr_mult__") == "1"
+    assert data.attr("force_mirroring") == data.attr("__force_mirroring__") == "True"
+    back = mx.sym.fromjson(out.tojson())
+    assert back.attr_dict()["out"]["__ctx_group__"] == "dev2"
+    ex = back.simple_bind(mx.cpu(), data=(1, 3))
+    assert ex.forward()[0].shape == (1, 2)
+    with pytest.raises(ValueError, match="attribute 'ctx_group' expected a string value, got int 1"):
+        mx.AttrScope(ctx_group=1)

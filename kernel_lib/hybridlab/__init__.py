@@ -26,6 +26,7 @@ from . import numpy as np  # noqa: F401
 from . import numpy_extension as npx  # noqa: F401
 from . import random  # noqa: F401
 from . import name  # noqa: F401
+from .attribute import AttrScope  # noqa: F401
 from . import symbol  # noqa: F401
 from . import symbol as sym  # noqa: F401
 from . import deferred as _deferred_compute  # noqa: F401

@@ -30,6 +30,7 @@ Example::
 import os
 import reprlib
 
+from ..attribute import HIDDEN_KEYS
 from ..base import MXNetError, dtype_from_flag
 from ..fileio import parse_json, read_file
 from ..ops.attrs import Attr
@@ -41,7 +42,6 @@ MXNET_VERSION = 10901
 MAX_DEPTH = 100                 # nesting levels a file may have (nodes -> node -> inputs -> entry is 4)
 MAX_OUTPUTS = 1 << 16           # outputs one node may declare (a split into more is refused)
 _UINT32 = 1 << 32               # node ids, output indices and versions are uint32 in nnvm
-_HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
 _SHAPE_ATTR = Attr("shape")
 # what an op's own code may raise on attribute values it cannot work with (reported, not leaked)
 _ATTR_ERRORS = (MXNetError, ValueError, TypeError, KeyError, IndexError, OverflowError, ZeroDivisionError,
@@ -364,7 +364,7 @@ def _upgrade(nodes, version):
 def _fix_hidden_keys(node):
     """``lr_mult`` -> ``__lr_mult__``; ``weight_lr_mult`` on an op -> ``__lr_mult__`` on its weight."""
     for k in list(node.attrs):
-        for hk in _HIDDEN_KEYS:
+        for hk in HIDDEN_KEYS:
             if k == hk:
                 node.attrs[f"__{hk}__"] = node.attrs.pop(k)
                 break
@@ -373,7 +373,7 @@ def _fix_hidden_keys(node):
                     break
                 try:
                     names = node.op.input_names(node.op.parse_attrs(
-                        {a: v for a, v in node.attrs.items() if not a.endswith(_HIDDEN_KEYS)}))
+                        {a: v for a, v in node.attrs.items() if not a.endswith(HIDDEN_KEYS)}))
                 except _ATTR_ERRORS:
                     break
                 arg = k[:-len(hk) - 1]

@@ -16,7 +16,7 @@ Example::
 import copy as _copy
 
 from ..base import MXNetError, dtype_flag
-from .. import name as _name
+from .. import attribute as _attribute, name as _name
 from . import debug as _debug, errors as _errors, infer as _infer, json as _json
 from .graph import Node, topo_order
 from .provenance import annotate
@@ -115,10 +115,12 @@ class Symbol:
 
     # ---- attributes -------------------------------------------------------------------------
     def attr(self, key):
-        """The head node's attribute ``key`` (a string), or ``None``."""
+        """The head node's attribute ``key`` (a string), or ``None``; ``attr('lr_mult')`` reads
+        ``__lr_mult__`` (``attribute.HIDDEN_KEYS``), as in MXNet."""
         if len(self._outputs) != 1:
             return None
-        return self._outputs[0][0].attrs.get(key)
+        attrs = self._outputs[0][0].attrs
+        return attrs.get(key, attrs.get(_attribute.stored_key(key)))
 
     def list_attr(self, recursive=False):
         """The head node's attributes (``recursive``: every node's, keyed ``<node>$<key>``)."""
@@ -364,13 +366,13 @@ def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, ini
     """
     if not isinstance(name, str):
         raise TypeError(f"Expect a string for variable `name`, got {type(name).__name__}")
-    attrs = {k: str(v) for k, v in (attr or {}).items()}
+    attrs = _attribute.node_attrs(attr)
     if shape is not None:
         attrs["__shape__"] = str(tuple(shape))
     if lr_mult is not None:
-        attrs["__lr_mult__"] = str(float(lr_mult))
+        attrs["__lr_mult__"] = str(lr_mult)        # as MXNet writes it: lr_mult=1 is "1"
     if wd_mult is not None:
-        attrs["__wd_mult__"] = str(float(wd_mult))
+        attrs["__wd_mult__"] = str(wd_mult)
     if dtype is not None:
         attrs["__dtype__"] = str(dtype_flag(dtype))
     if init is not None:
@@ -415,8 +417,7 @@ def compose(op, inputs, kwargs, name=None, attr=None, hint=None):
     a = op.parse_attrs(kwargs)                     # validates names and values now, like MXNet
     node_name = _name.current().get(name, hint or op.name.lower())
     attrs = op.format_attrs({k: v for k, v in kwargs.items()})
-    for k, v in (attr or {}).items():
-        attrs[k] = str(v)
+    attrs.update(_attribute.node_attrs(attr))           # an AttrScope's, then the call's own
     names = op.input_names(a)
     inputs = list(inputs) + [None] * (len(names) - len(inputs))
     if len(inputs) > len(names):
