@@ -126,7 +126,7 @@ def test_a_headless_run_opens_untrusted_with_its_snapshots_and_trusting_draws_it
 
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
-    view = Notebook(page, lab_server, name).open(kernel=False)
+    view = Notebook(page, lab_server, name).open()                      # a fresh kernel: no models in it
     page.wait_for_function(f"() => ({OUTPUTS})().filter(o => o.mime > 0).length >= 1", timeout=60000)
     for i in range(len(HEADLESS)):                                     # windowed notebook: draw every cell
         view.cell(i).scroll_into_view_if_needed(timeout=10000)
@@ -140,9 +140,17 @@ def test_a_headless_run_opens_untrusted_with_its_snapshots_and_trusting_draws_it
 
     page.evaluate("() => { window.jupyterapp.commands.execute('notebook:trust'); }")   # resolves after the dialog
     page.locator(".jp-Dialog button.jp-mod-accept").click()
-    page.wait_for_function(f"() => ({OUTPUTS})().filter(o => o.live).length >= 2", timeout=60000)
-    page.wait_for_timeout(500)
-    after = page.evaluate(OUTPUTS)
+    # the outputs are drawn again, live; a windowed notebook draws a cell once it is scrolled to
+    after = []
+    for _ in range(60):
+        for i in range(len(HEADLESS)):
+            view.cell(i).scroll_into_view_if_needed(timeout=10000)
+        after = page.evaluate(OUTPUTS)
+        if sum(o["live"] for o in after) >= 2:
+            break
+        page.wait_for_timeout(1000)
+    page.screenshot(path=str(REPO / "tests" / "ui" / "artifacts" / "headless-run-trusted.png"), full_page=True)
+    assert sum(o["live"] for o in after) >= 2, after
     assert not any(o["error"] for o in after), after
     graph = next(o for o in after if o["liveNodes"])
     saved = json.loads((lab_server.root / name).read_text())
@@ -151,5 +159,4 @@ def test_a_headless_run_opens_untrusted_with_its_snapshots_and_trusting_draws_it
     assert graph["liveNodes"] == len(g["nodes"])
     assert "Saved with the notebook" in page.locator(".hl-inspector").first.text_content()
     assert view.dialogs == []
-    page.screenshot(path=str(REPO / "tests" / "ui" / "artifacts" / "headless-run-trusted.png"), full_page=True)
     context.close()
