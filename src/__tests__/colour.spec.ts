@@ -1,5 +1,6 @@
 import { GraphCanvas } from '../graph/canvas';
-import { formatBytes, formatMs, logScale, outputBytes, rampColour } from '../graph/colour';
+import { logScale, outputBytes, rampColour } from '../graph/colour';
+import { memoryText, msText } from '../units';
 import { mlpGraph } from './fixtures';
 
 describe('colouring by a measure', () => {
@@ -9,10 +10,10 @@ describe('colouring by a measure', () => {
     expect(outputBytes(fc)).toBe(256 * 4); // 1×256 float32
     expect(outputBytes({ ...fc, outputs: [{ name: 'x', shape: [0, 3], dtype: 'float32' }] })).toBeNull();
     expect(outputBytes({ ...fc, outputs: [{ name: 'x', shape: [2, 3], dtype: null }] })).toBeNull();
-    expect(formatBytes(640)).toBe('640 B');
-    expect(formatBytes(1.5 * 1024 * 1024)).toBe('1.5 MB');
-    expect(formatMs(0.0123)).toBe('0.012 ms');
-    expect(formatMs(3.456)).toBe('3.46 ms');
+    expect(memoryText(640)).toBe('640 B');
+    expect(memoryText(1.5 * 1024 * 1024)).toBe('1.5 MiB');
+    expect(msText(0.0123)).toBe('0.012');
+    expect(msText(3.456)).toBe('3.46');
   });
 
   it('maps values on a log scale to a pale-to-saturated ramp', () => {

@@ -10,10 +10,9 @@ import {
   BuildHistoryView,
   changeText,
   defaultPicks,
-  HistoryPanel,
-  memoryText,
-  msText
+  HistoryPanel
 } from '../widgets/history';
+import { memoryText, msText } from '../units';
 import { HOSTILE, HOSTILE_BLOCK, hostileGraph, mlpGraph } from './fixtures';
 
 /** Every DOT node statement (`n3;`, `n0 [width=...];`, `g1 [...]`) on a grid; no edges, no clusters. */

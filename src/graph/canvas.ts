@@ -1116,7 +1116,7 @@ export class GraphCanvas {
     }
     this._shown.nodes.forEach((n, i) => {
       const key = visible.boxOf[i];
-      if (key && key[0] === 'g' && pred(n)) {
+      if (visible.byKey.get(key)?.kind === 'group' && pred(n)) {
         out.add(key);
       }
     });

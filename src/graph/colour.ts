@@ -7,6 +7,7 @@
  * draws the key.
  */
 import { IGraphJSON, IGraphNode } from '../tokens';
+import { memoryText, msText } from '../units';
 import type { IVisibleGraph } from './model';
 import type { IRendered } from './render';
 
@@ -29,22 +30,6 @@ export function outputBytes(node: IGraphNode): number | null {
     total += o.shape.reduce((a, d) => a * d, 1) * item;
   }
   return node.outputs && node.outputs.length ? total : null;
-}
-
-/** `"1.5 MB"`, `"640 B"`. */
-export function formatBytes(b: number): string {
-  const units = ['B', 'KB', 'MB', 'GB'];
-  let i = 0;
-  while (b >= 1024 && i < units.length - 1) {
-    b /= 1024;
-    i++;
-  }
-  return `${i ? b.toFixed(b < 10 ? 1 : 0) : Math.round(b)} ${units[i]}`;
-}
-
-/** `"0.012 ms"`, `"3.4 ms"`. */
-export function formatMs(ms: number): string {
-  return ms >= 10 ? `${ms.toFixed(0)} ms` : ms >= 0.1 ? `${ms.toFixed(2)} ms` : `${ms.toPrecision(2)} ms`;
 }
 
 /** The ramp's end colours per mode (sRGB): pale to saturated, both readable under dark text. */
@@ -111,7 +96,7 @@ export function paintBoxes(
     });
   }
   const scale = mode === 'family' ? null : logScale(sums.values());
-  const format = mode === 'time' ? formatMs : formatBytes;
+  const format = mode === 'time' ? (ms: number) => `${msText(ms)} ms` : memoryText;
   for (const v of visible.nodes) {
     const el = v.node ? drawn.nodes.get(v.node.name) : drawn.groups.get(v.key);
     const shape = el ? (el.querySelector('rect, ellipse') as SVGElement | null) : null;
@@ -139,7 +124,7 @@ export function paintBoxes(
 
 /** Draw the key of `mode` over `scale` into `node` (emptied first). */
 export function legend(node: HTMLElement, mode: Exclude<ColourMode, 'family'>, scale: IScale): void {
-  const format = mode === 'time' ? formatMs : formatBytes;
+  const format = mode === 'time' ? (ms: number) => `${msText(ms)} ms` : memoryText;
   const part = (cls: string, text = ''): HTMLDivElement => {
     const d = document.createElement('div');
     d.className = cls;

@@ -24,6 +24,7 @@ import {
   MarkMap,
   widgetNames
 } from '../tokens';
+import { memoryText, msText } from '../units';
 import { widgetRoot } from './root';
 
 /** The two compared builds: A on the left, B on the right. */
@@ -58,29 +59,6 @@ export function defaultPicks(builds: IBuildRecord[]): IPicks {
     return { a: null, b: null };
   }
   return { a: builds[Math.max(0, n - 2)].index, b: builds[n - 1].index };
-}
-
-/** `288 B`, `1.5 KiB`, `3.0 MiB` (as the kernel's `memory_text`); `—` for null. */
-export function memoryText(bytes: number | null): string {
-  if (bytes === null || bytes === undefined || !Number.isFinite(bytes)) {
-    return '—';
-  }
-  let size = bytes;
-  for (const unit of ['B', 'KiB', 'MiB', 'GiB']) {
-    if (size < 1024 || unit === 'GiB') {
-      return unit === 'B' ? `${Math.trunc(size)} B` : `${size.toFixed(1)} ${unit}`;
-    }
-    size /= 1024;
-  }
-  return '—';
-}
-
-/** A build time in ms for a table cell: `3.56`, `12.3`, `1204`; `—` for null. */
-export function msText(ms: number | null): string {
-  if (ms === null || ms === undefined || !Number.isFinite(ms)) {
-    return '—';
-  }
-  return ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
 }
 
 function graphOf(b: IBuildRecord | null): IGraphJSON | null {

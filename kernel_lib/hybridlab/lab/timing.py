@@ -136,6 +136,15 @@ def _op_breakdown(block, samples, graph):
     return out
 
 
+def _check_run(who, block, inputs, calls):
+    if not hasattr(block, "hybridization"):
+        raise TypeError(f"{who}: expected a HybridBlock, got {type(block).__name__}")
+    if not inputs:
+        raise ValueError(f"{who}: expected at least one input array, got none")
+    if not isinstance(calls, int) or calls < 1:
+        raise ValueError(f"{who}: calls expected an int >= 1, got {calls!r}")
+
+
 def _step_fn(block, inputs, backward):
     """One timed call: the forward, or with ``backward`` a training step without the update
     (forward under ``autograd.record()``, then backward from the sum of the first output)."""
@@ -156,12 +165,7 @@ def time_block(block, *inputs, calls=30, warmup=2, profile_calls=3, progress=Non
     ``progress(fraction, stage)`` is called as the runs advance. ``backward=True`` times a
     training step instead of a forward (forward + backward, no parameter update: the parameters
     keep their values, their gradients are overwritten)."""
-    if not hasattr(block, "hybridization"):
-        raise TypeError(f"time_block: expected a HybridBlock, got {type(block).__name__}")
-    if not inputs:
-        raise ValueError("time_block: expected at least one input array, got none")
-    if not isinstance(calls, int) or calls < 1:
-        raise ValueError(f"time_block: calls expected an int >= 1, got {calls!r}")
+    _check_run("time_block", block, inputs, calls)
     report = progress or (lambda fraction, stage: None)
     total_steps = len(MODES) * (warmup + calls + 1) + profile_calls
     done = [0]
@@ -237,12 +241,7 @@ def profile_ops(block, *inputs, calls=3):
     >>> sorted(o["node"] for o in profile_ops(net, x))
     ['mlp_dense0_fwd', 'mlp_dense0_relu_fwd', 'mlp_dense1_fwd']
     """
-    if not hasattr(block, "hybridization"):
-        raise TypeError(f"profile_ops: expected a HybridBlock, got {type(block).__name__}")
-    if not inputs:
-        raise ValueError("profile_ops: expected at least one input array, got none")
-    if not isinstance(calls, int) or calls < 1:
-        raise ValueError(f"profile_ops: calls expected an int >= 1, got {calls!r}")
+    _check_run("profile_ops", block, inputs, calls)
     with trial(block, f"{block.name} (timing)"):
         block.hybridize(True)
         build(block, *inputs)
