@@ -3,7 +3,8 @@
 #   make lab   - create .venv, install hybridlab (building the JupyterLab extension), open JupyterLab
 #                on notebooks/ with the extension active
 #   make test  - create/update .venv, install with test extras (and Debian's chromium and graphviz, as
-#                root, when missing), run the jest suite and the whole pytest suite
+#                root, when missing), create .venv-mxnet with real MXNet 1.9.1 for the parity tests,
+#                run the jest suite and the whole pytest suite
 #                (tests/ui: end-to-end in JupyterLab + headless chromium)
 PYTHON ?= python3
 VENV   := .venv
@@ -17,7 +18,7 @@ EXT_SRC := package.json yarn.lock .yarnrc.yml tsconfig.json \
            $(shell find src style -type f -not -path 'src/__tests__/*' 2>/dev/null)
 LABEXT_SHARE := $(VENV)/share/jupyter/labextensions/hybridlab
 
-.PHONY: lab test venv install ext jest system-packages
+.PHONY: lab test venv install ext jest system-packages mxnet-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -64,8 +65,20 @@ system-packages:
 	  else echo "make test: missing Debian packages ($$missing); install them as root: apt-get install -y $$missing" >&2; exit 1; fi; \
 	fi
 
+# Real MXNet 1.9.1 in a venv of its own (its wheel needs numpy<1.24, hybridlab's venv has a newer one):
+# the differential tests run our exports and cases in it through $$HYBRIDLAB_MXNET_PYTHON.
+MXNET_VENV := .venv-mxnet
+HYBRIDLAB_MXNET_PYTHON ?= $(abspath $(MXNET_VENV))/bin/python
+
+$(MXNET_VENV)/bin/python:
+	$(PYTHON) -m venv $(MXNET_VENV)
+	$(MXNET_VENV)/bin/python -m pip install --quiet 'mxnet==1.9.1' 'numpy<1.24'
+	$(MXNET_VENV)/bin/python -c 'import mxnet; assert mxnet.__version__ == "1.9.1", mxnet.__version__'
+
+mxnet-venv: $(MXNET_VENV)/bin/python
+
 # HYBRIDLAB_UI_TESTS=require: a missing browser piece fails the UI tests instead of skipping them
-test: install system-packages
+test: install system-packages mxnet-venv
 	$(BIN)/jupyter labextension list 2>&1 | grep -E 'hybridlab .*enabled'
 	$(BIN)/jlpm test
-	HYBRIDLAB_UI_TESTS=require $(BIN)/python -m pytest -n 2 --dist loadfile
+	HYBRIDLAB_MXNET_PYTHON=$(HYBRIDLAB_MXNET_PYTHON) HYBRIDLAB_UI_TESTS=require $(BIN)/python -m pytest -n 2 --dist loadfile
