@@ -21,13 +21,13 @@ LAYERS = [
     ("base", {"base", "device", "events", "fileio", "host_pool", "name", "context", "monitor_state", "runtime", "attribute"}),
     ("ops", {"ops"}),
     ("ndarray, autograd, deferred state", {"ndarray", "autograd", "deferred.state", "numpy", "numpy_extension",
-                                           "random", "ufunc_helper"}),
+                                           "random", "ufunc_helper", "operator"}),
     ("symbol, deferred.trace", {"symbol", "deferred"}),   # deferred: mx._deferred_compute and its tracer
     ("compiler", {"compiler", "profiler", "op_monitor"}),
     ("gluon", {"gluon", "initializer", "optimizer", "lr_scheduler", "viz", "image", "metric"}),
     ("module, io", {"module", "io", "callback", "monitor", "kvstore", "model"}),
     ("lab", {"lab"}),
-    ("public helpers", {"test_utils", "util"}),
+    ("public helpers", {"test_utils", "util", "numpy_op_signature"}),
 ]
 
 # (importer, imported): upward imports still in the tree, each one a task of issue 13

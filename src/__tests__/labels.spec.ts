@@ -14,6 +14,7 @@ describe('opSummary', () => {
     expect(opSummary(node('Pooling', 'p', { pool_type: 'avg', global_pool: 'True' }))).toBe('GlobalAvgPool');
     expect(opSummary(node('Activation', 'a', { act_type: 'relu' }))).toBe('relu');
     expect(opSummary(node('elemwise_add', 'e'))).toBe('elemwise_add');
+    expect(opSummary(node('Custom', 'proposal0', { op_type: 'proposal', feat_stride: '16' }))).toBe('Custom proposal');
     expect(opSummary(node('Convolution', 'c', { kernel: '<img src=x>' }))).toBe('Conv'); // not numbers: left out
   });
 });

@@ -56,6 +56,8 @@ export function opSummary(node: IGraphNode): string {
       return a.act_type || node.op;
     case 'Dropout':
       return a.p ? `Dropout ${a.p}` : 'Dropout';
+    case 'Custom': // a Python op (mx.operator): named by the type it was registered as
+      return a.op_type ? `Custom ${a.op_type}` : 'Custom';
     case 'Reshape':
     case '_np_reshape':
       return a.shape || a.newshape ? join('Reshape', a.shape || a.newshape) : 'Reshape';

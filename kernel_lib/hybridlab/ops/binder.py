@@ -44,19 +44,22 @@ _NUMBERS = (int, float, complex, _onp.generic)
 
 def possible_inputs(op):
     """Every input ``op`` can take, in order (those of its default attributes when the registry
-    does not list them)."""
+    does not list them); ``None`` when only a call's attributes tell (``Custom``: its ``op_type``)."""
     if op.all_inputs is not None:
         return op.all_inputs
     try:
         return tuple(op.inputs(op.parse_attrs({})))
     except MXNetError:
-        return ()
+        return None if op.open_attrs else ()
 
 
 def positional_attrs(op, ns=None):
-    """The attribute names positional arguments after the inputs fill, in order."""
+    """The attribute names positional arguments after the inputs fill, in order (none for ops with
+    free keywords: ``Custom(*data, op_type=..., **kwargs)``, as in MXNet)."""
     if ns is not None and ns.args:
         return tuple(ns.args)
+    if op.open_attrs:
+        return ()
     return tuple(k for k in op.attrs if k != "num_args")
 
 
@@ -74,6 +77,8 @@ def make_binder(op, ns=None, *, is_tensor, tensor_class=None, numbers_are_inputs
     rename, defaults, packed = ns.rename, ns.defaults, ns.packed
     variadic = op.variadic
     possible = () if variadic else possible_inputs(op)
+    dynamic = possible is None      # the inputs are named by the call's attributes
+    possible = possible or ()
     n_possible = len(possible)
     pos_attrs = positional_attrs(op, ns)
     n_pos_attrs = len(pos_attrs)
@@ -88,6 +93,11 @@ def make_binder(op, ns=None, *, is_tensor, tensor_class=None, numbers_are_inputs
             kwargs = {rename.get(k, k): v for k, v in kwargs.items()}
         n_args = len(args)
         missing = False
+        names, n_names = possible, n_possible
+        if dynamic:
+            names = op.input_names(op.parse_attrs({k: v for k, v in kwargs.items()
+                                                   if v is not None and not is_tensor(v)}))
+            n_names = len(names)
         if variadic:
             if packed:
                 if not n_args:
@@ -102,9 +112,9 @@ def make_binder(op, ns=None, *, is_tensor, tensor_class=None, numbers_are_inputs
                 inputs = list(args[:n_in])
             kwargs.setdefault("num_args", len(inputs))
         else:
-            n_in = 1 if n_args and n_possible else 0
+            n_in = 1 if n_args and n_names else 0
             missing = n_in == 1 and args[0] is None
-            limit = n_args if n_args < n_possible else n_possible
+            limit = n_args if n_args < n_names else n_names
             while n_in < limit:
                 a = args[n_in]
                 if a.__class__ is not cls:
@@ -115,7 +125,7 @@ def make_binder(op, ns=None, *, is_tensor, tensor_class=None, numbers_are_inputs
                 n_in += 1
             inputs = list(args[:n_in])
             if kwargs:
-                for i, input_name in enumerate(possible):
+                for i, input_name in enumerate(names):
                     if input_name in kwargs:
                         if i < n_in:
                             raise _twice(label, input_name, args[i], kwargs[input_name])
@@ -125,7 +135,7 @@ def make_binder(op, ns=None, *, is_tensor, tensor_class=None, numbers_are_inputs
                         missing = True
         if n_in < n_args:
             if n_args - n_in > n_pos_attrs:
-                raise _too_many(label, possible, pos_attrs, args, n_in, variadic, packed, ns)
+                raise _too_many(label, names, pos_attrs, args, n_in, variadic, packed, ns)
             for i in range(n_in, n_args):
                 k = pos_attrs[i - n_in]
                 if k in kwargs:

@@ -53,7 +53,7 @@ Example (the shape of every op file)::
 from dataclasses import dataclass, field
 
 from ..base import MXNetError
-from .attrs import REQUIRED, Attr
+from .attrs import MAX_ATTR_CHARS, REQUIRED, Attr
 
 __all__ = ["OpDef", "NsName", "InlineRule", "OutKernel", "SideEffect", "Lowering", "register", "get_op",
            "find_op", "all_ops", "OPS"]
@@ -205,11 +205,12 @@ class OpDef:
                  needs_rng=False, hidden=False, no_grad_reason="", device_attr=None, dynamic_shape=False,
                  all_inputs=None, random=(), np_random=(), monotone=False, window_max=False,
                  train_variant=None, zero_grad=False, bounds=None, grad_mode=False, inline=None,
-                 out_kernel=None, train_side_effect=None, lowering=None):
+                 out_kernel=None, train_side_effect=None, lowering=None, open_attrs=False):
         self.name = name
         self.inputs = inputs
         self.variadic = variadic
         self.attrs = dict(attrs or {})
+        self.open_attrs = bool(open_attrs)   # other keywords are kept as strings (Custom's)
         if variadic and "num_args" not in self.attrs:
             self.attrs["num_args"] = Attr("int")
         self.bounds = dict(bounds or {})
@@ -230,7 +231,7 @@ class OpDef:
         # every input an op can take, in order (for keyword inputs when ``inputs`` depends on attrs)
         self.all_inputs = tuple(all_inputs) if all_inputs is not None else (
             inputs if not callable(inputs) else None)
-        self.aux = tuple(aux)
+        self.aux = aux if callable(aux) else tuple(aux)
         self.num_outputs = num_outputs
         self.num_visible = num_visible if num_visible is not None else num_outputs
         self._output_names = output_names
@@ -288,7 +289,8 @@ class OpDef:
         return self.inputs(a) if callable(self.inputs) else self.inputs
 
     def aux_names(self, a):
-        return tuple(n for n in self.input_names(a) if n in self.aux)
+        aux = self.aux(a) if callable(self.aux) else self.aux
+        return tuple(n for n in self.input_names(a) if n in aux)
 
     def n_outputs(self, a):
         return self.num_outputs(a) if callable(self.num_outputs) else self.num_outputs
@@ -330,6 +332,9 @@ class OpDef:
             if spec is None:
                 if k.startswith("__") and k.endswith("__"):
                     continue  # hidden MXNet keys (__layout__, __lr_mult__, ...) are not op attributes
+                if self.open_attrs:
+                    parsed[k] = _open_attr(self.name, k, v)
+                    continue
                 raise MXNetError(f"{self.name}: unknown attribute '{k}'; valid attributes are: "
                                  f"{', '.join(schema) or '(none)'}")
             parsed[k] = spec.parse(v, self.name, k)
@@ -404,6 +409,15 @@ class OpDef:
 
     def __repr__(self):
         return f"<OpDef {self.name} family={self.family}>"
+
+
+def _open_attr(op_name, k, v):
+    """A free keyword of an ``open_attrs`` op: MXNet's ``str(value)``, bounded like every attribute."""
+    text = v if isinstance(v, str) else str(v)
+    if len(text) > MAX_ATTR_CHARS:
+        raise MXNetError(f"{op_name}: attribute '{k}' expected at most {MAX_ATTR_CHARS} characters, "
+                         f"got {len(text)}")
+    return text
 
 
 def _as_tuple(v):

@@ -56,7 +56,8 @@ class Node:
         """Indices of inputs this op mutates (auxiliary states such as BatchNorm's moving stats)."""
         if self.op is None or not self.op.aux:
             return ()
-        return tuple(i for i, n in enumerate(self.input_names()) if n in self.op.aux)
+        aux = self.op.aux_names(self.parsed_attrs())
+        return tuple(i for i, n in enumerate(self.input_names()) if n in aux)
 
     def __repr__(self):
         return f"<Node {self.op_name} {self.name}>"
