@@ -224,3 +224,56 @@ def test_monitoring_switches_follow_the_profiler():
         _ = mx.nd.relu(mx.nd.ones((2,)))
     profiler.set_state("stop")
     assert [r for r in profiler.records() if r[1] == "operator"] == []
+
+
+def test_user_ranges_counters_and_markers_show_in_the_statistics_and_the_trace(tmp_path):
+    profiler.set_config(aggregate_stats=True, filename=str(tmp_path / "user.json"))
+    profiler.dumps(reset=True)
+    profiler.set_state("run")
+    domain = profiler.Domain("Loader")
+    task, frame, event = profiler.Task(domain, "decode"), domain.new_frame("iteration"), profiler.Event("step")
+    for _ in range(2):
+        task.start()
+        task.stop()
+    with frame, event:
+        counter = domain.new_counter("queued", 3)
+        counter += 2
+        counter.decrement()
+        domain.new_marker("epoch end").mark("global")
+    profiler.dump(finished=True)
+    stats = json.loads(profiler.dumps(reset=True, format="json"))["Time"]
+    assert stats["Loader"]["decode"]["Count"] == 2 and stats["Loader"]["iteration"]["Count"] == 1
+    assert stats["Event"]["step"]["Count"] == 1 and counter.value == 4
+    trace = json.loads((tmp_path / "user.json").read_text())["traceEvents"]
+    assert [e["args"]["value"] for e in trace if e["ph"] == "C"] == [3, 5, 4]
+    assert [(e["name"], e["cat"], e["s"]) for e in trace if e["ph"] == "i"] == [("epoch end", "Loader", "g")]
+    with pytest.raises(mx.MXNetError, match="stop\\(\\) expected a start\\(\\)"):
+        task.stop()
+
+
+def test_a_python_operator_is_profiled_under_its_op_type():
+    class AddOne(mx.operator.CustomOp):
+        def forward(self, is_train, req, in_data, out_data, aux):
+            self.assign(out_data[0], req[0], in_data[0] + 1)
+
+        def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+            self.assign(in_grad[0], req[0], out_grad[0])
+
+    @mx.operator.register("profiled_add_one")
+    class AddOneProp(mx.operator.CustomOpProp):
+        def create_operator(self, ctx, shapes, dtypes):
+            return AddOne()
+
+    profiler.set_config(aggregate_stats=True, profile_imperative=True)
+    profiler.dumps(reset=True)
+    profiler.set_state("run")
+    x = mx.nd.ones((3,))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Custom(x, op_type="profiled_add_one")
+    y.backward()
+    profiler.set_state("stop")
+    stats = json.loads(profiler.dumps(reset=True, format="json"))["Time"]
+    assert {"profiled_add_one::pure_python", "_backward_profiled_add_one::pure_python",
+            "profiled_add_one::_plus_scalar"} <= set(stats["Custom Operator"])
+    assert "_plus_scalar" not in stats.get("operator", {})      # the op's own calls are named apart

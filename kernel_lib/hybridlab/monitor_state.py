@@ -9,6 +9,8 @@ profiler (``mx.profiler``, which sits above them) receives the samples they time
 * ``record(name, t0, t1, domain, args)``: hand one timed sample to the profiler (``connect``).
 * ``quiet()``: op calls made inside are not reported to op hooks or the profiler (parameter
   initialisation, values computed while tracing, a monitored graph run that reports its ops itself).
+* ``custom_op(op_type)``: inside, the ops a Python operator (``mx.operator``) calls are reported as
+  MXNet reports them: ``"<op_type>::<op>"`` in the domain ``"Custom Operator"``.
 
 Example::
 
@@ -21,7 +23,7 @@ Example::
 """
 import contextlib
 
-__all__ = ["switches", "set_switches", "connect", "record", "quiet", "suspended"]
+__all__ = ["switches", "set_switches", "connect", "record", "quiet", "suspended", "custom_op"]
 
 
 class _Switches:
@@ -33,6 +35,7 @@ class _Switches:
 switches = _Switches()
 _recorder = [None]        # the profiler's record(name, t0, t1, domain, args), set by connect
 _quiet = [0]              # > 0 inside quiet()
+_custom = []              # the op types of the Python operators running now (innermost last)
 
 
 def set_switches(running, symbolic, imperative):
@@ -55,7 +58,19 @@ def record(name, t0, t1, domain="operator", args=None):
     """Hand one timed sample (``t0``/``t1`` from ``time.perf_counter()``) to the profiler."""
     recorder = _recorder[0]
     if recorder is not None:
+        if _custom and domain == "operator":
+            name, domain = f"{_custom[-1]}::{name}", "Custom Operator"
         recorder(name, t0, t1, domain, args)
+
+
+@contextlib.contextmanager
+def custom_op(op_type):
+    """Inside: op samples are named as the ops of the Python operator ``op_type``."""
+    _custom.append(op_type)
+    try:
+        yield
+    finally:
+        _custom.pop()
 
 
 @contextlib.contextmanager

@@ -53,7 +53,8 @@ from .base import MXNetError
 
 __all__ = ["set_config", "set_state", "pause", "resume", "dumps", "dump", "dump_profile", "record",
            "is_running", "symbolic_active", "imperative_active", "records", "call_begin", "call_end",
-           "isolated", "profiler_set_config", "profiler_set_state"]
+           "isolated", "profiler_set_config", "profiler_set_state", "Domain", "Task", "Frame", "Event", "Counter",
+           "Marker"]
 
 CONFIG_DEFAULTS = {
     "filename": "profile.json", "profile_all": False, "profile_symbolic": True, "profile_imperative": True,
@@ -68,6 +69,7 @@ events.add_topic("timing", "a block call timed by the profiler; payload: block (
 _config = dict(CONFIG_DEFAULTS)
 _lock = threading.Lock()
 _records = []          # (name, domain, t0, t1, args, thread id); times from time.perf_counter()
+_instants = []         # (phase "C" counter value | "i" marker, name, domain, t, args, thread id): trace only
 
 
 class _State:
@@ -201,6 +203,12 @@ def record(name, t0, t1, domain="operator", args=None):
 monitor_state.connect(record)    # the compiler's and the op monitor's timed samples come here
 
 
+def _instant(phase, name, domain, args):
+    if _state.running and not _state.paused:
+        with _lock:
+            _instants.append((phase, name, domain, time.perf_counter(), args, threading.get_ident()))
+
+
 def records():
     """A copy of the raw samples: ``(name, domain, t0, t1, args, thread id)`` tuples."""
     with _lock:
@@ -306,6 +314,7 @@ def dumps(reset=False, format="table", sort_by="total", ascending=False):  # noq
     if reset:
         with _lock:
             _records.clear()
+            _instants.clear()
     if format == "json":
         return json.dumps({"Time": ordered, "Memory": {}, "Unit": {"Time": "ms", "Memory": "kB"}}, indent=4)
     lines = ["Profile Statistics:", "\tNote the difference in units for different entries."]
@@ -330,6 +339,14 @@ def trace_events():
         events.append({"name": str(name), "cat": domain, "ph": "X", "ts": round((t0 - _origin) * 1e6, 3),
                        "dur": round((t1 - t0) * 1e6, 3), "pid": pid, "tid": tid,
                        "args": {k: str(v) for k, v in args.items()}})
+    with _lock:
+        instants = list(_instants)
+    for phase, name, domain, t, args, tid in instants:
+        event = {"name": str(name), "cat": domain, "ph": phase, "ts": round((t - _origin) * 1e6, 3), "pid": pid,
+                 "tid": tid, "args": args}
+        if phase == "i":
+            event["s"] = args.pop("scope", "p")
+        events.append(event)
     return events
 
 
@@ -348,3 +365,147 @@ def dump(finished=True, profile_process="worker"):
 def dump_profile():
     """Deprecated MXNet name of ``dump(True)``."""
     return dump(True)
+
+
+# ---- MXNet's user-defined profiling objects -------------------------------------------------------
+# A Task, Frame or Event is a timed range like an op: it shows in dumps() under its domain and in the
+# trace; a Counter's values and a Marker's instants go to the trace only.
+
+class Domain:
+    """A named group for Tasks, Frames, Counters and Markers (``profiler.Domain('MyDomain')``).
+
+    >>> import hybridlab as mx
+    >>> d = mx.profiler.Domain("demo")
+    >>> mx.profiler.set_config(aggregate_stats=True)
+    >>> mx.profiler.set_state("run")
+    >>> with d.new_task("load"):
+    ...     pass
+    >>> mx.profiler.set_state("stop")
+    >>> import json
+    >>> json.loads(mx.profiler.dumps(reset=True, format="json"))["Time"]["demo"]["load"]["Count"]
+    1
+    """
+
+    def __init__(self, name):
+        self.name = str(name)
+
+    def new_task(self, name):
+        return Task(self, name)
+
+    def new_frame(self, name):
+        return Frame(self, name)
+
+    def new_counter(self, name, value=None):
+        return Counter(self, name, value)
+
+    def new_marker(self, name):
+        return Marker(self, name)
+
+    def __str__(self):
+        return self.name
+
+    def __repr__(self):
+        return f"Domain({self.name!r})"
+
+
+class _Range:
+    """A timed range: ``start()`` ... ``stop()``, or a ``with`` block."""
+
+    def __init__(self, domain, name):
+        self.domain, self.name, self._t0 = domain, str(name), None
+
+    def start(self):
+        self._t0 = time.perf_counter()
+
+    def stop(self):
+        if self._t0 is None:
+            raise MXNetError(f"{type(self).__name__} {self.name!r}: stop() expected a start() before it")
+        record(self.name, self._t0, time.perf_counter(), domain=self._domain_name())
+        self._t0 = None
+
+    def _domain_name(self):
+        return str(self.domain)
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+    def __str__(self):
+        return self.name
+
+
+class Task(_Range):
+    """A timed range of work in a domain (``Task(domain, name).start()`` ... ``.stop()``)."""
+
+
+class Frame(_Range):
+    """A timed range in a domain that repeats (one per iteration, as a frame of a game loop)."""
+
+
+class Event(_Range):
+    """A timed range without a domain (``Event(name)``); it shows under the domain ``Event``."""
+
+    def __init__(self, name):
+        super().__init__(None, name)
+
+    def _domain_name(self):
+        return "Event"
+
+
+class Counter:
+    """A named value in a domain whose changes go to the trace: ``set_value``, ``increment``,
+    ``decrement``, ``+=`` and ``-=``.
+
+    >>> import hybridlab as mx
+    >>> c = mx.profiler.Counter(mx.profiler.Domain("demo"), "items", 5)
+    >>> c += 2
+    >>> c.value
+    7
+    """
+
+    def __init__(self, domain, name, value=None):
+        self.domain, self.name, self.value = domain, str(name), 0
+        if value is not None:
+            self.set_value(value)
+
+    def set_value(self, value):
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise MXNetError(f"Counter {self.name!r}: expected a number, got {value!r}")
+        self.value = value
+        _instant("C", self.name, str(self.domain), {"value": value})
+
+    def increment(self, delta=1):
+        self.set_value(self.value + delta)
+
+    def decrement(self, delta=1):
+        self.set_value(self.value - delta)
+
+    def __iadd__(self, delta):
+        self.increment(delta)
+        return self
+
+    def __isub__(self, delta):
+        self.decrement(delta)
+        return self
+
+    def __str__(self):
+        return self.name
+
+
+class Marker:
+    """An instant in a domain: ``Marker(domain, name).mark(scope)`` with scope ``'global'``,
+    ``'process'``, ``'thread'``, ``'task'`` or ``'marker'``."""
+
+    _SCOPES = {"global": "g", "process": "p", "thread": "t", "task": "t", "marker": "t"}
+
+    def __init__(self, domain, name):
+        self.domain, self.name = domain, str(name)
+
+    def mark(self, scope="process"):
+        if scope not in self._SCOPES:
+            raise MXNetError(f"Marker {self.name!r}: scope expected one of {sorted(self._SCOPES)}, got {scope!r}")
+        _instant("i", self.name, str(self.domain), {"scope": self._SCOPES[scope]})
