@@ -76,3 +76,33 @@ def test_the_generator_checks_accept_the_right_distribution_and_reject_a_wrong_o
         tu.verify_generator(shifted, buckets, probs, nsamples=20000, nrepeat=3)
     p, observed, _ = tu.chi_square_check(lambda n: np.random.randint(0, 3, size=n), [0, 1, 2], [1 / 3] * 3, 3000)
     assert sum(observed) == 3000 and 0 <= p <= 1
+
+
+def test_star_import_gives_the_modules_and_names_of_mxnets_module():
+    scope = {}
+    exec("from hybridlab.test_utils import *", scope)
+    assert scope["sys"] is sys and scope["os"] is os and scope["OrderedDict"].__name__ == "OrderedDict"
+    assert scope["Context"] is mx.Context and scope["array"] is mx.nd.array and scope["npt"] is np.testing
+
+
+def test_check_consistency_compares_precisions_and_catches_a_different_result():
+    data = mx.sym.var("data")
+    net = mx.sym.FullyConnected(mx.sym.tanh(data), num_hidden=3, name="fc")
+    ctx_list = [{"ctx": mx.cpu(), "data": (2, 4), "type_dict": {"data": dt}} for dt in (np.float64, np.float32)]
+    truth = tu.check_consistency(net, ctx_list)
+    assert set(truth) == {"fc_output", "data", "fc_weight", "fc_bias"}
+    wrong = mx.sym.FullyConnected(mx.sym.sigmoid(data), num_hidden=3, name="fc")
+    with pytest.raises(AssertionError):
+        tu.check_consistency([net, wrong], ctx_list)
+
+
+def test_matrices_with_real_eigenvalues_and_the_np_op_lookup():
+    m = tu.new_matrix_with_real_eigvals_nd((2, 4, 4))
+    assert m.shape == (2, 4, 4) and np.abs(np.linalg.eigvals(m).imag).max() < 1e-6
+    s = tu.new_sym_matrix_with_real_eigvals_nd((3, 3))
+    assert np.allclose(s, s.T) and not tu.has_tvm_ops()
+    from hybridlab.numpy_op_signature import _get_builtin_op
+    assert _get_builtin_op("_np_sum") is mx.np.sum and _get_builtin_op("_npx_relu") is mx.npx.relu
+    assert _get_builtin_op("_np_random_uniform") is mx.np.random.uniform and _get_builtin_op("sum") is None
+    from hybridlab.ndarray.ndarray import _STORAGE_TYPE_STR_TO_ID, py_slice
+    assert _STORAGE_TYPE_STR_TO_ID["row_sparse"] == 1 and py_slice is slice

@@ -28,6 +28,7 @@ from . import random  # noqa: F401
 from . import name  # noqa: F401
 from .attribute import AttrScope  # noqa: F401
 from . import symbol  # noqa: F401
+from . import operator  # noqa: F401  (mx.operator: CustomOp / CustomOpProp)
 from . import symbol as sym  # noqa: F401
 from . import deferred as _deferred_compute  # noqa: F401
 import sys as _sys
@@ -36,12 +37,19 @@ from . import runtime  # noqa: F401
 from . import events, viz, compiler  # noqa: F401
 from . import gluon, initializer  # noqa: F401
 from . import optimizer, lr_scheduler; from .gluon import metric  # noqa: F401,E702
+visualization = viz
+# MXNet's module paths for these: `import mxnet.metric`, `from mxnet.visualization import plot_network`
+_sys.modules[__name__ + '.metric'] = metric
+_sys.modules[__name__ + '.visualization'] = viz
 from . import profiler  # noqa: F401
 from . import io, model, callback, module  # noqa: F401
 from . import image  # noqa: F401
 from . import module as mod  # noqa: F401
 from . import test_utils  # noqa: F401
 from . import util  # noqa: F401
+# MXNet's top-level np-mode switches (mxnet/__init__.py re-exports them from util)
+from .util import is_np_shape, set_np_shape, np_shape, use_np_shape  # noqa: F401
+from .util import is_np_array, np_array, use_np_array, use_np  # noqa: F401
 from . import lab  # noqa: F401  (the lab layer: widgets and graph display in notebooks)
 from .lab import _jupyter_labextension_paths  # noqa: F401
 init = initializer

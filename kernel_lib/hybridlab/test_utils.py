@@ -15,6 +15,7 @@ Example::
 """
 import contextlib
 import functools
+import importlib.util
 import numbers
 import os
 import sys
@@ -25,13 +26,21 @@ import numpy as np
 from .base import MXNetError
 from .device import cpu, current_device
 
+_SCIPY_STATS = ("ss",) if importlib.util.find_spec("scipy") is not None else ()   # MXNet's is optional too
+_STAR_MODULES = {"time", "gzip", "struct", "traceback", "numbers", "sys", "os", "platform", "errno", "logging",
+                 "bz2", "zipfile", "json"}
+
 __all__ = ["default_context", "set_default_context", "default_dtype", "default_rtols", "default_atols",
            "default_numeric_eps", "get_tols", "same", "almost_equal", "assert_almost_equal", "assert_allclose",
            "assert_exception", "rand_shape_2d", "rand_shape_3d", "rand_shape_nd", "rand_ndarray", "random_arrays",
            "simple_forward", "check_symbolic_forward", "check_symbolic_backward", "check_numeric_gradient",
            "same_array", "environment", "list_gpus", "check_gluon_hybridize_consistency", "use_np", "np_reduce",
            "random_sample", "effective_dtype", "discard_stderr", "retry", "is_op_runnable", "collapse_sum_like",
-           "gen_buckets_probs_with_ppf", "chi_square_check", "verify_generator", "mx", "np"]
+           "gen_buckets_probs_with_ppf", "chi_square_check", "verify_generator", "check_consistency",
+           "get_rtol", "get_atol", "get_etol", "has_tvm_ops", "new_matrix_with_real_eigvals_nd", "new_sym_matrix_with_real_eigvals_nd", "mx", "np",
+           # what MXNet's module has at its top level, which ``from mxnet.test_utils import *`` hands on
+           *sorted(_STAR_MODULES), "npt", "rnd", *_SCIPY_STATS, "OrderedDict", "contextmanager", "Context",
+           "current_context", "array", "Symbol", "getenv", "setenv", "Features"]
 
 _default_ctx = [None]
 
@@ -384,9 +393,20 @@ def _created_at(source):
 # ---- the smaller helpers MXNet's unit tests import by name -------------------------------------
 
 def __getattr__(name):
-    # ``from mxnet.test_utils import *`` gives the tests ``mx`` (and ``np``), as MXNet's module does
+    # ``from mxnet.test_utils import *`` gives the tests ``mx``, ``np`` and the modules and names
+    # MXNet's module imports at its top level (the tests use ``sys``, ``ss``, ``OrderedDict``...)
     if name == "mx":
         return sys.modules[__name__.rsplit(".", 1)[0]]
+    if name in _STAR_MODULES:
+        return importlib.import_module(name)
+    modules = {"npt": "numpy.testing", "rnd": "numpy.random", "ss": "scipy.stats"}
+    if name in modules:
+        return importlib.import_module(modules[name])
+    where = {"OrderedDict": "collections", "contextmanager": "contextlib", "Context": ".context",
+             "current_context": ".context", "array": ".ndarray", "Symbol": ".symbol", "getenv": ".util",
+             "setenv": ".util", "Features": ".runtime"}
+    if name in where:
+        return getattr(importlib.import_module(where[name], __name__.rsplit(".", 1)[0]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -526,3 +546,162 @@ def verify_generator(generator, buckets, probs, nsamples=1000000, nrepeat=5, suc
         raise AssertionError(f"verify_generator: {passed} of {nrepeat} chi-square tests kept p > {alpha} "
                              f"(expected at least {nrepeat * success_rate:g}); p values {ps}")
     return ps
+
+
+def get_rtol(rtol=None, dtype=np.dtype(np.float64)):
+    """``rtol``, or MXNet's default relative tolerance for ``dtype``."""
+    return default_rtols().get(np.dtype(dtype), 1e-5) if rtol is None else rtol
+
+
+def get_atol(atol=None, dtype=np.dtype(np.float64)):
+    """``atol``, or MXNet's default absolute tolerance for ``dtype``."""
+    return default_atols().get(np.dtype(dtype), 1e-20) if atol is None else atol
+
+
+def get_etol(etol=None):
+    """The fraction of elements allowed to differ (MXNet's default: none)."""
+    return 0 if etol is None else etol
+
+
+def has_tvm_ops():
+    """Whether operators compiled with TVM are available: never here (MXNet builds them optionally)."""
+    return False
+
+
+def _well_conditioned(n, rng=np.random):
+    """An ``n x n`` matrix with condition number below 3: a Householder reflection times a random
+    diagonal with entries in (-1, 1) away from zero."""
+    while True:
+        v = rng.uniform(-1.0, 1.0, (n, 1))
+        v /= np.linalg.norm(v)
+        reflection = np.eye(n) - 2 * (v @ v.T)
+        q = reflection @ np.diag(rng.uniform(-1.0, 1.0, n))
+        if np.linalg.cond(q, 2) < 3:
+            return q
+
+
+def new_matrix_with_real_eigvals_nd(shape):
+    """Matrices of ``shape`` (..., n, n) with real eigenvalues in (-10, 10), each ``Q^-1 D Q`` for a
+    well-conditioned ``Q`` (MXNet's helper for eig/inverse tests).
+
+    >>> import numpy as np
+    >>> from hybridlab.test_utils import new_matrix_with_real_eigvals_nd
+    >>> m = new_matrix_with_real_eigvals_nd((2, 3, 3))
+    >>> m.shape, bool(np.all(np.isreal(np.linalg.eigvals(m))))
+    ((2, 3, 3), True)
+    """
+    n = shape[-1]
+    count = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
+    out = []
+    for _ in range(count):
+        q = _well_conditioned(n)
+        out.append(np.linalg.inv(q) @ np.diag(np.random.uniform(-10.0, 10.0, n)) @ q)
+    return np.array(out).reshape(shape)
+
+
+def new_sym_matrix_with_real_eigvals_nd(shape):
+    """Symmetric matrices of ``shape`` (..., n, n) with eigenvalues in (-10, 10): ``Q^T D Q`` for
+    an orthonormal ``Q``.
+
+    >>> from hybridlab.test_utils import new_sym_matrix_with_real_eigvals_nd
+    >>> m = new_sym_matrix_with_real_eigvals_nd((3, 3))
+    >>> bool(np.allclose(m, m.T))
+    True
+    """
+    n = shape[-1]
+    count = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
+    out = []
+    for _ in range(count):
+        x = np.random.randn(n, n)
+        q = np.linalg.qr(x.T @ x)[0]
+        out.append(q.T @ np.diag(np.random.uniform(-10.0, 10.0, n)) @ q)
+    return np.array(out).reshape(shape)
+
+
+def check_consistency(sym, ctx_list, scale=1.0, grad_req="write", arg_params=None, aux_params=None, rtol=None,
+                      atol=None, raise_on_err=True, ground_truth=None, equal_nan=False, use_uniform=False,
+                      rand_type=np.float64):
+    """Assert that ``sym`` (one symbol, or one per entry) gives the same outputs and gradients on
+    every entry of ``ctx_list`` (dicts of ``ctx``, input shapes and ``type_dict``, as for
+    ``simple_bind``), compared with the most precise entry (or ``ground_truth``), in the precision
+    of the less precise one. Returns the ground truth (outputs and gradients by name).
+
+    >>> import numpy as np, hybridlab as mx
+    >>> from hybridlab.test_utils import check_consistency
+    >>> s = mx.sym.tanh(mx.sym.var("x"), name="y")
+    >>> gt = check_consistency(s, [{"ctx": mx.cpu(), "x": (2, 3), "type_dict": {"x": np.float64}},
+    ...                            {"ctx": mx.cpu(), "x": (2, 3), "type_dict": {"x": np.float32}}])
+    >>> sorted(gt)
+    ['x', 'y_output']
+    """
+    from .ndarray import array as nd_array
+    from .symbol import Symbol as _Symbol
+    if len(ctx_list) < 2:
+        raise MXNetError(f"check_consistency: expected at least 2 entries in ctx_list, got {len(ctx_list)}")
+    syms = [sym] * len(ctx_list) if isinstance(sym, _Symbol) else list(sym)
+    if len(syms) != len(ctx_list):
+        raise MXNetError(f"check_consistency: expected one symbol per ctx_list entry ({len(ctx_list)}), "
+                         f"got {len(syms)}")
+    output_names, arg_names = syms[0].list_outputs(), syms[0].list_arguments()
+    executors = []
+    for s, spec in zip(syms, ctx_list):
+        if s.list_arguments() != arg_names or s.list_outputs() != output_names:
+            raise MXNetError("check_consistency: expected symbols with the same arguments and outputs")
+        executors.append(s.simple_bind(grad_req=grad_req, **spec))
+    arg_params = dict(arg_params or {})
+    aux_params = dict(aux_params or {})
+    for name, arr in sorted(executors[0].arg_dict.items()):     # a fixed order: reproducible
+        if name not in arg_params:
+            if use_uniform:
+                value = np.random.uniform(-0.92 * scale, 0.92 * scale, arr.shape)
+            else:
+                value = np.random.normal(size=arr.shape, scale=scale)
+            arg_params[name] = value.astype(rand_type)
+    for name in executors[0].aux_dict:
+        aux_params.setdefault(name, 0)
+    for ex in executors:
+        for name, arr in ex.arg_dict.items():
+            arr[:] = arg_params[name]
+        for name, arr in ex.aux_dict.items():
+            arr[:] = aux_params[name]
+        if grad_req == "add":
+            for arr in ex.grad_arrays:
+                if arr is not None:
+                    arr[:] = 0
+    dtypes = [np.dtype(ex.outputs[0].dtype) if ex.outputs else np.dtype(np.float32) for ex in executors]
+    for ex in executors:
+        ex.forward(is_train=False)
+    gt_index = int(np.argmax([d.itemsize for d in dtypes]))
+
+    def compare(got, want, name, i):
+        dtype = min(np.dtype(got.dtype), np.dtype(want.dtype), key=lambda d: d.itemsize)
+        try:
+            assert_almost_equal(got.asnumpy().astype(dtype), np.asarray(want).astype(dtype), rtol, atol,
+                                (f"ctx {i}: {name}", f"ground truth: {name}"), equal_nan)
+        except AssertionError:
+            if raise_on_err:
+                raise
+            print(f"check_consistency: ctx {i} differs at {name}")
+
+    truth = dict(ground_truth) if ground_truth is not None else {
+        n: o.asnumpy() for n, o in zip(output_names, executors[gt_index].outputs)}
+    for i, ex in enumerate(executors):
+        if i != gt_index or ground_truth is not None:
+            for name, out in zip(output_names, ex.outputs):
+                compare(out, truth[name], name, i)
+    if grad_req != "null":
+        for ex in executors:
+            ex.forward(is_train=True)
+        head = [o.asnumpy() for o in executors[0].outputs]
+        for ex in executors:
+            ex.backward([nd_array(h, ctx=o.context, dtype=o.dtype) for h, o in zip(head, ex.outputs)])
+        if ground_truth is None:
+            truth.update({n: o.asnumpy() for n, o in zip(output_names, executors[gt_index].outputs)})
+            truth.update({n: g.asnumpy() for n, g in executors[gt_index].grad_dict.items() if g is not None})
+        for i, ex in enumerate(executors):
+            if i == gt_index and ground_truth is None:
+                continue
+            for name, grad in ex.grad_dict.items():
+                if grad is not None and name in truth:
+                    compare(grad, truth[name], name, i)
+    return truth

@@ -24,6 +24,17 @@ from ..device import Device, current_device
 
 __all__ = ["NDArray", "array", "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write"]
 
+# MXNet's module-level names that code and tests import from ``mxnet.ndarray.ndarray``: the storage
+# type ids (every NDArray here is dense: ``stype`` is "default") and Python's slice under its name
+_STORAGE_TYPE_UNDEFINED = -1
+_STORAGE_TYPE_DEFAULT = 0
+_STORAGE_TYPE_ROW_SPARSE = 1
+_STORAGE_TYPE_CSR = 2
+_STORAGE_TYPE_STR_TO_ID = {"undefined": _STORAGE_TYPE_UNDEFINED, "default": _STORAGE_TYPE_DEFAULT,
+                           "row_sparse": _STORAGE_TYPE_ROW_SPARSE, "csr": _STORAGE_TYPE_CSR}
+_STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
+py_slice = slice
+
 
 # ---- helpers of NDArray's methods --------------------------------------------------------------
 # They come before the class because the mixins NDArray inherits (operators.py, printing.py) import
