@@ -12,6 +12,8 @@ Example::
     >>> x.grad.shape
     (1, 4)
 """
+import sys as _sys
+
 from .base import MXNetError, HybridlabError  # noqa: F401
 from . import host_pool
 host_pool.enable()  # freed NumPy buffers stay in the heap: no page faults per training step
@@ -30,8 +32,11 @@ from .attribute import AttrScope  # noqa: F401
 from . import symbol  # noqa: F401
 from . import operator  # noqa: F401  (mx.operator: CustomOp / CustomOpProp)
 from . import symbol as sym  # noqa: F401
+# MXNet 1.x ``F.np`` / ``F.npx``: with F = mx.nd they are mx.np / mx.npx (mxnet.ndarray.numpy)
+nd.np, nd.npx = np, npx
+_sys.modules[__name__ + '.ndarray.numpy'], _sys.modules[__name__ + '.ndarray.numpy_extension'] = np, npx
+_sys.modules[__name__ + '.symbol.numpy'], _sys.modules[__name__ + '.symbol.numpy_extension'] = sym.np, sym.npx
 from . import deferred as _deferred_compute  # noqa: F401
-import sys as _sys
 _sys.modules[__name__ + '._deferred_compute'] = _deferred_compute   # MXNet's module name: `import mxnet._deferred_compute`
 from . import runtime  # noqa: F401
 from . import events, viz, compiler  # noqa: F401

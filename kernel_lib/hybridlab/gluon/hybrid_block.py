@@ -42,6 +42,7 @@ import warnings
 
 from .. import ndarray
 from ..base import MXNetValueError
+from ..numpy_extension import is_np_array as _np_mode
 from .. import deferred as _dc
 from ..ndarray.ndarray import NDArray
 from ..symbol.symbol import Symbol
@@ -262,9 +263,11 @@ class HybridBlock(Block):
 
     # ---- graph building (gluon.hybrid_graph) ------------------------------------------------
     def _builds_symbolically(self):
-        """1.x style all the way down: the graph is built with ``F = mx.sym`` (else it is traced
-        with deferred compute, which MXNet 2.0 style children need)."""
-        return self._is_legacy() and all(c._builds_symbolically() for c in self._children.values())
+        """1.x style all the way down and not in np mode: the graph is built with ``F = mx.sym``
+        (else it is traced with deferred compute, which MXNet 2.0 style children need, and which
+        gives 1.x code under ``npx.set_np()`` all of ``F.np`` / ``F.npx``: mx.np's functions)."""
+        return (not _np_mode()) and self._is_legacy() and all(c._builds_symbolically()
+                                                              for c in self._children.values())
 
     def _build_cache(self, *args):
         """Trace the graph (unless traced) and create the cached op for ``args``

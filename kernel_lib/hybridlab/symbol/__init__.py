@@ -22,6 +22,11 @@ _OP_NAMES = _populate(globals(), "sym")
 from .json import from_json as fromjson, from_json as load_json, load  # noqa: E402,F401  (after the ops)
 random = _types.SimpleNamespace()
 _populate(random.__dict__, "sym.random")
+# MXNet 1.x ``F.np`` / ``F.npx`` with F = mx.sym (mxnet.symbol.numpy): the registry's np / npx names
+np = _types.ModuleType(__name__ + ".numpy", "mx.np's op functions building Symbols (1.x F.np).")
+npx = _types.ModuleType(__name__ + ".numpy_extension", "mx.npx's op functions building Symbols (1.x F.npx).")
+_populate(np.__dict__, "sym.np")
+_populate(npx.__dict__, "sym.npx")
 contrib = _types.SimpleNamespace(**{n[len("_contrib_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_contrib_")})
 contrib.__doc__ = "MXNet's contrib operators (``F.contrib.boolean_mask``...)."
 _internal = _types.SimpleNamespace(**{n: globals()[n] for n in _OP_NAMES if n.startswith("_")})

@@ -43,10 +43,15 @@ def _make(op, ns):
 
 
 def populate(namespace, kind="sym"):
-    """Fill ``namespace`` with one function per op name ('sym': MXNet 1.x names; 'sym.random')."""
+    """Fill ``namespace`` with one function per op name ('sym': MXNet 1.x names; 'sym.random';
+    'sym.np' / 'sym.npx': the ops' ``mx.np`` / ``mx.npx`` names, what 1.x ``F.np`` / ``F.npx``
+    calls build on Symbols)."""
     added = []
     for op in all_ops():
-        entries = [NsName(n) for n in (op.name,) + op.aliases] if kind == "sym" else list(op.random_names)
+        if kind == "sym":
+            entries = [NsName(n) for n in (op.name,) + op.aliases]
+        else:
+            entries = list({"sym.random": op.random_names, "sym.np": op.np_names, "sym.npx": op.npx_names}[kind])
         for entry in entries:
             namespace[entry.name] = _make(op, entry)
             added.append(entry.name)
