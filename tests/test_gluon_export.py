@@ -2,8 +2,6 @@
 round-trip (and, where ``mxnet`` is importable, load in real MXNet with the same outputs)."""
 import json
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -11,6 +9,8 @@ import pytest
 import hybridlab as mx
 from hybridlab import gluon
 from hybridlab.gluon import nn
+
+import real_mxnet
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "mxnet")
 MODELS = ["mlp", "lenet", "mobilenet0.25", "bn_dropout", "attention"]   # lstm: test_gluon_rnn; bn_trainmode: below
@@ -124,15 +124,6 @@ def test_symbol_block_without_params_infers_shapes():
     assert net.collect_params()["fc_weight"].shape == (3, 7)
 
 
-def _mxnet_python():
-    """A Python with real MXNet 1.9.1: this one, or $HYBRIDLAB_MXNET_PYTHON (a separate venv)."""
-    try:
-        import mxnet  # noqa: F401
-        return sys.executable
-    except ImportError:
-        return os.environ.get("HYBRIDLAB_MXNET_PYTHON")
-
-
 _CHECK = r"""
 import sys, numpy as np, mxnet as mx
 prefix, x_file, out_file = sys.argv[1:4]
@@ -156,8 +147,7 @@ class _Modern(gluon.HybridBlock):
         return mx.np.tanh(self.dense(x)) * 2 + 1
 
 
-@pytest.mark.skipif(_mxnet_python() is None, reason="real MXNet is not importable (install mxnet==1.9.1 with "
-                                                    "numpy<1.24 in a venv and set HYBRIDLAB_MXNET_PYTHON)")
+@real_mxnet.needs_mxnet
 @pytest.mark.parametrize("style", ["1.x", "2.0"])
 def test_real_mxnet_loads_our_export(tmp_path, style):
     mx.random.seed(1)
@@ -172,10 +162,8 @@ def test_real_mxnet_loads_our_export(tmp_path, style):
     prefix = str(tmp_path / "ours")
     net.export(prefix)
     np.save(tmp_path / "x.npy", x.asnumpy())
-    result = subprocess.run([_mxnet_python(), "-c", _CHECK, prefix, str(tmp_path / "x.npy"),
-                             str(tmp_path / "y.npy")], capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == "1.9.1"
+    stdout = real_mxnet.run(_CHECK, prefix, tmp_path / "x.npy", tmp_path / "y.npy")
+    assert stdout.strip().splitlines()[-1] == "1.9.1"
     np.testing.assert_allclose(np.load(tmp_path / "y.npy"), expected, rtol=1e-5, atol=1e-5)
 
 

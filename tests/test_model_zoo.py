@@ -71,7 +71,7 @@ def test_get_model_names_and_pretrained_error():
     ("squeezenet1.0", "squeezenet0_", "squeezenet0_conv0_weight", 52),
     ("densenet121", "densenet0_", "densenet0_conv0_weight", 606),
     ("inceptionv3", "inception30_", "inception30_conv0_weight", 472),
-    ("mobilenetv2_1.0", "mobilenetv20_", "mobilenetv20_features_conv0_weight", 261),
+    ("mobilenetv2_1.0", "mobilenetv20_", "mobilenetv20_features_conv0_weight", 266),
 ])
 def test_architectures_names_like_mxnet(name, prefix, first, count):
     with mx.name.NameManager():

@@ -201,7 +201,9 @@ class Block:
                 dict.__setitem__(ret, key, param)
         return ret
 
-    def _collect_params_with_prefix(self, prefix="", select=None):
+    def _collect_params_with_prefix(self, prefix="", select=None, in_file=False):
+        """{structural name: Parameter}; ``in_file``: the names MXNet's ``.params`` files use, which
+        differ for a few layers (``_RNNLayer._file_key``)."""
         if prefix:
             prefix += "."
         pattern = re.compile(select) if select else None
@@ -209,16 +211,20 @@ class Block:
         for key, val in self._reg_params.items():
             if pattern is None or pattern.match(prefix + key) or pattern.match(val.name) or \
                     (val._var_name and pattern.match(val._var_name)):
-                ret[prefix + key] = val
+                ret[prefix + (self._file_key(key) if in_file else key)] = val
         for name, child in self._children.items():
-            ret.update(child._collect_params_with_prefix(prefix + name, select))
+            ret.update(child._collect_params_with_prefix(prefix + name, select, in_file))
         return ret
+
+    def _file_key(self, key):
+        """The name of this Block's own parameter ``key`` in MXNet's ``.params`` files."""
+        return key
 
     def save_parameters(self, filename, deduplicate=False):
         """Save the parameters under structural names to an MXNet ``.params`` file (atomically);
         ``deduplicate`` stores a shared parameter once."""
         from ..ndarray import save as _save
-        params = self._collect_params_with_prefix()
+        params = self._collect_params_with_prefix(in_file=True)
         if deduplicate:
             first = {}
             for k, v in params.items():
@@ -252,7 +258,8 @@ class Block:
         params = self.collect_params()
         error_str = f"file: {filename}" if filename else "param_dict"
         loaded = {k[4:] if k.startswith(("arg:", "aux:")) else k: v for k, v in param_dict.items()}
-        aliases = {}
+        aliases = {file_key: key for file_key, key in zip(self._collect_params_with_prefix(in_file=True),
+                                                          self._collect_params_with_prefix()) if file_key != key}
         for key, p in params.items():
             for alt in (p.name, p._var_name, p.name[len(self._prefix):] if p.name.startswith(self._prefix) else None):
                 if alt and alt not in params:

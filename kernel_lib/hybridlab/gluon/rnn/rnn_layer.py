@@ -80,6 +80,16 @@ class _RNNLayer(HybridBlock):
                         self._param(f"{j}{i}_h2r_weight", (npj, nh), h2r_weight_initializer)
                 ni = (npj or nh) * self._dir
 
+    def _file_key(self, key):
+        """MXNet's ``.params`` files name a layer's parameters after the cells of its unfused form:
+        ``l1_i2h_weight`` is ``_unfused.1.i2h_weight`` (``_unfused.1.l_cell.i2h_weight`` when
+        bidirectional, ``r_cell`` for the reverse direction)."""
+        direction, rest = key[0], key[1:]
+        layer, name = rest.split("_", 1)
+        if self._dir == 2:
+            return f"_unfused.{layer}.{direction}_cell.{name}"
+        return f"_unfused.{layer}.{name}"
+
     def _param(self, name, shape, init):
         setattr(self, name, self.params.get(name, shape=shape, init=init, allow_deferred_init=True,
                                             dtype=self._dtype))

@@ -41,15 +41,15 @@ _RELU6 = RELU6
 
 
 class LinearBottleneck(HybridBlock):
-    """MobileNetV2's inverted residual: expand (1x1), depthwise (3x3), project (1x1, linear)."""
+    """MobileNetV2's inverted residual: expand (1x1), depthwise (3x3), project (1x1, linear). The
+    expansion conv is there for t = 1 too, as in MXNet's model (its saved weights have it)."""
 
     def __init__(self, in_channels, channels, t, stride, **kwargs):
         super().__init__(**kwargs)
         self.use_shortcut = stride == 1 and in_channels == channels
         with self.name_scope():
             self.out = nn.HybridSequential()
-            if t != 1:
-                _add_conv(self.out, in_channels * t, relu6=True)
+            _add_conv(self.out, in_channels * t, relu6=True)
             _add_conv(self.out, in_channels * t, kernel=3, stride=stride, pad=1, num_group=in_channels * t,
                       relu6=True)
             _add_conv(self.out, channels, active=False, relu6=True)
