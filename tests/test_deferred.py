@@ -62,3 +62,18 @@ def test_scalars_become_constant_nodes_and_traced_graph_runs():
     assert [n.op_name for n in sym._nodes()] == ["null", "_full", "_npi_equal"]
     dc.clear([x, y])
     assert x._trace is None
+
+
+def test_arrays_with_values_are_computed_as_well_as_recorded_as_in_mxnet():
+    dc = mx._deferred_compute
+    x = mx.np.arange(6.0).reshape((2, 3))
+    dc.set_variable(x, mx.sym.var("x").as_np_ndarray())
+    with dc.context():
+        y = x * 2 + mx.np.ones((2, 3))
+        inside = y.asnumpy()                 # readable inside the context too: the inputs have values
+    assert (y + 0).asnumpy().tolist() == inside.tolist() == [[1.0, 3.0, 5.0], [7.0, 9.0, 11.0]]
+    sym = dc.get_symbol(y, sym_cls=mx.sym.np._Symbol)
+    out = sym._bind(mx.cpu(), args={"x": mx.nd.ones((2, 3))}).forward()[0]
+    assert out.asnumpy().tolist() == [[3.0] * 3] * 2        # the graph, not the value, is what binds
+    with pytest.raises(mx.MXNetError, match="already stands for 'x'"):
+        dc.set_variable(x, mx.sym.var("other"))

@@ -277,12 +277,14 @@ def evaluate(symbol, ctx=None, **kwargs):
 
 def attach(symbol_class):
     """Make ``bind``, ``simple_bind`` and ``eval`` methods of ``symbol_class`` (``Symbol``): each
-    function here takes the symbol first, so it is the method as it is.
+    function here takes the symbol first, so it is the method as it is. MXNet 2.0 names the first
+    two ``_bind`` and ``_simple_bind``; both names work.
 
     >>> import hybridlab as mx
     >>> mx.sym.Symbol.bind is bind
     True
     """
     # ``evaluate`` keeps the builtin ``eval`` unshadowed here; MXNet's method name is ``eval``
-    for name, fn in (("bind", bind), ("simple_bind", simple_bind), ("eval", evaluate)):
+    for name, fn in (("bind", bind), ("simple_bind", simple_bind), ("eval", evaluate), ("_bind", bind),
+                     ("_simple_bind", simple_bind)):
         setattr(symbol_class, name, fn)

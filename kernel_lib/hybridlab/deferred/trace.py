@@ -110,7 +110,8 @@ def placeholder(shape, dtype="float32", device=None):
 
 
 def set_variable(arrays, symbols):
-    """Make ``arrays`` (NDArray or list) stand for the variable ``symbols`` while tracing."""
+    """Make ``arrays`` (NDArray or list) stand for the variable ``symbols`` while tracing (once:
+    an array that already stands for a variable or a node is refused, as MXNet refuses it)."""
     if not isinstance(arrays, (list, tuple)):
         arrays, symbols = [arrays], [symbols]
     if len(arrays) != len(symbols):
@@ -118,6 +119,10 @@ def set_variable(arrays, symbols):
     for arr, sym in zip(arrays, symbols):
         if not isinstance(sym, Symbol) or len(sym._outputs) != 1:
             raise MXNetError(f"set_variable: expected a single-output Symbol, got {sym!r}")
+        if arr._trace is not None and tuple(arr._trace) != tuple(sym._outputs[0]):
+            node, i = arr._trace
+            raise MXNetError(f"set_variable: expected an array without a graph entry, got one that already "
+                             f"stands for '{node.name}' (output {i}); clear() it first")
         arr._trace = sym._outputs[0]
 
 
@@ -135,8 +140,10 @@ def _flatten(x):
         yield x
 
 
-def get_symbol(outputs):
-    """The Symbol computing ``outputs`` (an NDArray or nested lists of them: a Group for several)."""
+def get_symbol(outputs, sym_cls=None):
+    """The Symbol computing ``outputs`` (an NDArray or nested lists of them: a Group for several);
+    ``sym_cls``: MXNet's choice of symbol class (``mx.sym.Symbol`` or ``mx.sym.np._Symbol``, one
+    class here)."""
     entries = []
     for arr in _flatten(outputs):
         if arr._trace is None:
@@ -216,7 +223,13 @@ def record(op, inputs, kwargs, np_style):
         if isinstance(x, NDArray) and isinstance(x._data, TracedValue) and s is not None and s != x._data.shape:
             x._data.shape = tuple(s)
     values = None
-    if out_shapes is None or any(s is None for s in out_shapes[:op.n_visible(a)]):
+    if _tracing.precheck is None and all(not isinstance(x, NDArray) or not isinstance(x._data, TracedValue)
+                                         for x in arrays):
+        # every input has a value (mx._deferred_compute used directly, or a constant made inside a
+        # forward): computed now as well as recorded, so the result can be read, as in MXNet
+        values = _run_with_values(op, kwargs, arrays, entries, device, np_style, computed=arrays)
+        out_shapes = [tuple(v.shape) for v in values] + list(out_shapes or [])[len(values):]
+    elif out_shapes is None or any(s is None for s in out_shapes[:op.n_visible(a)]):
         if not op.dynamic_shape or _tracing.values is None:
             raise MXNetError(f"{op.name}: its output shape depends on the input values, so it cannot be traced"
                              f"{_where()} (dynamic-shape ops need the values: trace with "
@@ -231,20 +244,25 @@ def record(op, inputs, kwargs, np_style):
     outs = []
     for i in range(op.n_visible(a)):
         dt = out_dtypes[i] if i < len(out_dtypes) and out_dtypes[i] is not None else (dtypes[0] if dtypes else np.float32)
-        out = NDArray._wrap(TracedValue(out_shapes[i], dt), device, np_style)
+        if values is not None and not isinstance(values[i]._data, TracedValue):
+            out = NDArray._wrap(values[i]._data, device, np_style)      # the value, and its node
+        else:
+            out = NDArray._wrap(TracedValue(out_shapes[i], dt), device, np_style)
         out._trace = (node, i)
-        if values is not None:
+        if values is not None and _tracing.memo is not None:
             _tracing.memo[(node, i)] = values[i]
         outs.append(out)
     return outs[0] if len(outs) == 1 else outs
 
 
-def _run_with_values(op, kwargs, arrays, entries, device, np_style):
-    """Run the dynamic-shape ``op`` on real values: those of its inputs are computed from the
-    recorded graph (``value_of_entry``). Returns its visible outputs (NDArrays)."""
+def _run_with_values(op, kwargs, arrays, entries, device, np_style, computed=None):
+    """Run ``op`` on real values: ``computed`` (its inputs, which have them), else those computed
+    from the recorded graph (``value_of_entry``: a dynamic-shape op). Returns its visible outputs
+    (NDArrays)."""
     from ..ndarray.ndarray import NDArray
     from ..ndarray.dispatch import invoke
-    ins = [value_of_entry(entry, device) if isinstance(x, NDArray) else x for x, entry in zip(arrays, entries)]
+    ins = computed if computed is not None else [
+        value_of_entry(entry, device) if isinstance(x, NDArray) else x for x, entry in zip(arrays, entries)]
     _tracing.active = False
     try:
         # values computed for tracing are not the user's op calls: op hooks and the profiler skip them

@@ -26,6 +26,7 @@ _populate(random.__dict__, "sym.random")
 np = _types.ModuleType(__name__ + ".numpy", "mx.np's op functions building Symbols (1.x F.np).")
 npx = _types.ModuleType(__name__ + ".numpy_extension", "mx.npx's op functions building Symbols (1.x F.npx).")
 _populate(np.__dict__, "sym.np")
+np._Symbol = Symbol            # MXNet's NumPy-style symbol class: one Symbol class here
 _populate(npx.__dict__, "sym.npx")
 contrib = _types.SimpleNamespace(**{n[len("_contrib_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_contrib_")})
 contrib.__doc__ = "MXNet's contrib operators (``F.contrib.boolean_mask``...)."

@@ -219,6 +219,15 @@ class Symbol:
         return Symbol(outputs)
 
     # ---- files --------------------------------------------------------------------------------
+    def as_np_ndarray(self):
+        """MXNet's conversion to its NumPy-style symbol class: one Symbol class here, so this is
+        the symbol itself (the graph is the same; ``mx.sym.np`` builds on it)."""
+        return self
+
+    def as_nd_ndarray(self):
+        """MXNet's conversion back to the legacy symbol class: the symbol itself."""
+        return self
+
     def tojson(self, remove_amp_cast=True):
         """The graph as MXNet 1.9 symbol JSON (``mx.sym.fromjson`` reads it back).
 
