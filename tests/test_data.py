@@ -107,3 +107,19 @@ def test_vision_transforms():
     assert batch.shape == (4, 3, 5, 5)
     with pytest.raises(mx.base.MXNetError, match="one per channel"):
         transforms.Normalize(mean=(0.1, 0.2))(t)
+
+
+def test_a_worker_loader_left_early_and_dropped_releases_its_pool():
+    # batches still in flight when the loader is dropped used to deadlock Pool.terminate (MXNet's
+    # test_multi_worker_dataloader_release_pool); run apart, so a hang fails instead of stalling
+    import subprocess
+    import sys
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import numpy as np, hybridlab as mx\n"
+            "for _ in range(5):\n"
+            "    loader = mx.gluon.data.DataLoader(np.random.rand(999, 2000), batch_size=8, num_workers=8)\n"
+            "    batches = iter(loader); next(batches); del batches; del loader\n"
+            "print('released')\n")
+    kernel_lib = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernel_lib")
+    done = subprocess.run([sys.executable, "-c", code, kernel_lib], capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0 and done.stdout.strip() == "released", done.stderr[-2000:]

@@ -118,12 +118,19 @@ class DataLoader:
             pending.append(pool.apply_async(_worker_fn, (indices,)))
             if len(pending) > self._prefetch:
                 break
-        while pending:
-            result = pending.pop(0).get(self._timeout)    # re-raises a worker's exception
-            nxt = next(batches, None)
-            if nxt is not None:
-                pending.append(pool.apply_async(_worker_fn, (nxt,)))
-            yield _as_nd(result)
+        try:
+            while pending:
+                result = pending.pop(0).get(self._timeout)    # re-raises a worker's exception
+                nxt = next(batches, None)
+                if nxt is not None:
+                    pending.append(pool.apply_async(_worker_fn, (nxt,)))
+                yield _as_nd(result)
+        finally:
+            # an iteration left early: let the batches in flight arrive, so that no worker is still
+            # writing a result when the pool is terminated (multiprocessing.Pool.terminate then
+            # deadlocks on the result queue's lock)
+            for r in pending:
+                r.wait(self._timeout)
 
     def close(self):
         """Stop the worker processes (also done when the loader is garbage collected)."""
