@@ -79,7 +79,9 @@ def same_shape(a, in_shapes):
     ref = next((s for s in in_shapes if s is not None), None)
     if ref is None:
         return [None]
-    for i in range(len(in_shapes)):
+    for i in range(len(in_shapes)):     # known dimensions of every input complete the reference
+        ref = merge_shape(in_shapes, i, ref, "all inputs must have the same shape")
+    for i in range(len(in_shapes)):     # ... and then every input
         merge_shape(in_shapes, i, ref, "all inputs must have the same shape")
     return [in_shapes[0]]
 
