@@ -136,6 +136,6 @@ def test_the_autograd_namespace_holds_mxnets_names():
     """mx.autograd re-exports MXNet's public names; the state and the driver live in its modules."""
     assert set(mx.autograd.__all__) == {"record", "pause", "train_mode", "predict_mode", "is_recording",
                                         "is_training", "set_recording", "set_training", "mark_variables",
-                                        "backward", "grad", "get_symbol", "Function"}
+                                        "backward", "grad", "get_symbol", "Function", "NDArray"}
     assert all(callable(getattr(mx.autograd, n)) for n in mx.autograd.__all__)
     assert mx.nd.NDArray.backward.__module__ == "hybridlab.autograd.backward"

@@ -135,3 +135,21 @@ def test_wait_pickle_and_deepcopy():
     assert twin.weight.data() is not dense.weight.data()
     np.testing.assert_array_equal(twin(mx.nd.ones((1, 3))).asnumpy(),
                                   dense(mx.nd.ones((1, 3))).asnumpy())
+
+
+def test_fresh_grad_flag_and_dense_tostype_as_mxnet_internals_use_them():
+    x, dx = mx.nd.ones((3,)), mx.nd.zeros((3,))
+    mx.autograd.mark_variables([x], [dx])
+    assert x._fresh_grad is False
+    with mx.autograd.record():
+        (x * 2).backward()
+    assert x._fresh_grad is True
+    x._fresh_grad = False
+    assert x._fresh_grad is False and dx.asnumpy().tolist() == [2.0] * 3
+    copy = x.tostype("default")
+    assert copy.asnumpy().tolist() == [1.0] * 3 and copy is not x
+    with pytest.raises(mx.MXNetError, match="expected 'default'.*got 'csr'"):
+        x.tostype("csr")
+    scope = {}
+    exec("from hybridlab.autograd import *", scope)
+    assert scope["NDArray"] is mx.nd.NDArray

@@ -27,9 +27,10 @@ from .state import (is_recording, is_training, pause, predict_mode, record, set_
 from .backward import attach as _attach_backward, backward, grad, mark_variables  # noqa: F401
 from .function import Function  # noqa: F401
 from .history import get_symbol  # noqa: F401
-from ..ndarray.ndarray import NDArray as _NDArray
+from ..ndarray.ndarray import NDArray
 
-_attach_backward(_NDArray)   # NDArray.backward: the ndarray layer cannot import the driver
+_attach_backward(NDArray)   # NDArray.backward: the ndarray layer cannot import the driver
 
+# NDArray too: MXNet's module has it at its top level, so ``from mxnet.autograd import *`` gives it
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
-           "set_training", "mark_variables", "backward", "grad", "get_symbol", "Function"]
+           "set_training", "mark_variables", "backward", "grad", "get_symbol", "Function", "NDArray"]

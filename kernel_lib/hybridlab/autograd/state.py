@@ -197,6 +197,12 @@ def mark_fresh(grad):
     _fresh_grads[key] = weakref.ref(grad, forget)
 
 
+def is_fresh(grad):
+    """True if backward wrote ``grad`` since it was last taken (``take_fresh``), without taking it."""
+    ref = _fresh_grads.get(id(grad))
+    return ref is not None and ref() is grad
+
+
 def take_fresh(grad):
     """True if backward wrote ``grad`` since the last call for it (and forget that it did)."""
     ref = _fresh_grads.pop(id(grad), None)

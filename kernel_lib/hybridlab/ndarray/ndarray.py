@@ -182,6 +182,33 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
     def stype(self):
         return "default"
 
+    def tostype(self, stype):
+        """A copy in storage type ``stype``: only "default" (dense) storage exists here.
+
+        >>> import hybridlab as mx
+        >>> mx.nd.ones((2,)).tostype("default").asnumpy().tolist()
+        [1.0, 1.0]
+        """
+        if stype != "default":
+            raise MXNetError(f"tostype: storage type expected 'default' (dense; sparse 'csr' and 'row_sparse' "
+                             f"arrays are not supported), got {stype!r}")
+        return self.copy()
+
+    @property
+    def _fresh_grad(self):
+        """Whether backward wrote this array's gradient since the flag was last cleared (MXNet's
+        internal flag, which Trainer reads to find stale gradients)."""
+        return self._grad is not None and autograd_state.is_fresh(self._grad)
+
+    @_fresh_grad.setter
+    def _fresh_grad(self, value):
+        if self._grad is None:
+            return
+        if value:
+            autograd_state.mark_fresh(self._grad)
+        else:
+            autograd_state.take_fresh(self._grad)
+
     @property
     def T(self):
         return _call("transpose", self)
