@@ -25,6 +25,8 @@ from . import random_api as random  # noqa: E402
 
 contrib = _types.SimpleNamespace(**{n[len("_contrib_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_contrib_")})
 contrib.__doc__ = "MXNet's contrib operators (``F.contrib.boolean_mask``...)."
+linalg = _types.SimpleNamespace(**{n[len("_linalg_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_linalg_")})
+linalg.__doc__ = "MXNet's linalg operators (``F.linalg.gemm2``, ``F.linalg.potrf``...)."
 _internal = _types.SimpleNamespace(**{n: globals()[n] for n in _OP_NAMES if n.startswith("_")})
 _internal.__doc__ = "Internal operators (MXNet's mx.nd._internal)."
 

@@ -77,7 +77,7 @@ def _inv_grad(F, a, ins, outs, og):
     return [F.negative(F._np_matmul(F._np_matmul(it, og[0]), it))]
 
 
-register(OpDef("_npi_inv", family="linalg", inputs=("A",),
+register(OpDef("_npi_inv", family="linalg", inputs=("A",), aliases=("_linalg_inverse", "linalg_inverse"),
                compute=lambda ctx, a, x: ctx.xp.linalg.inv(x),
                infer_shape=lambda a, s: [_square(s[0], "inv")], grad=_inv_grad,
                doc="Inverse of each square matrix of the last two axes."))

@@ -30,6 +30,8 @@ np._Symbol = Symbol            # MXNet's NumPy-style symbol class: one Symbol cl
 _populate(npx.__dict__, "sym.npx")
 contrib = _types.SimpleNamespace(**{n[len("_contrib_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_contrib_")})
 contrib.__doc__ = "MXNet's contrib operators (``F.contrib.boolean_mask``...)."
+linalg = _types.SimpleNamespace(**{n[len("_linalg_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_linalg_")})
+linalg.__doc__ = "MXNet's linalg operators (``F.linalg.gemm2``, ``F.linalg.potrf``...)."
 _internal = _types.SimpleNamespace(**{n: globals()[n] for n in _OP_NAMES if n.startswith("_")})
 
 
