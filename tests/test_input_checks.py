@@ -283,3 +283,12 @@ def test_layer_constructors_refuse_what_their_op_refuses(make, parts):
 def test_parameter_refuses_negative_sizes():
     raises(lambda: mx.gluon.Parameter("w", shape=(-5, 3)), "Parameter 'w'", "got (-5, 3)")
     assert mx.gluon.Parameter("w", shape=(0, 3)).shape == (0, 3)     # 0: inferred at the first call
+
+
+def test_ops_without_attributes_ignore_keywords_with_a_warning_as_mxnet_does():
+    x = mx.nd.array([1.0, -5.0])
+    with pytest.warns(UserWarning, match="broadcast_maximum takes no attributes: 'axis' is ignored"):
+        out = mx.nd.broadcast_maximum(mx.nd.array([0.0]), x, axis=1)
+    assert out.asnumpy().tolist() == [1.0, 0.0]
+    with pytest.raises(mx.MXNetError, match="unknown attribute 'axes'"):
+        mx.nd.sum(x, axes=0)          # an op with attributes still refuses a wrong one

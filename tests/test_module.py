@@ -165,8 +165,11 @@ def test_ndarray_iter_names_and_shuffle():
     seen = [(b.data[0].asnumpy(), b.label[0].asnumpy()) for b in it]
     assert sorted(np.concatenate([d for d, _ in seen]).tolist()) == list(range(6))
     assert all((lab == 2 * d).all() for d, lab in seen)
-    with pytest.raises(mx.MXNetError, match="same number of samples"):
-        mx.io.NDArrayIter(np.zeros(4), np.zeros(5))
+    longer = mx.io.NDArrayIter(np.zeros(4), np.arange(6.0), batch_size=4)    # MXNet reads the first 4
+    assert longer.num_data == 4 and next(iter(longer)).label[0].asnumpy().tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert mx.io.NDArrayIter(np.zeros(4), [], batch_size=2).provide_label == []      # label=[]: none
+    with pytest.raises(mx.MXNetError, match=r"at least 4 samples .*'softmax_label': 3"):
+        mx.io.NDArrayIter(np.zeros(4), np.zeros(3))
 
 
 @pytest.mark.skipif(mx.num_gpus() == 0, reason="no CUDA device (CuPy with a GPU is needed)")

@@ -64,8 +64,8 @@ class DataIter:
 def _named(arrays, default_name, what):
     """``[(name, numpy array)]`` from an array, a list or a dict, as MXNet's ``_init_data``."""
     from ..ndarray.ndarray import NDArray
-    if arrays is None:
-        return []
+    if arrays is None or (isinstance(arrays, (list, tuple, dict)) and len(arrays) == 0):
+        return []           # MXNet: label=[] is no label
     if isinstance(arrays, (np.ndarray, NDArray, list)) and not (isinstance(arrays, list) and arrays and
                                                                 isinstance(arrays[0], (np.ndarray, NDArray))):
         arrays = [arrays]
@@ -93,9 +93,11 @@ class NDArrayIter(DataIter):
         self.data = _named(data, data_name, "data")
         self.label = _named(label, label_name, "label")
         sizes = {name: a.shape[0] for name, a in self.data + self.label}
-        self.num_data = next(iter(sizes.values()), 0)
-        if len(set(sizes.values())) > 1:
-            raise MXNetError(f"NDArrayIter: expected the same number of samples in every array, got {sizes}")
+        self.num_data = next(iter(sizes.values()), 0)     # the first data array's, as in MXNet
+        short = {name: n for name, n in sizes.items() if n < self.num_data}
+        if short:
+            raise MXNetError(f"NDArrayIter: expected at least {self.num_data} samples (the first data array's) in "
+                             f"every array, got {sizes}")
         if last_batch_handle == "discard" and self.num_data < batch_size:
             raise MXNetError(f"NDArrayIter: batch_size {batch_size} exceeds the {self.num_data} samples, so "
                              "'discard' leaves no batch")

@@ -335,6 +335,9 @@ class OpDef:
                 if self.open_attrs:
                     parsed[k] = _open_attr(self.name, k, v)
                     continue
+                if not schema:
+                    _ignored(self.name, k)      # MXNet ignores keywords given to ops without attributes
+                    continue
                 raise MXNetError(f"{self.name}: unknown attribute '{k}'; valid attributes are: "
                                  f"{', '.join(schema) or '(none)'}")
             parsed[k] = spec.parse(v, self.name, k)
@@ -409,6 +412,11 @@ class OpDef:
 
     def __repr__(self):
         return f"<OpDef {self.name} family={self.family}>"
+
+
+def _ignored(op_name, k):
+    import warnings
+    warnings.warn(f"{op_name} takes no attributes: '{k}' is ignored (as MXNet ignores it)", stacklevel=4)
 
 
 def _open_attr(op_name, k, v):
