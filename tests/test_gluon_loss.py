@@ -173,3 +173,14 @@ def test_loss_inside_hybridized_network_trains():
         loss = loss_fn(net(x), y)
     loss.backward()
     assert loss.shape == (8,) and np.isfinite(net.weight.grad().asnumpy()).all()
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_sdml_loss_matches_mxnet_and_hybridizes(hybridize):
+    rng = np.random.RandomState(0)
+    a, b = rng.randn(4, 3).astype(np.float32), rng.randn(4, 3).astype(np.float32)
+    loss = mx.gluon.loss.SDMLLoss()
+    if hybridize:
+        loss.hybridize()
+    recorded = [1.2514199, 1.3751575, 4.3180585, 4.0212564]     # MXNet 1.9.1, same inputs
+    np.testing.assert_allclose(loss(mx.nd.array(a), mx.nd.array(b)).asnumpy(), recorded, rtol=1e-5)

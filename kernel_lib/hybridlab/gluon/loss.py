@@ -25,7 +25,8 @@ from .hybrid_block import HybridBlock
 
 __all__ = ["Loss", "L2Loss", "L1Loss", "CTCLoss", "SigmoidBinaryCrossEntropyLoss", "SigmoidBCELoss",
            "SoftmaxCrossEntropyLoss", "SoftmaxCELoss", "KLDivLoss", "HuberLoss", "HingeLoss",
-           "SquaredHingeLoss", "LogisticLoss", "TripletLoss", "PoissonNLLLoss", "CosineEmbeddingLoss"]
+           "SquaredHingeLoss", "LogisticLoss", "TripletLoss", "PoissonNLLLoss", "CosineEmbeddingLoss",
+           "SDMLLoss"]
 
 
 def _apply_weighting(F, loss, weight=None, sample_weight=None):
@@ -331,3 +332,32 @@ class CosineEmbeddingLoss(Loss):
         y_norm = F.reshape(F.norm(y, axis=axis), shape=(-1, 1))
         x_dot_y = F.reshape(F.sum(x * y, axis=axis), shape=(-1, 1))
         return x_dot_y / F.clip(x_norm * y_norm, a_min=1e-12, a_max=3.4e38)
+
+
+class SDMLLoss(Loss):
+    """Smoothed Deep Metric Learning loss (Bonadiman et al. 2019) over aligned batches ``x1``, ``x2``
+    (N, D): row i of each is a positive pair, every other row a negative. With ``d`` the squared
+    euclidean distances between all rows, the loss is the KL divergence (``KLDivLoss``) of
+    ``log_softmax(-d)`` from the identity labels smoothed by ``smoothing_parameter``; one value per
+    sample, shape (N,). Written without the batch size, so it hybridizes.
+
+    >>> import hybridlab as mx
+    >>> x = mx.nd.array([[0.0, 1.0], [1.0, 0.0]])
+    >>> mx.gluon.loss.SDMLLoss()(x, x).shape
+    (2,)
+    """
+
+    def __init__(self, smoothing_parameter=0.3, weight=1., batch_axis=0, **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        self.kl_loss = KLDivLoss(from_logits=True)
+        self.smoothing_parameter = smoothing_parameter
+
+    def hybrid_forward(self, F, x1, x2):
+        diffs = F.broadcast_sub(F.expand_dims(x1, axis=1), F.expand_dims(x2, axis=0))
+        distances = F.sum(F.square(diffs), axis=2)
+        rows = F.contrib.arange_like(x1, axis=0)
+        gold = F.broadcast_equal(F.expand_dims(rows, axis=1), F.expand_dims(rows, axis=0))
+        others = F.sum(F.ones_like(rows)) - 1          # batch size - 1, as an array (no shape read)
+        s = self.smoothing_parameter
+        labels = gold * (1 - s) + F.broadcast_div((1 - gold) * s, others)
+        return self.kl_loss(F.log_softmax(-distances, axis=1), labels)
