@@ -424,3 +424,23 @@ def test_sequential_stack_with_valid_length_masks_and_picks_each_layer():
                                                    valid_length=mx.nd.array(lengths))
     np.testing.assert_array_equal(d_out.asnumpy(), x)
     assert d_states == []
+
+
+def test_zoneout_keeps_previous_values_in_training_and_is_the_base_cell_in_prediction():
+    mx.random.seed(4)
+    base = gluon.rnn.RNNCell(6, input_size=3)
+    cell = gluon.rnn.ZoneoutCell(base, zoneout_outputs=0.5, zoneout_states=0.5)
+    cell.initialize()
+    x = mx.nd.random.uniform(shape=(2, 4, 3))
+    plain = gluon.rnn.RNNCell(6, input_size=3, params=base.params)
+    expected, _ = plain.unroll(4, x, merge_outputs=True)
+    predicted, _ = cell.unroll(4, x, merge_outputs=True)
+    np.testing.assert_allclose(predicted.asnumpy(), expected.asnumpy(), rtol=1e-6)
+    with mx.autograd.record():
+        outs, _ = cell.unroll(4, x, merge_outputs=False)
+    outs = [o.asnumpy() for o in outs]
+    assert (outs[0] == 0).any()                      # zoned out at t=0: the previous (zero) output kept
+    kept = [(outs[t] == outs[t - 1]) & (outs[t] != 0) for t in range(1, 4)]
+    assert any(k.any() for k in kept)                # later steps keep some units from the step before
+    sym_out, _ = cell.unroll(3, [mx.sym.var(f"t{i}") for i in range(3)])
+    assert mx.sym.Group(sym_out).infer_shape(t0=(2, 3), t1=(2, 3), t2=(2, 3))[1] == [(2, 6)] * 3

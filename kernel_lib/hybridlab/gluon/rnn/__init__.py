@@ -19,8 +19,8 @@ Example::
 from .rnn_layer import RNN, LSTM, GRU  # noqa: F401
 from .rnn_cell import (RecurrentCell, HybridRecurrentCell, RNNCell, LSTMCell, GRUCell,  # noqa: F401
                        SequentialRNNCell, HybridSequentialRNNCell, DropoutCell, ModifierCell, ResidualCell,
-                       BidirectionalCell)
+                       BidirectionalCell, ZoneoutCell)
 
 __all__ = ["RNN", "LSTM", "GRU", "RecurrentCell", "HybridRecurrentCell", "RNNCell", "LSTMCell", "GRUCell",
            "SequentialRNNCell", "HybridSequentialRNNCell", "DropoutCell", "ModifierCell", "ResidualCell",
-           "BidirectionalCell"]
+           "BidirectionalCell", "ZoneoutCell"]

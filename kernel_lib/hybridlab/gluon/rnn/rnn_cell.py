@@ -27,7 +27,8 @@ from ..hybrid_block import HybridBlock
 from ..utils import indent
 
 __all__ = ["RecurrentCell", "HybridRecurrentCell", "RNNCell", "LSTMCell", "GRUCell", "SequentialRNNCell",
-           "HybridSequentialRNNCell", "DropoutCell", "ModifierCell", "ResidualCell", "BidirectionalCell"]
+           "HybridSequentialRNNCell", "DropoutCell", "ModifierCell", "ResidualCell", "BidirectionalCell",
+           "ZoneoutCell"]
 
 _TENSORS = (Symbol, NDArray)
 
@@ -411,6 +412,55 @@ class ResidualCell(ModifierCell):
         if merge:
             return F.elemwise_add(outputs, inputs), states
         return [F.elemwise_add(o, i) for o, i in zip(outputs, inputs)], states
+
+
+class ZoneoutCell(ModifierCell):
+    """Zoneout (Krueger et al. 2016): in training, each output unit keeps its previous step's value
+    with probability ``zoneout_outputs`` and each state unit its previous value with probability
+    ``zoneout_states``, instead of taking the new one (masks drawn as Dropout's); in prediction the
+    base cell runs unchanged.
+
+    >>> import hybridlab as mx
+    >>> cell = mx.gluon.rnn.ZoneoutCell(mx.gluon.rnn.RNNCell(3), zoneout_outputs=0.5)
+    >>> cell.initialize()
+    >>> out, states = cell.unroll(2, mx.nd.ones((1, 2, 4)), merge_outputs=True)
+    >>> out.shape
+    (1, 2, 3)
+    """
+
+    def __init__(self, base_cell, zoneout_outputs=0., zoneout_states=0.):
+        assert not isinstance(base_cell, BidirectionalCell), \
+            "BidirectionalCell doesn't support zoneout since it doesn't support step. Please add ZoneoutCell " \
+            "to the cells underneath instead."
+        super().__init__(base_cell)
+        self.zoneout_outputs = zoneout_outputs
+        self.zoneout_states = zoneout_states
+        self._prev_output = None
+
+    def __repr__(self):
+        return (f"ZoneoutCell(p_out={self.zoneout_outputs}, p_state={self.zoneout_states}, "
+                f"{self.base_cell!r})")
+
+    def _alias(self):
+        return "zoneout"
+
+    def reset(self):
+        super().reset()
+        self._prev_output = None
+
+    def hybrid_forward(self, F, inputs, states):
+        next_output, next_states = self.base_cell(inputs, states)
+
+        def keep_new(p, like):       # nonzero where the new value is taken (Dropout of ones)
+            return F.Dropout(F.ones_like(like), p=p)
+
+        prev_output = self._prev_output if self._prev_output is not None else F.zeros_like(next_output)
+        output = (F.where(keep_new(self.zoneout_outputs, next_output), next_output, prev_output)
+                  if self.zoneout_outputs != 0. else next_output)
+        states = ([F.where(keep_new(self.zoneout_states, new), new, old) for new, old in zip(next_states, states)]
+                  if self.zoneout_states != 0. else next_states)
+        self._prev_output = output
+        return output, states
 
 
 class BidirectionalCell(HybridRecurrentCell):
