@@ -50,3 +50,39 @@ def test_sync_batch_norm_is_batch_norm_over_the_batch():
                                              [[0.7276, 1.2127], [0.7276, 1.2127]]], atol=1e-4)
     with pytest.raises(mx.MXNetError, match="num_devices expected 1"):
         cnn.SyncBatchNorm(num_devices=4)
+
+
+def _sig(z):
+    return 1 / (1 + np.exp(-z))
+
+
+def test_lstmp_cell_projects_its_recurrent_state():
+    cell = mx.gluon.contrib.rnn.LSTMPCell(5, 2, input_size=3)
+    cell.initialize(mx.init.Uniform(0.5))
+    x = np.random.RandomState(0).randn(4, 3).astype(np.float32)
+    r0, c0 = cell.begin_state(batch_size=4)
+    out, (r, c) = cell(mx.nd.array(x), [r0 + 0.1, c0 + 0.2])
+    p = {k.split(".")[-1]: v.data().asnumpy() for k, v in cell.collect_params().items()}
+    z = x @ p["i2h_weight"].T + p["i2h_bias"] + np.full((4, 2), 0.1) @ p["h2h_weight"].T + p["h2h_bias"]
+    i, f, g, o = np.split(z, 4, axis=1)
+    c_ref = _sig(f) * 0.2 + _sig(i) * np.tanh(g)
+    r_ref = (_sig(o) * np.tanh(c_ref)) @ p["h2r_weight"].T
+    np.testing.assert_allclose(c.asnumpy(), c_ref, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out.asnumpy(), r_ref, rtol=1e-5, atol=1e-6)
+    assert r.shape == (4, 2) and "h2r_weight" in p
+
+
+@pytest.mark.parametrize("drop_states", [0.0, 0.5])
+def test_variational_dropout_uses_one_mask_for_the_whole_sequence(drop_states):
+    mx.random.seed(2)
+    base = mx.gluon.rnn.RNNCell(8, input_size=3)
+    cell = mx.gluon.contrib.rnn.VariationalDropoutCell(base, drop_outputs=0.5, drop_states=drop_states)
+    cell.initialize(mx.init.Uniform(1.0))
+    x = mx.nd.random.uniform(0.5, 1.0, shape=(2, 5, 3))
+    with mx.autograd.record():
+        out, _ = cell.unroll(5, x, merge_outputs=True)
+    zeros = out.asnumpy() == 0
+    assert zeros.any() and not zeros.all()
+    assert (zeros == zeros[:, :1, :]).all()          # the same units dropped at every step
+    predicted, _ = cell.unroll(5, x, merge_outputs=True)
+    assert not (predicted.asnumpy() == 0).any()      # no dropout in prediction

@@ -1,4 +1,5 @@
-"""``mx.gluon.contrib``: MXNet 1.x's contributed Gluon layers (``contrib.nn``).
+"""``mx.gluon.contrib``: MXNet 1.x's contributed Gluon layers (``contrib.nn``) and recurrent cells
+(``contrib.rnn``).
 
 Example::
 
@@ -9,6 +10,6 @@ Example::
     >>> net(mx.nd.ones((1, 3))).shape
     (1, 5)
 """
-from . import nn  # noqa: F401
+from . import nn, rnn  # noqa: F401
 
-__all__ = ["nn"]
+__all__ = ["nn", "rnn"]
