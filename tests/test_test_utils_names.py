@@ -106,3 +106,22 @@ def test_matrices_with_real_eigenvalues_and_the_np_op_lookup():
     assert _get_builtin_op("_np_random_uniform") is mx.np.random.uniform and _get_builtin_op("sum") is None
     from hybridlab.ndarray.ndarray import _STORAGE_TYPE_STR_TO_ID, py_slice
     assert _STORAGE_TYPE_STR_TO_ID["row_sparse"] == 1 and py_slice is slice
+
+
+def test_compare_optimizer_checks_an_mxnet_style_optimizer_against_ours():
+    class PySGD(mx.optimizer.Optimizer):
+        """An optimizer as MXNet 1.x users write them: update(index, weight, grad, state)."""
+
+        def create_state(self, index, weight):
+            return None
+
+        def update(self, index, weight, grad, state):
+            weight[:] = weight - self._get_lr(index) * (grad * self.rescale_grad + self._get_wd(index) * weight)
+
+    for dtype, kwargs in ((np.float32, {"wd": 0.01}), (np.float16, {"multi_precision": True})):
+        kwargs = dict(kwargs, learning_rate=0.5, rescale_grad=0.5)
+        tu.compare_optimizer(PySGD(**kwargs), mx.optimizer.SGD(**kwargs), (3, 4), dtype, rtol=1e-3, atol=1e-3,
+                             compare_states=dtype == np.float32)
+    with pytest.raises(AssertionError):
+        tu.compare_optimizer(PySGD(learning_rate=0.5), mx.optimizer.SGD(learning_rate=0.1), (3, 4), np.float32)
+    assert tu.same_symbol_structure(mx.sym.relu(mx.sym.var("a")), mx.sym.relu(mx.sym.var("b")))

@@ -148,10 +148,13 @@ def test_multi_precision_keeps_float32_master():
     opt = mx.optimizer.create("sgd", learning_rate=1e-4, multi_precision=True)
     w = mx.nd.ones((4,), dtype="float16")
     state = opt.create_state_multi_precision(0, w)
-    assert state[0].dtype == np.float32
+    momentum, master = state              # MXNet's SGD order: (state, master copy)
+    assert momentum is None and master.dtype == np.float32
     for _ in range(10):
         opt.update_multi_precision([0], [w], [mx.nd.ones((4,), dtype="float16")], [state])
-    np.testing.assert_allclose(state[0].asnumpy(), 1 - 1e-3, rtol=1e-6)   # float16 alone cannot move
+    np.testing.assert_allclose(master.asnumpy(), 1 - 1e-3, rtol=1e-6)   # float16 alone cannot move
+    adam_master, adam_state = mx.optimizer.Adam(multi_precision=True).create_state_multi_precision(0, w)
+    assert adam_master.dtype == np.float32 and len(adam_state) == 2    # the others: (master copy, state)
     assert w.dtype == np.float16 and abs(float(w[0].asscalar()) - (1 - 1e-3)) < 1e-3
 
 

@@ -37,7 +37,7 @@ __all__ = ["default_context", "set_default_context", "default_dtype", "default_r
            "same_array", "environment", "list_gpus", "check_gluon_hybridize_consistency", "use_np", "np_reduce",
            "random_sample", "effective_dtype", "discard_stderr", "retry", "is_op_runnable", "collapse_sum_like",
            "gen_buckets_probs_with_ppf", "chi_square_check", "verify_generator", "check_consistency",
-           "get_rtol", "get_atol", "get_etol", "has_tvm_ops", "new_matrix_with_real_eigvals_nd", "new_sym_matrix_with_real_eigvals_nd", "mx", "np",
+           "compare_optimizer", "compare_ndarray_tuple", "same_symbol_structure", "get_rtol", "get_atol", "get_etol", "has_tvm_ops", "new_matrix_with_real_eigvals_nd", "new_sym_matrix_with_real_eigvals_nd", "mx", "np",
            # what MXNet's module has at its top level, which ``from mxnet.test_utils import *`` hands on
            *sorted(_STAR_MODULES), "npt", "rnd", *_SCIPY_STATS, "OrderedDict", "contextmanager", "Context",
            "current_context", "array", "Symbol", "getenv", "setenv", "Features"]
@@ -705,3 +705,75 @@ def check_consistency(sym, ctx_list, scale=1.0, grad_req="write", arg_params=Non
                 if grad is not None and name in truth:
                     compare(grad, truth[name], name, i)
     return truth
+
+
+def compare_ndarray_tuple(t1, t2, rtol=None, atol=None):
+    """Assert two optimizer states (an array, or nested tuples of arrays; ``None`` skips) are equal."""
+    if t1 is None or t2 is None:
+        return
+    if isinstance(t1, tuple):
+        for a, b in zip(t1, t2):
+            compare_ndarray_tuple(a, b, rtol, atol)
+    else:
+        assert_almost_equal(t1, t2, rtol=rtol, atol=atol)
+
+
+def compare_optimizer(opt1, opt2, shape, dtype, w_stype="default", g_stype="default", rtol=1e-4, atol=1e-5,
+                      compare_states=True, ntensors=1):
+    """Assert that optimizers ``opt1`` and ``opt2`` make the same states and the same update of a
+    random weight of ``shape`` from a random gradient (MXNet's check of an optimizer against its
+    reference). With a list of shapes, ``opt2`` updates ``ntensors`` weights in one multi-tensor
+    call and ``opt1`` one at a time. Dense storage only.
+
+    >>> import hybridlab as mx
+    >>> from hybridlab.test_utils import compare_optimizer
+    >>> compare_optimizer(mx.optimizer.SGD(learning_rate=0.1, momentum=0.9),
+    ...                   mx.optimizer.SGD(learning_rate=0.1, momentum=0.9), (3, 4), "float32")
+    """
+    import copy
+    from . import random as _random
+    if w_stype != "default" or g_stype != "default":
+        raise MXNetError(f"compare_optimizer: storage types expected 'default' (sparse arrays are not supported), "
+                         f"got w_stype={w_stype!r}, g_stype={g_stype!r}")
+    ctx = default_context()
+    if not isinstance(shape, list):
+        if ntensors != 1:
+            raise MXNetError(f"compare_optimizer: one shape expected ntensors=1, got {ntensors}")
+        w2 = _random.uniform(shape=shape, ctx=ctx, dtype=dtype)
+        g2 = _random.uniform(shape=shape, ctx=ctx, dtype=dtype)
+        w1, g1 = w2.copyto(ctx), g2.copyto(ctx)
+        state1, state2 = opt1.create_state_multi_precision(0, w1), opt2.create_state_multi_precision(0, w2)
+        if compare_states:
+            compare_ndarray_tuple(state1, state2)
+        opt1.update_multi_precision(0, w1, g1, state1)
+        opt2.update_multi_precision(0, w2, g2, state2)
+        if compare_states:
+            compare_ndarray_tuple(state1, state2, rtol=rtol, atol=atol)
+        assert_almost_equal(w1, w2, rtol=rtol, atol=atol)
+        return
+    w1 = tuple(_random.uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape)
+    g1 = tuple(_random.uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape)
+    w2, g2 = copy.deepcopy(w1), copy.deepcopy(g1)
+    state2 = [opt2.create_state_multi_precision(0, w2[i]) for i in range(ntensors)]
+    opt2.update_multi_precision(list(range(ntensors)), w2, g2, state2)
+    for i in range(ntensors):
+        state1 = opt1.create_state_multi_precision(i, w1[i])
+        opt1.update_multi_precision(i, w1[i], g1[i], state1)
+        if compare_states:
+            compare_ndarray_tuple(state1, state2[i], rtol, atol)
+        compare_ndarray_tuple(w1[i], w2[i], rtol, atol)
+
+
+def same_symbol_structure(sym1, sym2):
+    """Whether two symbols have the same op at every node position (their graphs' structure).
+
+    >>> import hybridlab as mx
+    >>> from hybridlab.test_utils import same_symbol_structure
+    >>> a, b = mx.sym.relu(mx.sym.var("x")), mx.sym.relu(mx.sym.var("y"))
+    >>> same_symbol_structure(a, b), same_symbol_structure(a, mx.sym.tanh(mx.sym.var("x")))
+    (True, False)
+    """
+    import json as _json
+    nodes1 = _json.loads(sym1.tojson())["nodes"]
+    nodes2 = _json.loads(sym2.tojson())["nodes"]
+    return all(n1["op"] == n2["op"] for n1, n2 in zip(nodes1, nodes2))

@@ -151,6 +151,10 @@ class Optimizer:
             self.num_update = max(self._index_update_count[idx], self.num_update)
 
     # ---- states -----------------------------------------------------------------------------
+    # the order of a multi-precision state: (master copy, state), or (state, master copy) for the
+    # optimizers whose MXNet class orders it so (SGD, NAG, LARS)
+    _master_last = False
+
     def create_state(self, index, weight):
         """The optimizer's state for one weight (None, an NDArray or a tuple of them)."""
         return None
@@ -160,7 +164,8 @@ class Optimizer:
         ``create_state``."""
         if self.multi_precision and weight.dtype == np.float16:
             master = weight.astype(np.float32)
-            return (master, self.create_state(index, master))
+            inner = self.create_state(index, master)
+            return (inner, master) if self._master_last else (master, inner)
         if weight.dtype == np.float16 and not self.multi_precision:
             warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or slow convergence. "
                           "Consider using multi_precision=True option of the optimizer", stacklevel=2)
@@ -171,6 +176,24 @@ class Optimizer:
         return zeros(weight.shape, ctx=weight.device, dtype=dtype or weight.dtype)
 
     # ---- the update -------------------------------------------------------------------------
+    def update_multi_precision(self, indices, weights, grads, states):
+        """MXNet's entry point for weights that may keep a float32 master copy. The optimizers here
+        handle both in ``update``; an optimizer written as in MXNet 1.x (its own
+        ``update(index, weight, grad, state)``) gets the master copy and a float32 gradient, and
+        the weight is cast back from it, as MXNet does."""
+        own_update = type(self).update.__module__.startswith("hybridlab.optimizer")
+        if own_update or not self.multi_precision:
+            return self.update(indices, weights, grads, states)
+        if not isinstance(indices, (list, tuple)):
+            indices, weights, grads, states = [indices], [weights], [grads], [states]
+        for index, weight, grad, state in zip(indices, weights, grads, states):
+            if weight.dtype == np.float16:
+                inner, master = state if self._master_last else state[::-1]
+                self.update(index, master, grad.astype(np.float32), inner)
+                weight[:] = master.astype(weight.dtype)
+            else:
+                self.update(index, weight, grad, state)
+
     def update(self, indices, weights, grads, states):
         """Update ``weights`` in place from ``grads`` (lists, or one index/weight/grad/state)."""
         if not isinstance(indices, (list, tuple)):
@@ -184,7 +207,7 @@ class Optimizer:
             xp = weight.device.xp
             mp = self.multi_precision and weight.dtype == np.float16
             if mp:
-                master, state = state
+                state, master = state if self._master_last else state[::-1]
                 w, g = master._data, grad._data.astype(np.float32)
             else:
                 w, g = weight._data, grad._data
@@ -200,8 +223,6 @@ class Optimizer:
             self._step_index(index, weight, raw_g, xp, w, g, _raw(state), lr, wd, t)
             if mp:
                 weight._data[...] = w.astype(weight.dtype)
-
-    update_multi_precision = update
 
     def _step_raw(self, w, g, state, lr, wd):
         """Optionally update ``w`` straight from the raw gradient ``g`` (not to be modified), folding

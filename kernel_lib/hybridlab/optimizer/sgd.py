@@ -27,6 +27,7 @@ class SGD(Optimizer):
         state = momentum * state - lr * grad        (state = -lr * grad without momentum)
         weight = weight + state
     """
+    _master_last = True     # multi-precision state (momentum, master copy), as MXNet's
 
     def __init__(self, learning_rate=None, momentum=0.0, lazy_update=True, multi_precision=False, **kwargs):
         super().__init__(learning_rate=learning_rate, multi_precision=multi_precision, **kwargs)

@@ -61,6 +61,7 @@ class LARS(Optimizer):
         ``param_idx2name``) keep lr. With ``momentum_correction`` the momentum is scaled by
         ``lr_now / lr_before`` when the scheduler changes the rate.
     """
+    _master_last = True     # multi-precision state (momentum, master copy), as MXNet's
 
     def __init__(self, learning_rate=None, momentum=0.0, lazy_update=True, eta=0.001, eps=0,
                  momentum_correction=True, **kwargs):
