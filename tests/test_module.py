@@ -200,3 +200,25 @@ def test_save_params_and_load_params_round_trip(tmp_path):
     other.load_params(fname)
     np.testing.assert_array_equal(other.get_params()[0]["fc_weight"].asnumpy(),
                                   mod.get_params()[0]["fc_weight"].asnumpy())
+
+
+def test_lr_and_wd_multipliers_given_to_ops_and_variables_reach_the_module_optimizer():
+    data = mx.sym.var("data")
+    fc1 = mx.sym.FullyConnected(data, bias=mx.sym.var("fc1_bias", lr_mult=1.0), name="fc1", num_hidden=4, lr_mult=0)
+    fc2 = mx.sym.FullyConnected(fc1, name="fc2", num_hidden=3, wd_mult=0.5)
+    assert fc2.attr_dict()["fc1_weight"]["__lr_mult__"] == "0"     # the op's hidden keys reach its weight
+    mod = mx.mod.Module(fc2, label_names=None)
+    mod.bind(data_shapes=[("data", (5, 6))])
+    mod.init_params(initializer=mx.init.Uniform(1.0))
+    mod.init_optimizer(optimizer_params={"learning_rate": 1.0})
+    before = {k: v.asnumpy() for k, v in mod.get_params()[0].items()}
+    mod.forward(mx.io.DataBatch(data=[mx.nd.random.uniform(-1, 1, shape=(5, 6))], label=None), is_train=True)
+    mod.backward(mod.get_outputs())
+    mod.update()
+    after = {k: v.asnumpy() for k, v in mod.get_params()[0].items()}
+    assert mod._optimizer.lr_mult == {"fc1_bias": 1.0, "fc1_weight": 0.0}
+    assert mod._optimizer.wd_mult == {"fc2_bias": 0.5, "fc2_weight": 0.5, "fc1_bias": 0.0}
+    assert np.array_equal(before["fc1_weight"], after["fc1_weight"])
+    assert not np.allclose(before["fc2_weight"], after["fc2_weight"])
+    with pytest.raises(mx.MXNetError, match=r"weight_lr_mult is not supported.*Variable\(\.\.\., lr_mult=2\)"):
+        mx.sym.FullyConnected(data, num_hidden=2, weight_lr_mult=2)

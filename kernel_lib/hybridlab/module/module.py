@@ -215,7 +215,7 @@ class Module(BaseModule):
         if isinstance(optimizer, str):
             params = dict(optimizer_params)
             params.setdefault("rescale_grad", 1.0 / batch_size)
-            optimizer = _opt.create(optimizer, param_idx2name=idx2name, **params)
+            optimizer = _opt.create(optimizer, sym=self._symbol, param_idx2name=idx2name, **params)
         elif not isinstance(optimizer, _opt.Optimizer):
             raise MXNetError(f"init_optimizer: expected an optimizer name or an Optimizer, got {optimizer!r}")
         self._optimizer = optimizer

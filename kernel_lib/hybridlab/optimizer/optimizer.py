@@ -77,8 +77,10 @@ class Optimizer:
         self.aggregate_num = aggregate_num or 0
         self.use_fused_step = use_fused_step
         self.idx2name = dict(param_idx2name or {})
-        self.sym_info = ()
+        # a symbol's __lr_mult__ / __wd_mult__ attributes (Variable(lr_mult=...), FullyConnected(lr_mult=...))
+        self.sym_info = (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
         self.param_dict = param_dict if param_dict is not None else {}
+        self.set_lr_mult({})
         self.set_wd_mult({})
 
     # ---- registry ---------------------------------------------------------------------------
@@ -110,15 +112,23 @@ class Optimizer:
                               "of the optimizer is undefined.")
         self.lr = lr
 
+    def _symbol_mults(self, key):
+        attr, arg_names = self.sym_info or ({}, [])
+        return {n: float(attr[n][key]) for n in arg_names if key in attr.get(n, {})}
+
     def set_lr_mult(self, args_lr_mult):
-        """Per-index (or per-name) learning-rate multipliers."""
+        """Per-index (or per-name) learning-rate multipliers. As in MXNet, this resets the table to
+        the symbol's ``__lr_mult__`` attributes (given ``sym``), then applies ``args_lr_mult``."""
+        self.lr_mult = self._symbol_mults("__lr_mult__")
         self.lr_mult.update(args_lr_mult)
 
     def set_wd_mult(self, args_wd_mult):
         """Per-index (or per-name) weight-decay multipliers. As in MXNet, this resets the table: names
-        in ``param_idx2name`` that end neither in ``_weight`` nor ``_gamma`` (biases, betas) get 0."""
+        in ``param_idx2name`` that end neither in ``_weight`` nor ``_gamma`` (biases, betas) get 0,
+        the symbol's ``__wd_mult__`` attributes (given ``sym``) come next, ``args_wd_mult`` last."""
         self.wd_mult = {n: 0.0 for n in self.idx2name.values()
                         if not (str(n).endswith("_weight") or str(n).endswith("_gamma"))}
+        self.wd_mult.update(self._symbol_mults("__wd_mult__"))
         self.wd_mult.update(args_wd_mult)
 
     def _mult(self, index, table, attr):

@@ -421,12 +421,14 @@ def compose(op, inputs, kwargs, name=None, attr=None, hint=None):
     if isinstance(op, str):
         op = get_op(op)
     kwargs = dict(kwargs)
+    hidden = _hidden_keywords(op, kwargs)          # lr_mult=0 etc.: node attributes, not op ones
     if op.variadic:
         kwargs.setdefault("num_args", len(inputs))
     a = op.parse_attrs(kwargs)                     # validates names and values now, like MXNet
     node_name = _name.current().get(name, hint or op.name.lower())
     attrs = op.format_attrs({k: v for k, v in kwargs.items()})
     attrs.update(_attribute.node_attrs(attr))           # an AttrScope's, then the call's own
+    attrs.update(hidden)
     names = op.input_names(a)
     inputs = list(inputs) + [None] * (len(names) - len(inputs))
     if len(inputs) > len(names):
@@ -434,7 +436,8 @@ def compose(op, inputs, kwargs, name=None, attr=None, hint=None):
     entries = []
     for input_name, x in zip(names, inputs):
         if x is None:   # MXNet creates missing inputs as variables that carry the op's attributes
-            x = var(f"{node_name}_{input_name}", attr={k: v for k, v in attrs.items() if not k.startswith("__")})
+            x = var(f"{node_name}_{input_name}",
+                    attr={k: v for k, v in attrs.items() if not k.startswith("__") or k in hidden})
         if not isinstance(x, Symbol):
             raise TypeError(f"{op.name}: input '{input_name}' expected a Symbol, got {type(x).__name__}")
         if len(x._outputs) != 1:
@@ -445,6 +448,22 @@ def compose(op, inputs, kwargs, name=None, attr=None, hint=None):
     _update_versions(node)
     n = op.n_visible(a)
     return Symbol([(node, i) for i in range(n)])
+
+
+def _hidden_keywords(op, kwargs):
+    """Take MXNet's hidden keys given as op keywords (``FullyConnected(..., lr_mult=0)``) out of
+    ``kwargs``: ``{"__lr_mult__": "0"}``, for the node and the variables it creates (its weight then
+    trains with that multiplier, as in MXNet). ``weight_lr_mult=`` is refused with MXNet's advice."""
+    hidden = {}
+    for key in list(kwargs):
+        if key in _attribute.HIDDEN_KEYS:
+            hidden[_attribute.stored_key(key)] = str(kwargs.pop(key))
+        elif key not in op.attrs and key.endswith(tuple("_" + k for k in _attribute.HIDDEN_KEYS)):
+            base = next(k for k in _attribute.HIDDEN_KEYS if key.endswith("_" + k))
+            raise MXNetError(f"{op.name}: setting variable attributes with {key} is not supported (deprecated "
+                             f"in MXNet): expected w = mx.sym.Variable(..., {base}={kwargs[key]!r}) passed as "
+                             f"{key[:-len(base) - 1]}=w")
+    return hidden
 
 
 def _update_versions(node):
