@@ -22,6 +22,7 @@ from .ufunc import *  # noqa: F401,F403,E402
 from .legacy import *  # noqa: F401,F403,E402
 from .params_file import save, load, load_frombuffer  # noqa: E402,F401
 from . import random_api as random  # noqa: E402
+from . import sparse  # noqa: E402,F401  (mx.nd.sparse: CSR and row-sparse arrays)
 
 contrib = _types.SimpleNamespace(**{n[len("_contrib_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_contrib_")})
 contrib.__doc__ = "MXNet's contrib operators (``F.contrib.boolean_mask``...)."

@@ -183,16 +183,15 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
         return "default"
 
     def tostype(self, stype):
-        """A copy in storage type ``stype``: only "default" (dense) storage exists here.
+        """A copy in storage type ``stype``: 'default' (dense), 'csr' or 'row_sparse'
+        (``mx.nd.sparse``, stored densely here: see that module).
 
         >>> import hybridlab as mx
         >>> mx.nd.ones((2,)).tostype("default").asnumpy().tolist()
         [1.0, 1.0]
         """
-        if stype != "default":
-            raise MXNetError(f"tostype: storage type expected 'default' (dense; sparse 'csr' and 'row_sparse' "
-                             f"arrays are not supported), got {stype!r}")
-        return self.copy()
+        from .sparse import _convert
+        return _convert(self, stype)
 
     @property
     def _fresh_grad(self):
