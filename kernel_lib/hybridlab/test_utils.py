@@ -111,6 +111,12 @@ def assert_almost_equal(a, b, rtol=None, atol=None, names=("a", "b"), equal_nan=
     x, y = _numpy(a), _numpy(b)
     if not use_broadcast and x.shape != y.shape:
         raise AssertionError(f"shapes differ: {names[0]} {x.shape}, {names[1]} {y.shape}")
+    if x.shape != y.shape:           # MXNet's use_broadcast: (1, 3, 2) against (3, 2) compares values
+        try:
+            x, y = np.broadcast_arrays(x, y)
+        except ValueError:
+            raise AssertionError(f"shapes differ and do not broadcast: {names[0]} {x.shape}, {names[1]} "
+                                 f"{y.shape}") from None
     if x.dtype == np.bool_ and y.dtype == np.bool_:
         np.testing.assert_equal(x, y)
         return

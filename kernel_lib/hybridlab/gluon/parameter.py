@@ -261,7 +261,7 @@ class Parameter(DeferredInit):
         if self._grad_req == "null":
             return
         for d in self._data:
-            d.attach_grad(self._grad_req)
+            d.attach_grad(self._grad_req, stype=self._grad_stype)
 
     def _load_init(self, data, device, cast_dtype=False, dtype_source="current"):
         """(Re)initialise from loaded ``data`` (checks shape and dtype against the parameter's)."""

@@ -13,8 +13,15 @@ broadcast_to broadcast_like broadcast_axes reshape_like zeros_like ones_like sha
 depth_to_space space_to_depth""".split()
 
 
+# MXNet 1.x's NDArray.squeeze / expand_dims take inplace=: a result sharing the array's memory;
+# the values are the same either way (here the op's result is a view where NumPy gives one)
+_TAKES_INPLACE = ("squeeze", "expand_dims")
+
+
 def _method(name, nd_fn, np_fn):
     def method(self, *args, **kwargs):
+        if name in _TAKES_INPLACE:
+            kwargs.pop("inplace", None)
         return (np_fn if self._np else nd_fn)(self, *args, **kwargs)
     method.__name__ = name
     method.__doc__ = f"``{name}(self, ...)``: see ``mx.nd.{name}`` (``mx.np.{name}`` for mx.np arrays)."

@@ -1,6 +1,6 @@
 """MXNet 1.x ``mx.nd`` functions that are Python wrappers around ops rather than ops: ``moveaxis``,
 ``split_v2``, ``concatenate`` (deprecated in MXNet: ``concat``), ``onehot_encode`` (deprecated:
-``one_hot``) and ``from_numpy``.
+``one_hot``), ``from_numpy`` and ``reset_arrays``.
 
 Example::
 
@@ -16,7 +16,7 @@ from ..base import MXNetError
 from . import dispatch
 from .ndarray import NDArray, array
 
-__all__ = ["moveaxis", "split_v2", "concatenate", "onehot_encode", "from_numpy"]
+__all__ = ["moveaxis", "split_v2", "concatenate", "onehot_encode", "from_numpy", "reset_arrays"]
 
 
 def _axes(value, ndim, what):
@@ -95,3 +95,21 @@ def from_numpy(ndarray, zero_copy=True):
         from ..device import cpu
         return NDArray._wrap(ndarray, cpu(), False)
     return array(ndarray, dtype=ndarray.dtype)
+
+
+def reset_arrays(*data, num_arrays=None):
+    """Set every array of ``data`` to zero in place (MXNet's ``reset_arrays``, which
+    ``Block.zero_grad`` uses); ``num_arrays`` must match their number when given.
+
+    >>> import hybridlab as mx
+    >>> a, b = mx.nd.ones((2,)), mx.nd.ones((3,))
+    >>> mx.nd.reset_arrays(a, b, num_arrays=2)
+    >>> a.asnumpy().tolist(), b.asnumpy().tolist()
+    ([0.0, 0.0], [0.0, 0.0, 0.0])
+    """
+    if num_arrays is not None and num_arrays != len(data):
+        raise MXNetError(f"reset_arrays: num_arrays expected {len(data)} (the arrays given), got {num_arrays}")
+    for arr in data:
+        if not isinstance(arr, NDArray):
+            raise MXNetError(f"reset_arrays: expected NDArrays, got {type(arr).__name__}")
+        arr._data[...] = 0

@@ -330,9 +330,14 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
     # ---- autograd ---------------------------------------------------------------------------
     def attach_grad(self, grad_req="write", stype=None):
         """Allocate a gradient buffer; the array becomes a variable that ``backward`` writes
-        (``'write'``), accumulates (``'add'``) or skips (``'null'``)."""
+        (``'write'``), accumulates (``'add'``) or skips (``'null'``); ``stype`` 'row_sparse' or
+        'csr' makes the buffer such an array (``mx.nd.sparse``, stored densely)."""
         autograd_state.check_grad_req(grad_req)
-        self._grad = NDArray._wrap(self._device.xp.zeros_like(self._data), self._device, self._np)
+        cls = NDArray
+        if stype not in (None, "default"):
+            from .sparse import class_of
+            cls = class_of(stype)
+        self._grad = cls._wrap(self._device.xp.zeros_like(self._data), self._device, self._np)
         self._grad_req = grad_req
         self._node = None
 

@@ -133,6 +133,13 @@ class RowSparseNDArray(BaseSparseNDArray):
 _CLASSES = {"csr": CSRNDArray, "row_sparse": RowSparseNDArray}
 
 
+def class_of(stype):
+    """The array class of a sparse storage type."""
+    if stype not in _CLASSES:
+        raise MXNetError(f"storage type expected one of {', '.join(STYPES)}, got {stype!r}")
+    return _CLASSES[stype]
+
+
 def _dense(host, device):
     return NDArray._wrap(device.put(np.ascontiguousarray(host)), device)
 

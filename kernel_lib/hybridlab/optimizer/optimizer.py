@@ -221,8 +221,13 @@ class Optimizer:
                 w, g = master._data, grad._data.astype(np.float32)
             else:
                 w, g = weight._data, grad._data
-                if self.clip_gradient is None and self._step_raw(w, g, _raw(state), lr, wd):
-                    continue
+            raw_state = _raw(state)
+            rows = self._lazy_rows(grad, xp)
+            if rows is not None:       # a row_sparse gradient: only its rows update (MXNet's lazy_update)
+                full_w, full_state = w, raw_state
+                w, g, raw_state = w[rows], g[rows], _take_rows(raw_state, rows)
+            elif not mp and self.clip_gradient is None and self._step_raw(w, g, raw_state, lr, wd):
+                continue
             raw_g = g
             g = g * self.rescale_grad              # a new array: the gradient buffer stays untouched
             if self._wd_before_clip and wd:
@@ -230,9 +235,22 @@ class Optimizer:
                 wd = 0.0
             if self.clip_gradient is not None:
                 xp.clip(g, -self.clip_gradient, self.clip_gradient, out=g)
-            self._step_index(index, weight, raw_g, xp, w, g, _raw(state), lr, wd, t)
+            self._step_index(index, weight, raw_g, xp, w, g, raw_state, lr, wd, t)
+            if rows is not None:
+                full_w[rows] = w
+                _put_rows(full_state, rows, raw_state)
+                w = full_w
             if mp:
                 weight._data[...] = w.astype(weight.dtype)
+
+    def _lazy_rows(self, grad, xp):
+        """The rows a row_sparse gradient holds when the optimizer updates lazily (``lazy_update``),
+        else None (every row updates: weight decay and momentum reach rows without gradient)."""
+        if not getattr(self, "lazy_update", False) or getattr(grad, "stype", "default") != "row_sparse":
+            return None
+        g = grad._data
+        flat = g.reshape(g.shape[0], -1)
+        return xp.nonzero(xp.any(flat != 0, axis=1))[0]
 
     def _step_raw(self, w, g, state, lr, wd):
         """Optionally update ``w`` straight from the raw gradient ``g`` (not to be modified), folding
@@ -282,6 +300,24 @@ class Optimizer:
             checked[key] = check_hyper(key, value, known[key], fresh.get(key, known[key]), source)
         for key, value in checked.items():
             setattr(self, key, value)
+
+
+def _take_rows(state, rows):
+    if state is None:
+        return None
+    if isinstance(state, tuple):
+        return tuple(_take_rows(s, rows) for s in state)
+    return state[rows]
+
+
+def _put_rows(full, rows, part):
+    if full is None:
+        return
+    if isinstance(full, tuple):
+        for f, p in zip(full, part):
+            _put_rows(f, rows, p)
+    else:
+        full[rows] = part
 
 
 def _raw(state):

@@ -33,13 +33,12 @@ class Embedding(HybridBlock):
         super().__init__(**kwargs)
         check_op_args(self, "Embedding", [("input_dim", input_dim, "input_dim"),
                                           ("output_dim", output_dim, "output_dim"), ("dtype", dtype, "dtype")])
-        if sparse_grad:
-            raise NotImplementedError("Embedding(sparse_grad=True): row_sparse gradients are not supported; "
-                                      "use sparse_grad=False (dense gradient)")
         self._kwargs = {"input_dim": input_dim, "output_dim": output_dim, "dtype": dtype,
                         "sparse_grad": sparse_grad}
+        # sparse_grad: a row_sparse gradient (mx.nd.sparse, stored densely: the same values)
         self.weight = self.params.get("weight", shape=(input_dim, output_dim), init=weight_initializer,
-                                      dtype=dtype, allow_deferred_init=True)
+                                      dtype=dtype, allow_deferred_init=True,
+                                      grad_stype="row_sparse" if sparse_grad else "default")
 
     def hybrid_forward(self, F, x, weight):
         return F.Embedding(x, weight, name="fwd", **self._kwargs)
