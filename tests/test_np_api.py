@@ -141,3 +141,10 @@ def test_methods():
     close(x.cumsum(), x.asnumpy().cumsum())
     close(x.dot(x), x.asnumpy() @ x.asnumpy())
     assert [i.tolist() for i in x.nonzero()] == [[0, 0, 1], [0, 1, 0]]
+
+
+def test_empty_sections_and_slices_and_np_bool_as_numpy():
+    parts = mx.np.hsplit(mx.np.arange(10.0), [3, 3, 5])
+    assert [p.shape for p in parts] == [(3,), (0,), (2,), (5,)]
+    assert mx.nd.slice_axis(mx.nd.ones((4, 2)), axis=0, begin=2, end=2).shape == (0, 2)
+    assert mx.np.bool is np.bool_ and mx.np.array([1, 0], dtype=mx.np.bool).dtype == np.bool_

@@ -30,4 +30,5 @@ from .logic import *  # noqa: F401,F403,E402  (replaces the generated where, uni
 pi, e, inf, nan, newaxis = _onp.pi, _onp.e, _onp.inf, _onp.nan, None
 float16, float32, float64 = _onp.float16, _onp.float32, _onp.float64
 int8, int32, int64, uint8, bool_ = _onp.int8, _onp.int32, _onp.int64, _onp.uint8, _onp.bool_
+bool = _onp.bool_                 # MXNet's mx.np.bool (NumPy's own alias was removed in NumPy 1.24)
 dtype = _onp.dtype

@@ -156,8 +156,8 @@ def _axis_range(a, s):
     n = s[axis]
     b = a["begin"] + n if a["begin"] < 0 else a["begin"]
     e = n if a["end"] is None else (a["end"] + n if a["end"] < 0 else a["end"])
-    if n and not (0 <= b < e <= n):
-        raise InferError(0, f"with axis {axis} containing begin={a['begin']} < end={a['end']}", tuple(s))
+    if n and not (0 <= b <= e <= n):       # begin == end: an empty slice (NumPy's x[3:3], split's sections)
+        raise InferError(0, f"with axis {axis} containing begin={a['begin']} <= end={a['end']}", tuple(s))
     return axis, b, e
 
 
