@@ -470,3 +470,28 @@ def test_tracing_a_dynamic_shape_op_without_values_still_names_it():
     dc.set_variable(x, mx.sym.var("x"))
     with dc.context(), pytest.raises(mx.MXNetError, match="nonzero: its output shape depends on the input"):
         mx.npx.nonzero(x)
+
+
+class _Either(mx.gluon.HybridBlock):
+    def hybrid_forward(self, F, a, b):
+        if a is None:
+            return b * 2
+        return a if b is None else a + b
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_a_legacy_block_takes_none_for_an_optional_first_input(hybridize):
+    x = mx.nd.ones((3,))
+    for args, expected in (((None, x), 2.0), ((x, None), 1.0), ((x, x), 2.0)):
+        net = _Either()
+        if hybridize:
+            net.hybridize()
+        for _ in range(2):      # the second call takes the cached op
+            assert net(*args).asnumpy().tolist() == [expected] * 3
+    with pytest.raises(ValueError, match="all inputs are None"):
+        net(None, None)
+    with pytest.raises(ValueError, match="all Symbols or all NDArrays"):
+        net(x, mx.sym.var("a"))
+    if hybridize:               # as MXNet's cached op: the structure of the inputs is fixed once built
+        with pytest.raises(ValueError, match="does not match the cached version"):
+            net(None, x)

@@ -81,6 +81,14 @@ def _gather(args):
     return False, False, set(), None
 
 
+def _flat_inputs(args):
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            yield from _flat_inputs(a)
+        else:
+            yield a
+
+
 def _np_style(out):
     """``out`` (an NDArray or nested lists/tuples of them) viewed with ``mx.np`` semantics."""
     if isinstance(out, NDArray):
@@ -171,25 +179,32 @@ class HybridBlock(Block):
         if type(self).hybrid_forward is HybridBlock.hybrid_forward:
             raise NotImplementedError(f"{type(self).__name__} must define forward(self, x, ...) (MXNet 2.0) or "
                                       f"hybrid_forward(self, F, x, ...) (MXNet 1.x)")
-        has_sym, _, devices, _ = _gather([x, *args])
+        has_sym, has_nd, devices, _ = _gather([x, *args])
+        if has_sym and has_nd:
+            raise ValueError(f"{self.name}: expected the inputs to be all Symbols or all NDArrays (None for a "
+                             f"missing one), got both")
         if has_sym:
             return symbolic_forward(self, x, *args)
-        if not isinstance(x, NDArray):
+        # the first array: an input before it may be None (an optional input, as MXNet allows)
+        first = next((a for a in _flat_inputs([x, *args]) if a is not None), None)
+        if first is None:
+            raise ValueError(f"{self.name}: all inputs are None: expected at least one NDArray")
+        if not isinstance(first, NDArray):
             raise AssertionError(f"HybridBlock requires the first argument to forward be either Symbol or "
-                                 f"NDArray, but got {type(x)}")
+                                 f"NDArray, but got {type(first)}")
         if _dc.is_deferred_compute():
             return traced_forward(self, x, *args)
         if self._hybridization.active:
             self._check_devices(devices)
             return self._call_cached_op(x, *args)
-        with x.device as device:
+        with first.device as device:
             try:
                 params = {k: p.data(device) for k, p in self._reg_params.items()}
             except DeferredInitializationError:
                 self._finish_own_deferred_init(x, *args)
                 params = {k: p.data(device) for k, p in self._reg_params.items()}
             out = self.hybrid_forward(ndarray, x, *args, **params)
-        return _np_style(out) if x._np else out      # mx.np in, mx.np out (as the cached op path)
+        return _np_style(out) if first._np else out      # mx.np in, mx.np out (as the cached op path)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """Override to define the computation with ``F`` (``mx.nd`` or ``mx.sym``), MXNet 1.x style."""
