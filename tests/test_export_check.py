@@ -92,3 +92,17 @@ def test_real_mxnet_loads_the_export_when_available(tmp_path):
     net, x, _, _ = _exported(tmp_path)
     report = check_export(net, x, mxnet_python=python)
     assert report.mxnet_checked and report.ok, str(report)
+
+
+def test_real_mxnet_refuses_a_renamed_parameter_as_a_row_of_its_own(tmp_path):
+    python = os.environ.get("HYBRIDLAB_MXNET_PYTHON")
+    if not python:
+        pytest.skip("real MXNet 1.9.1 is not configured (set HYBRIDLAB_MXNET_PYTHON to a Python with mxnet==1.9.1)")
+    net, x, sym_file, params_file = _exported(tmp_path)
+    weight = net[0].weight.var().name
+    saved = mx.nd.load(params_file)
+    saved[f"arg:{weight}_renamed"] = saved.pop(f"arg:{weight}")
+    mx.nd.save(params_file, saved)
+    report = check_export(net, x, files=(sym_file, params_file), mxnet_python=python)
+    assert report.mxnet_checked and len(report.parameters) == 2
+    assert len(report.mxnet) == 1 and weight in report.mxnet[0].what, str(report)
