@@ -174,7 +174,7 @@ report"""
 
 
 def test_check_export_draws_the_renamed_parameter(open_notebook):
-    nb = open_notebook([EXPORT, "print(json.dumps([weight, str(mx.lab.check_export(net, x, mxnet_python="").result)]))"])
+    nb = open_notebook([EXPORT, "print(json.dumps([weight, str(mx.lab.check_export(net, x, mxnet_python='').result)]))"])
     nb.page.wait_for_selector(READY, timeout=60000)
     weight, clean = nb.json_output(1)
     assert clean.endswith("everything matches (inputs, outputs, parameters, graph, values)")
