@@ -37,7 +37,8 @@ def measure(batch, device, rounds=7):
     imperative = get_net(device)
     imperative(x)
     hybrid = get_net(device)
-    hybrid.load_dict({k: v.data() for k, v in imperative.collect_params().items()}, device=device)
+    hybrid.load_dict({k: v.data() for k, v in zip(hybrid.collect_params(), imperative.collect_params().values())},
+                     device=device)
     hybrid.hybridize()
     step(imperative, x)
     step(hybrid, x)

@@ -40,7 +40,7 @@ def measure(batch, rounds=7):
     x = mx.nd.random.normal(shape=(batch, 512))
     imperative(x)
     hybrid = get_net()
-    hybrid.load_dict({k: v.data() for k, v in imperative.collect_params().items()})
+    hybrid.load_dict({k: v.data() for k, v in zip(hybrid.collect_params(), imperative.collect_params().values())})
     hybrid.hybridize(static_alloc=True, static_shape=True)
     hybrid(x)
     by_hand = hand_numpy(imperative)

@@ -33,16 +33,26 @@ def _model():
     return net
 
 
-def test_collect_params_structural_names_and_select():
+def test_collect_params_full_names_structural_lookup_and_select():
     net = _model()
-    assert list(net.collect_params()) == ["scale", "dense0.weight", "dense0.bias", "body.0.weight", "body.0.bias",
-                                          "body.1.weight", "body.1.bias"]
-    assert sorted(net.collect_params(".*weight")) == ["body.0.weight", "body.1.weight", "dense0.weight"]
-    assert list(net.collect_params("body")) == ["body.0.weight", "body.0.bias", "body.1.weight", "body.1.bias"]
-    # MXNet 1.x full names still select and index
-    assert list(net.collect_params("dense0_weight")) == ["dense0.weight"]
-    assert net.collect_params()["dense0_weight"] is net.dense0.weight
+    # keys are MXNet 1.x's full names (MXNet 1.9.1 gives these for the same model, less the
+    # attribute Parameter 'scale', which MXNet 2.0 and hybridlab include)
+    assert list(net.collect_params()) == ["scale", "dense0_weight", "dense0_bias", "dense1_weight", "dense1_bias",
+                                          "dense2_weight", "dense2_bias"]
+    assert sorted(net.collect_params(".*weight")) == ["dense0_weight", "dense1_weight", "dense2_weight"]
+    # select matches structural names too (MXNet 2.0's): 'body' is the Sequential's two Dense
+    assert list(net.collect_params("body")) == ["dense1_weight", "dense1_bias", "dense2_weight", "dense2_bias"]
+    assert list(net.collect_params("dense0_weight")) == ["dense0_weight"]
+    # MXNet 2.0 code indexes by structural name
+    params = net.collect_params()
+    assert params["body.1.weight"] is net.body[1].weight and params.get("dense0.bias") is net.dense0.bias
     assert net.params["model0_scale"] is net.scale      # own parameters by full name (1.x)
+
+
+def test_collect_params_keeps_two_parameters_with_one_full_name_apart():
+    net = nn.HybridSequential()
+    net.add(nn.Dense(2, prefix="fc_"), nn.Dense(3, prefix="fc_"))
+    assert list(net.collect_params()) == ["fc_weight", "fc_bias", "1.weight", "1.bias"]
 
 
 def test_save_load_parameters_round_trip(tmp_path):
@@ -51,7 +61,7 @@ def test_save_load_parameters_round_trip(tmp_path):
     expected = net(x).asnumpy()
     path = str(tmp_path / "net.params")
     net.save_parameters(path)
-    assert sorted(mx.nd.load(path)) == sorted(net.collect_params())
+    assert sorted(mx.nd.load(path)) == sorted(net._collect_params_with_prefix())   # structural, as MXNet
     other = _model()
     other.load_parameters(path)
     np.testing.assert_allclose(other(x).asnumpy(), expected)
@@ -61,7 +71,7 @@ def test_load_errors_name_the_parameters(tmp_path):
     net = _model()
     net(mx.nd.ones((1, 5)))
     path = str(tmp_path / "net.params")
-    params = {k: v.data() for k, v in net.collect_params().items() if k != "body.1.bias"}
+    params = {k: v.data() for k, v in net.collect_params().items() if k != "dense2_bias"}   # body.1.bias
     mx.nd.save(path, params)
     fresh = _model()
     with pytest.raises(AssertionError, match=r"Parameter 'body.1.bias' is missing in 'file: .*net.params', which "

@@ -62,7 +62,7 @@ def test_lstmp_cell_projects_its_recurrent_state():
     x = np.random.RandomState(0).randn(4, 3).astype(np.float32)
     r0, c0 = cell.begin_state(batch_size=4)
     out, (r, c) = cell(mx.nd.array(x), [r0 + 0.1, c0 + 0.2])
-    p = {k.split(".")[-1]: v.data().asnumpy() for k, v in cell.collect_params().items()}
+    p = {k[len(cell.prefix):]: v.data().asnumpy() for k, v in cell.collect_params().items()}   # lstmpcell0_i2h_weight
     z = x @ p["i2h_weight"].T + p["i2h_bias"] + np.full((4, 2), 0.1) @ p["h2h_weight"].T + p["h2h_bias"]
     i, f, g, o = np.split(z, 4, axis=1)
     c_ref = _sig(f) * 0.2 + _sig(i) * np.tanh(g)

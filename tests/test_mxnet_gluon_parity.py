@@ -179,7 +179,7 @@ def test_shared_params_2x_style_share_parameters():
     net = nn.HybridSequential()
     net.add(a, b)
     net.initialize()
-    assert list(net.collect_params()) == ["0.weight", "0.bias"]
+    assert list(net.collect_params()) == [a.weight.name, a.bias.name]
     net.hybridize()
     before = a.weight.data().asnumpy().copy()
     _train_once(net, nd.ones((1, 2)))

@@ -131,7 +131,7 @@ mx.viz.print_summary(graph, shape={'data': (1, 512)})"""),
 Imperative calls pay Python dispatch per op; the compiled program pays it once per call."""),
     new_code_cell("""import timeit
 imp = get_net(); imp(x)
-hyb = get_net(); hyb.load_dict({k: v.data() for k, v in imp.collect_params().items()})
+hyb = get_net(); hyb.load_dict({k: v.data() for k, v in zip(hyb.collect_params(), imp.collect_params().values())})
 hyb.hybridize(static_alloc=True, static_shape=True); hyb(x)
 t_imp = min(timeit.repeat(lambda: imp(x), number=200, repeat=5)) / 200
 t_hyb = min(timeit.repeat(lambda: hyb(x), number=200, repeat=5)) / 200

@@ -2,8 +2,9 @@
 MXNet 1.x's ``prefix``/``params``/``name_scope`` naming).
 
 Children and Parameters assigned as attributes are registered; ``collect_params`` gathers them
-under structural names (``'0.weight'``, ``'dense0.bias'``); ``save_parameters`` /
-``load_parameters`` store those in an MXNet ``.params`` file.
+under their full names (``'dense0_weight'``, MXNet 1.x's keys; MXNet 2.0's structural names such
+as ``'dense0.weight'`` find them too); ``save_parameters`` / ``load_parameters`` store them under
+structural names in an MXNet ``.params`` file, as both MXNet versions do.
 
 Example::
 
@@ -16,12 +17,16 @@ Example::
     ...         self.dense1 = nn.Dense(2)
     ...     def forward(self, x):
     ...         return self.dense1(mx.nd.relu(self.dense0(x)))
-    >>> model = Model()
+    >>> with mx.name.NameManager():          # fresh name counters: dense0, dense1
+    ...     model = Model()
     >>> model.initialize()
     >>> model(mx.nd.ones((3, 5))).shape
     (3, 2)
-    >>> sorted(model.collect_params('.*weight'))
-    ['dense0.weight', 'dense1.weight']
+    >>> params = model.collect_params('.*weight')
+    >>> sorted(params)
+    ['dense0_weight', 'dense1_weight']
+    >>> params['dense1.weight'] is model.dense1.weight
+    True
 """
 import re
 import threading
@@ -188,17 +193,20 @@ class Block:
 
     # ---- parameters -------------------------------------------------------------------------
     def collect_params(self, select=None):
-        """The parameters of this Block and its children by structural name (``'0.weight'``), the
-        ones whose structural or full name matches the regular expression ``select`` if given. A
-        Parameter shared by several blocks (``params=other.params`` or ``share_parameters``) appears
-        once, under its first structural name, as in MXNet."""
+        """The parameters of this Block and its children, keyed by their full names as in MXNet
+        1.x (``'dense0_weight'``; a structural name such as ``'0.weight'``, MXNet 2.0's key, finds
+        the same parameter), the ones whose structural or full name matches the regular expression
+        ``select`` if given. A Parameter shared by several blocks (``params=other.params`` or
+        ``share_parameters``) appears once. Two different parameters with one full name (explicit
+        equal prefixes) keep apart: the second is keyed by its structural name."""
         self._check_container_with_block()
         ret = ParameterDict(self._params.prefix)
         seen = set()
         for key, param in self._collect_params_with_prefix(select=select).items():
+            ret._structural.setdefault(key, param)
             if id(param) not in seen:
                 seen.add(id(param))
-                dict.__setitem__(ret, key, param)
+                dict.__setitem__(ret, param.name if param.name not in ret else key, param)
         return ret
 
     def _collect_params_with_prefix(self, prefix="", select=None, in_file=False):
@@ -255,7 +263,8 @@ class Block:
         filename = None
         if isinstance(param_dict.get("filename"), str) and "params" in param_dict:
             filename, param_dict = param_dict["filename"], param_dict["params"]
-        params = self.collect_params()
+        self._check_container_with_block()
+        params = self._collect_params_with_prefix()
         error_str = f"file: {filename}" if filename else "param_dict"
         loaded = {k[4:] if k.startswith(("arg:", "aux:")) else k: v for k, v in param_dict.items()}
         aliases = {file_key: key for file_key, key in zip(self._collect_params_with_prefix(in_file=True),
@@ -357,6 +366,8 @@ class Block:
             return self
         if not isinstance(shared, dict):
             raise ValueError(f"'shared' should be in type of Dict. Get type {type(shared)}!")
+        if isinstance(shared, ParameterDict) and shared._structural:
+            shared = shared._structural       # collect_params(): its structural names, as MXNet 2.0 keys it
         shared_set = set(shared.keys())
         self._shared_parameters(shared, shared_set)
         for name in shared_set:

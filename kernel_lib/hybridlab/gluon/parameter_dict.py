@@ -2,8 +2,8 @@
 
 It is what ``Block.params`` is (keys: full names such as ``dense0_weight``; ``get`` creates the
 block's parameters under its prefix, looking in a shared dict first) and what
-``Block.collect_params()`` returns (keys: structural names such as ``0.weight``; a full name is
-also accepted when looking up). ``initialize``, ``zero_grad``, ``reset_device``, ``setattr``,
+``Block.collect_params()`` returns (keys: full names such as ``dense0_weight``, as MXNet 1.x; MXNet
+2.0's structural names such as ``0.weight`` are accepted when looking up). ``initialize``, ``zero_grad``, ``reset_device``, ``setattr``,
 ``save`` and ``load`` act on every parameter in it.
 
 Example::
@@ -89,6 +89,7 @@ class ParameterDict(dict):
         super().__init__()
         self._prefix = prefix
         self._shared = shared
+        self._structural = {}   # structural name -> Parameter, filled by Block.collect_params
 
     def __repr__(self):
         name = f"{self._prefix} " if self._prefix else ""
@@ -101,8 +102,10 @@ class ParameterDict(dict):
         return self._prefix
 
     def __missing__(self, key):
-        # MXNet 1.x code indexes collect_params() by full name ('dense0_weight'); structural keys
-        # ('0.weight') are this dict's keys, so fall back to the parameters' own names.
+        # collect_params() is keyed by full names (MXNet 1.x: 'dense0_weight'); MXNet 2.0 code
+        # indexes it by structural names ('0.weight'), kept aside in _structural.
+        if key in self._structural:
+            return self._structural[key]
         for p in self.values():
             if p.name == key or p._var_name == key:
                 return p
@@ -131,8 +134,8 @@ class ParameterDict(dict):
     def get(self, name, **kwargs):
         """The parameter ``prefix + name``, created with ``kwargs`` when it does not exist (found
         parameters get unknown attributes filled in; conflicting ones are an error)."""
-        if not kwargs and name in self:       # a plain lookup by key (MXNet 2.0's dict.get)
-            return dict.__getitem__(self, name)
+        if not kwargs and (name in self or name in self._structural):   # a plain lookup (MXNet 2.0's dict.get)
+            return self[name]
         full = self._prefix + name
         param = self._get_impl(full)
         if param is None:
