@@ -444,3 +444,47 @@ def test_zoneout_keeps_previous_values_in_training_and_is_the_base_cell_in_predi
     assert any(k.any() for k in kept)                # later steps keep some units from the step before
     sym_out, _ = cell.unroll(3, [mx.sym.var(f"t{i}") for i in range(3)])
     assert mx.sym.Group(sym_out).infer_shape(t0=(2, 3), t1=(2, 3), t2=(2, 3))[1] == [(2, 6)] * 3
+
+
+# ---- MXNet 1.x's graph names and the unfused form ------------------------------------------------
+def test_cells_name_their_nodes_per_step_as_mxnet():
+    # the names MXNet 1.9.1 gives the same unrolls
+    cell = mx.gluon.rnn.LSTMCell(4, prefix="rnn_")
+    outputs, _ = cell.unroll(2, [mx.sym.var(f"rnn_t{i}_data") for i in range(2)])
+    assert mx.sym.Group(outputs).list_outputs() == ["rnn_t0_out_output", "rnn_t1_out_output"]
+    gru = mx.gluon.rnn.GRUCell(3, prefix="g_")
+    out, _ = gru.unroll(1, [mx.sym.var("x")])
+    assert "g_t0_h2h_slice_output0" in out[0].get_internals().list_outputs()
+    bi = mx.gluon.rnn.BidirectionalCell(mx.gluon.rnn.RNNCell(2, prefix="l_"), mx.gluon.rnn.RNNCell(2, prefix="r_"))
+    outs, _ = bi.unroll(2, [mx.sym.var("a"), mx.sym.var("b")])
+    assert mx.sym.Group(outs).list_outputs() == ["bi_t0_output", "bi_t1_output"]
+    states = mx.gluon.rnn.LSTMCell(4, prefix="c_").begin_state(func=mx.sym.zeros)
+    assert [s.name for s in states] == ["c_begin_state_0", "c_begin_state_1"]
+
+
+def test_a_stack_unrolls_a_merged_symbol_sequence():
+    stack = mx.gluon.rnn.SequentialRNNCell()
+    stack.add(mx.gluon.rnn.LSTMCell(5, prefix="l0_"))
+    out, _ = stack.unroll(3, mx.sym.var("data"), merge_outputs=True)
+    assert out.infer_shape(data=(2, 3, 7))[1] == [(2, 3, 5)]
+
+
+@pytest.mark.parametrize("mode", ["rnn_tanh", "lstm", "gru"])
+def test_unfuse_gives_the_layers_outputs_with_its_parameters(mode):
+    cls = {"rnn_tanh": lambda: mx.gluon.rnn.RNN(3, num_layers=2, bidirectional=True),
+           "lstm": lambda: mx.gluon.rnn.LSTM(3, num_layers=2, bidirectional=True),
+           "gru": lambda: mx.gluon.rnn.GRU(3, num_layers=2)}[mode]
+    layer = cls()
+    cells = layer._unfuse()
+    layer.initialize(mx.init.Uniform(0.5))
+    x = mx.nd.array(np.random.RandomState(1).randn(4, 2, 5))      # TNC
+    expected = layer(x).asnumpy()
+    got = cells.unroll(4, x, layout="TNC", merge_outputs=True)[0].asnumpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    assert set(cells.collect_params()) == set(layer.collect_params())
+
+
+def test_device_default_ctx_is_the_current_device():
+    assert mx.Context.default_ctx == mx.cpu(0)
+    with mx.cpu(1):
+        assert mx.Context.default_ctx == mx.cpu(1)

@@ -48,6 +48,13 @@ def gpu_available():
     return num_gpus() > 0
 
 
+class _CurrentDevice:
+    """``Device.default_ctx``, MXNet 1.x's class attribute: the current default device."""
+
+    def __get__(self, obj, owner):
+        return current_device()
+
+
 class Device:
     """A device: ``cpu(i)`` arrays are NumPy arrays, ``gpu(i)`` arrays are CuPy arrays.
 
@@ -101,6 +108,8 @@ class Device:
         cp = self.xp
         with cp.cuda.Device(self.device_id):
             return cp.asarray(data)
+
+    default_ctx = _CurrentDevice()
 
     def __eq__(self, other):
         return (isinstance(other, Device) and self.device_type == other.device_type

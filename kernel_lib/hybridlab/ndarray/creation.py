@@ -33,6 +33,7 @@ def _check_stype(stype, fn):
 
 def _create(op, attrs, ctx, dtype, out, np_style=False):
     attrs = dict(attrs)
+    attrs.pop("name", None)      # MXNet's nd functions take a symbol name and ignore it
     if ctx is not None:
         attrs["ctx"] = ctx
     if dtype is not None:

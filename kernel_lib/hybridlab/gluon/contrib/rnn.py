@@ -66,7 +66,7 @@ class VariationalDropoutCell(ModifierCell):
             return super().unroll(length, inputs, begin_state, layout, merge_outputs, valid_length=valid_length)
         self.reset()
         inputs, axis, F, batch_size = _format_sequence(length, inputs, layout, True)
-        states = _get_begin_state(self, F, begin_state, inputs, batch_size)
+        states = _get_begin_state(self, F, begin_state, inputs, batch_size, axis)
         if self.drop_inputs:
             inputs = F.Dropout(inputs, p=self.drop_inputs, axes=(axis,))
         self.base_cell._modified = False

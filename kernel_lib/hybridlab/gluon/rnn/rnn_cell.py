@@ -79,13 +79,18 @@ def _reverse_sequences(F, sequences, length, valid_length=None):
     return [steps[i] for i in range(length)] if length > 1 else [steps]
 
 
-def _get_begin_state(cell, F, begin_state, inputs, batch_size):
+def _get_begin_state(cell, F, begin_state, inputs, batch_size, axis=1):
+    """``begin_state``, or the cell's zero states for ``inputs`` (a list of steps, or one tensor
+    with time on ``axis``)."""
     if begin_state is not None:
         return begin_state
     if F is ndarray:
         first = inputs if isinstance(inputs, NDArray) else inputs[0]
         return cell.begin_state(batch_size=batch_size, ctx=first.device, dtype=first.dtype)
-    first = inputs[0]   # a Symbol step (N, C): zeros (N, H) built from it, the batch size is not known yet
+    # a Symbol step (N, C): zeros (N, H) built from it, so that the batch size, not known yet,
+    # comes from the data (MXNet writes zeros of shape (0, H) and leaves 0 to its inference)
+    first = inputs[0] if isinstance(inputs, (list, tuple)) else \
+        F.squeeze(F.slice_axis(inputs, axis=axis, begin=0, end=1), axis=axis)
     col = F.zeros_like(F.sum(first, axis=1, keepdims=True))
     return [F.tile(col, reps=(1, info["shape"][1])) for info in cell.state_info()]
 
@@ -116,8 +121,11 @@ class RecurrentCell(Block):
                                    "called directly. Call the modifier cell instead."
         if "device" in kwargs:
             kwargs["ctx"] = kwargs.pop("device")
-        self._init_counter += 1
-        return [func(shape=info["shape"], **kwargs) for info in self.state_info(batch_size)]
+        states = []
+        for info in self.state_info(batch_size):
+            self._init_counter += 1       # one count per state: MXNet's names <prefix>begin_state_<n>
+            states.append(func(name=f"{self._prefix}begin_state_{self._init_counter}", shape=info["shape"], **kwargs))
+        return states
 
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
         """Run the cell ``length`` steps over ``inputs`` (a (N, T, C) tensor for layout 'NTC', or a
@@ -184,9 +192,14 @@ class _GatedCell(HybridRecurrentCell):
 
     def _projections(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
         n = self._gates * self._hidden_size
-        i2h = F.FullyConnected(inputs, i2h_weight, i2h_bias, num_hidden=n)
-        h2h = F.FullyConnected(states[0], h2h_weight, h2h_bias, num_hidden=n)
+        t = self._step_prefix()
+        i2h = F.FullyConnected(inputs, i2h_weight, i2h_bias, num_hidden=n, name=t + "i2h")
+        h2h = F.FullyConnected(states[0], h2h_weight, h2h_bias, num_hidden=n, name=t + "h2h")
         return i2h, h2h
+
+    def _step_prefix(self):
+        """The prefix of this step's node names in the graph (``t0_``, ``t1_``..., as MXNet names them)."""
+        return f"t{self._counter}_"
 
 
 class RNNCell(_GatedCell):
@@ -202,8 +215,9 @@ class RNNCell(_GatedCell):
         return "rnn"
 
     def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
+        t = self._step_prefix()
         i2h, h2h = self._projections(F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
-        output = self._get_activation(F, F.elemwise_add(i2h, h2h), self._activation)
+        output = self._get_activation(F, F.elemwise_add(i2h, h2h, name=t + "plus0"), self._activation, name=t + "out")
         return output, [output]
 
 
@@ -229,14 +243,17 @@ class LSTMCell(_GateActivationsCell):
         return "lstm"
 
     def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
+        t = self._step_prefix()
         i2h, h2h = self._projections(F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
-        gates = F.SliceChannel(F.elemwise_add(i2h, h2h), num_outputs=4)
-        in_gate = self._get_activation(F, gates[0], self._recurrent_activation)
-        forget_gate = self._get_activation(F, gates[1], self._recurrent_activation)
-        in_transform = self._get_activation(F, gates[2], self._activation)
-        out_gate = self._get_activation(F, gates[3], self._recurrent_activation)
-        next_c = F.elemwise_add(F.elemwise_mul(forget_gate, states[1]), F.elemwise_mul(in_gate, in_transform))
-        next_h = F.elemwise_mul(out_gate, self._get_activation(F, next_c, self._activation))
+        gates = F.SliceChannel(F.elemwise_add(i2h, h2h, name=t + "plus0"), num_outputs=4, name=t + "slice")
+        in_gate = self._get_activation(F, gates[0], self._recurrent_activation, name=t + "i")
+        forget_gate = self._get_activation(F, gates[1], self._recurrent_activation, name=t + "f")
+        in_transform = self._get_activation(F, gates[2], self._activation, name=t + "c")
+        out_gate = self._get_activation(F, gates[3], self._recurrent_activation, name=t + "o")
+        next_c = F.elemwise_add(F.elemwise_mul(forget_gate, states[1], name=t + "mul0"),
+                                F.elemwise_mul(in_gate, in_transform, name=t + "mul1"), name=t + "state")
+        next_h = F.elemwise_mul(out_gate, self._get_activation(F, next_c, self._activation, name=t + "activation0"),
+                                name=t + "out")
         return next_h, [next_h, next_c]
 
 
@@ -250,16 +267,21 @@ class GRUCell(_GateActivationsCell):
 
     def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
         prev_h = states[0]
+        t = self._step_prefix()
         i2h, h2h = self._projections(F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
-        i2h = F.SliceChannel(i2h, num_outputs=3)
-        h2h = F.SliceChannel(h2h, num_outputs=3)
-        reset_gate = self._get_activation(F, F.elemwise_add(i2h[0], h2h[0]), self._recurrent_activation)
-        update_gate = self._get_activation(F, F.elemwise_add(i2h[1], h2h[1]), self._recurrent_activation)
-        next_h_tmp = self._get_activation(F, F.elemwise_add(i2h[2], F.elemwise_mul(reset_gate, h2h[2])),
-                                          self._activation)
-        ones = F.ones_like(update_gate)
-        next_h = F.elemwise_add(F.elemwise_mul(F.elemwise_sub(ones, update_gate), next_h_tmp),
-                                F.elemwise_mul(update_gate, prev_h))
+        i2h = F.SliceChannel(i2h, num_outputs=3, name=t + "i2h_slice")
+        h2h = F.SliceChannel(h2h, num_outputs=3, name=t + "h2h_slice")
+        reset_gate = self._get_activation(F, F.elemwise_add(i2h[0], h2h[0], name=t + "plus0"),
+                                          self._recurrent_activation, name=t + "r_act")
+        update_gate = self._get_activation(F, F.elemwise_add(i2h[1], h2h[1], name=t + "plus1"),
+                                           self._recurrent_activation, name=t + "z_act")
+        next_h_tmp = self._get_activation(
+            F, F.elemwise_add(i2h[2], F.elemwise_mul(reset_gate, h2h[2], name=t + "mul0"), name=t + "plus2"),
+            self._activation, name=t + "h_act")
+        ones = F.ones_like(update_gate, name=t + "ones_like0")
+        next_h = F.elemwise_add(F.elemwise_mul(F.elemwise_sub(ones, update_gate, name=t + "minus0"), next_h_tmp,
+                                               name=t + "mul1"),
+                                F.elemwise_mul(update_gate, prev_h, name=t + "mul20"), name=t + "out")
         return next_h, [next_h]
 
 
@@ -288,9 +310,8 @@ class _StackMixin:
 
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
         self.reset()
-        inputs, _, F, batch_size = _format_sequence(length, inputs, layout, None)
-        begin_state = _get_begin_state(self, F, begin_state, inputs, batch_size) if begin_state is None \
-            else begin_state
+        inputs, axis, F, batch_size = _format_sequence(length, inputs, layout, None)
+        begin_state = _get_begin_state(self, F, begin_state, inputs, batch_size, axis)
         cells = list(self._children.values())
         p, next_states = 0, []
         for i, cell in enumerate(cells):
@@ -345,7 +366,7 @@ class DropoutCell(HybridRecurrentCell):
 
     def hybrid_forward(self, F, inputs, states):
         if self._rate > 0:
-            inputs = F.Dropout(inputs, p=self._rate, axes=self._axes)
+            inputs = F.Dropout(inputs, p=self._rate, axes=self._axes, name=f"t{self._counter}_fwd")
         return inputs, states
 
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
@@ -397,7 +418,7 @@ class ResidualCell(ModifierCell):
 
     def hybrid_forward(self, F, inputs, states):
         output, states = self.base_cell(inputs, states)
-        return F.elemwise_add(output, inputs), states
+        return F.elemwise_add(output, inputs, name=f"t{self._counter}_fwd"), states
 
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
         self.reset()
@@ -488,7 +509,7 @@ class BidirectionalCell(HybridRecurrentCell):
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
         self.reset()
         inputs, axis, F, batch_size = _format_sequence(length, inputs, layout, False)
-        begin_state = _get_begin_state(self, F, begin_state, inputs, batch_size)
+        begin_state = _get_begin_state(self, F, begin_state, inputs, batch_size, axis)
         l_cell, r_cell = self._children.values()
         n_l = len(l_cell.state_info(batch_size))
         l_outputs, l_states = l_cell.unroll(length, inputs=inputs, begin_state=begin_state[:n_l], layout=layout,
@@ -501,9 +522,10 @@ class BidirectionalCell(HybridRecurrentCell):
             merge_outputs = isinstance(l_outputs, _TENSORS)
             l_outputs, _, _, _ = _format_sequence(None, l_outputs, layout, merge_outputs)
         if merge_outputs:
-            outputs = F.concat(l_outputs, F.stack(*reversed_r, axis=axis), dim=2)
+            outputs = F.concat(l_outputs, F.stack(*reversed_r, axis=axis), dim=2, name=f"{self._output_prefix}out")
         else:
-            outputs = [F.concat(lo, ro, dim=1) for lo, ro in zip(l_outputs, reversed_r)]
+            outputs = [F.concat(lo, ro, dim=1, name=f"{self._output_prefix}t{i}")
+                       for i, (lo, ro) in enumerate(zip(l_outputs, reversed_r))]
         if valid_length is not None:
             outputs = _mask_sequence_variable_length(F, outputs, length, valid_length, axis, merge_outputs)
         return outputs, l_states + r_states

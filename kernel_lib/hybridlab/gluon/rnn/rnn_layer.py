@@ -90,6 +90,33 @@ class _RNNLayer(HybridBlock):
             return f"_unfused.{layer}.{direction}_cell.{name}"
         return f"_unfused.{layer}.{name}"
 
+    def _unfuse(self):
+        """The layer as a stack of cells (``HybridSequentialRNNCell`` of RNN/LSTM/GRU cells named
+        ``l<i>_``/``r<i>_``, bidirectional pairs, dropout between layers) sharing this layer's
+        parameters, as MXNet 1.x's ``_unfuse``: the same outputs step by step."""
+        from . import rnn_cell
+        assert not self._projection_size, "_unfuse does not support projection layer yet!"
+        assert not self._lstm_state_clip_min and not self._lstm_state_clip_max, \
+            "_unfuse does not support state clipping yet!"
+        cells = {"rnn_relu": lambda **kw: rnn_cell.RNNCell(self._hidden_size, activation="relu", **kw),
+                 "rnn_tanh": lambda **kw: rnn_cell.RNNCell(self._hidden_size, activation="tanh", **kw),
+                 "lstm": lambda **kw: rnn_cell.LSTMCell(self._hidden_size, **kw),
+                 "gru": lambda **kw: rnn_cell.GRUCell(self._hidden_size, **kw)}
+        make = cells[self._mode]
+        stack = rnn_cell.HybridSequentialRNNCell(prefix=self.prefix, params=self.params)
+        with stack.name_scope():
+            ni = self._input_size
+            for i in range(self._num_layers):
+                kw = {"input_size": ni}
+                if self._dir == 2:
+                    stack.add(rnn_cell.BidirectionalCell(make(prefix=f"l{i}_", **kw), make(prefix=f"r{i}_", **kw)))
+                else:
+                    stack.add(make(prefix=f"l{i}_", **kw))
+                if self._dropout > 0 and i != self._num_layers - 1:
+                    stack.add(rnn_cell.DropoutCell(self._dropout))
+                ni = self._hidden_size * self._dir
+        return stack
+
     def _param(self, name, shape, init):
         setattr(self, name, self.params.get(name, shape=shape, init=init, allow_deferred_init=True,
                                             dtype=self._dtype))
