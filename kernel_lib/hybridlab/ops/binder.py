@@ -8,7 +8,9 @@ Rules (one set for all namespaces; a namespace only says what its tensors are):
     missing input). Numbers count as tensors in NumPy-style namespaces (``np.take(a, 1)``) and for
     ops without attributes (``nd.broadcast_add(x, 2.0)``); elsewhere a number is an attribute
     (``sym.sum(s, 1)`` is ``axis=1``, as in ``nd``). Variadic ops take every leading tensor (or, when
-    the name is ``packed``, one sequence: ``np.concatenate([a, b])``) and set ``num_args``;
+    the name is ``packed``, one sequence: ``np.concatenate([a, b])``) and set ``num_args``; ops
+    whose input count an attribute gives (``OpDef.count_attr``: ``multi_sgd_update``'s
+    ``num_weights``) take every leading tensor too, and their attributes by keyword only;
   * inputs may also be given by keyword (``data=x``);
   * the remaining positional arguments fill the attributes in schema order (``NsName.args`` when
     the name gives its own order), then keywords; a keyword renamed by the name (``np``'s
@@ -47,6 +49,8 @@ def possible_inputs(op):
     does not list them); ``None`` when only a call's attributes tell (``Custom``: its ``op_type``)."""
     if op.all_inputs is not None:
         return op.all_inputs
+    if op.count_attr is not None:
+        return ()
     try:
         return tuple(op.inputs(op.parse_attrs({})))
     except MXNetError:
@@ -58,7 +62,7 @@ def positional_attrs(op, ns=None):
     free keywords: ``Custom(*data, op_type=..., **kwargs)``, as in MXNet)."""
     if ns is not None and ns.args:
         return tuple(ns.args)
-    if op.open_attrs:
+    if op.open_attrs or op.count_attr is not None:
         return ()
     return tuple(k for k in op.attrs if k != "num_args")
 
@@ -76,6 +80,7 @@ def make_binder(op, ns=None, *, is_tensor, tensor_class=None, numbers_are_inputs
     label = ns.name
     rename, defaults, packed = ns.rename, ns.defaults, ns.packed
     variadic = op.variadic
+    leading = variadic or op.count_attr is not None     # every leading tensor is an input
     possible = () if variadic else possible_inputs(op)
     dynamic = possible is None      # the inputs are named by the call's attributes
     possible = possible or ()
@@ -98,7 +103,7 @@ def make_binder(op, ns=None, *, is_tensor, tensor_class=None, numbers_are_inputs
             names = op.input_names(op.parse_attrs({k: v for k, v in kwargs.items()
                                                    if v is not None and not is_tensor(v)}))
             n_names = len(names)
-        if variadic:
+        if leading:
             if packed:
                 if not n_args:
                     raise MXNetTypeError(f"{label}: expected a sequence of arrays as the first argument, "
@@ -110,7 +115,8 @@ def make_binder(op, ns=None, *, is_tensor, tensor_class=None, numbers_are_inputs
                                          or is_input(args[n_in])):
                     n_in += 1
                 inputs = list(args[:n_in])
-            kwargs.setdefault("num_args", len(inputs))
+            if variadic:
+                kwargs.setdefault("num_args", len(inputs))
         else:
             n_in = 1 if n_args and n_names else 0
             missing = n_in == 1 and args[0] is None
@@ -135,7 +141,7 @@ def make_binder(op, ns=None, *, is_tensor, tensor_class=None, numbers_are_inputs
                         missing = True
         if n_in < n_args:
             if n_args - n_in > n_pos_attrs:
-                raise _too_many(label, names, pos_attrs, args, n_in, variadic, packed, ns)
+                raise _too_many(label, names, pos_attrs, args, n_in, leading, packed, ns)
             for i in range(n_in, n_args):
                 k = pos_attrs[i - n_in]
                 if k in kwargs:
@@ -168,7 +174,7 @@ def signature(bind, keywords):
     """
     op, ns = bind.op, bind.ns
     P = inspect.Parameter
-    if op.variadic:
+    if op.variadic or op.count_attr is not None:
         params = [P("data", P.VAR_POSITIONAL)]
         positional = ()
     else:

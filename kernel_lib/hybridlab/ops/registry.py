@@ -4,7 +4,10 @@
 An op definition holds
   * its name, aliases, and the names it has in ``mx.np`` / ``mx.npx`` (``NsName``),
   * its inputs (names, or variadic with a ``num_args`` attribute) and which of them are auxiliary
-    (mutated) states,
+    (mutated) states; ``count_attr`` names the attribute that says how many groups of inputs an op
+    takes when their number is not ``num_args`` (the multi-tensor optimizer updates' ``num_weights``:
+    ``weight_0, grad_0, weight_1, grad_1, ...``): binders then take every leading positional tensor
+    as an input and the attributes by keyword only, as MXNet's ``op(*data, **kwargs)``,
   * an attribute schema with MXNet's op-level defaults (``Attr``) and ``bounds``: the inclusive
     ranges MXNet's parameter checks enforce (``{"p": (0, 1), "num_hidden": (1, None)}``; ``None``
     leaves a side open; for shape and tuple attributes every element is checked), checked where the
@@ -205,7 +208,7 @@ class OpDef:
                  needs_rng=False, hidden=False, no_grad_reason="", device_attr=None, dynamic_shape=False,
                  all_inputs=None, random=(), np_random=(), monotone=False, window_max=False,
                  train_variant=None, zero_grad=False, bounds=None, grad_mode=False, inline=None,
-                 out_kernel=None, train_side_effect=None, lowering=None, open_attrs=False):
+                 out_kernel=None, train_side_effect=None, lowering=None, open_attrs=False, count_attr=None):
         self.name = name
         self.inputs = inputs
         self.variadic = variadic
@@ -213,6 +216,10 @@ class OpDef:
         self.open_attrs = bool(open_attrs)   # other keywords are kept as strings (Custom's)
         if variadic and "num_args" not in self.attrs:
             self.attrs["num_args"] = Attr("int")
+        if count_attr is not None and (variadic or count_attr not in self.attrs or not callable(inputs)):
+            raise ValueError(f"{name}: count_attr expects an attribute of a non-variadic op whose inputs "
+                             f"depend on it, got {count_attr!r}")
+        self.count_attr = count_attr    # inputs counted by this attribute: see the module docstring
         self.bounds = dict(bounds or {})
         for k in self.bounds:
             if k not in self.attrs:
