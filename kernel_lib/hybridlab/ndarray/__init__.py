@@ -26,6 +26,8 @@ from . import sparse  # noqa: E402,F401  (mx.nd.sparse: CSR and row-sparse array
 
 contrib = _types.SimpleNamespace(**{n[len("_contrib_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_contrib_")})
 contrib.__doc__ = "MXNet's contrib operators (``F.contrib.boolean_mask``...)."
+from .contrib_funcs import isinf as _isinf, isfinite as _isfinite, isnan as _isnan  # noqa: E402
+contrib.isinf, contrib.isfinite, contrib.isnan = _isinf, _isfinite, _isnan   # Python functions in MXNet too
 linalg = _types.SimpleNamespace(**{n[len("_linalg_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_linalg_")})
 linalg.__doc__ = "MXNet's linalg operators (``F.linalg.gemm2``, ``F.linalg.potrf``...)."
 _internal = _types.SimpleNamespace(**{n: globals()[n] for n in _OP_NAMES if n.startswith("_")})

@@ -1,6 +1,6 @@
 """MXNet 1.x ``mx.nd`` functions that are Python wrappers around ops rather than ops: ``moveaxis``,
 ``split_v2``, ``concatenate`` (deprecated in MXNet: ``concat``), ``onehot_encode`` (deprecated:
-``one_hot``), ``from_numpy`` and ``reset_arrays``.
+``one_hot``), ``from_numpy``, ``reset_arrays`` and ``histogram`` (the ``_histogram`` op).
 
 Example::
 
@@ -10,13 +10,15 @@ Example::
     >>> [p.shape for p in mx.nd.split_v2(mx.nd.zeros((6, 2)), (1, 4))]
     [(1, 2), (3, 2), (2, 2)]
 """
+import warnings
+
 import numpy as np
 
-from ..base import MXNetError
+from ..base import MXNetError, MXNetValueError
 from . import dispatch
 from .ndarray import NDArray, array
 
-__all__ = ["moveaxis", "split_v2", "concatenate", "onehot_encode", "from_numpy", "reset_arrays"]
+__all__ = ["moveaxis", "split_v2", "concatenate", "onehot_encode", "from_numpy", "reset_arrays", "histogram"]
 
 
 def _axes(value, ndim, what):
@@ -113,3 +115,25 @@ def reset_arrays(*data, num_arrays=None):
         if not isinstance(arr, NDArray):
             raise MXNetError(f"reset_arrays: expected NDArrays, got {type(arr).__name__}")
         arr._data[...] = 0
+
+
+def histogram(a, bins=10, range=None):   # noqa: A002  (MXNet's parameter name)
+    """Histogram of ``a`` (flattened): ``(counts, edges)``. ``bins`` is an NDArray of increasing edges,
+    or a number of equal bins over ``range``; without ``range`` NumPy computes it on the host (with
+    a warning, as MXNet does: both results are then float32).
+
+    >>> import hybridlab as mx
+    >>> counts, edges = mx.nd.histogram(mx.nd.array([0.1, 0.5, 0.7]), bins=mx.nd.array([0, 0.5, 1]))
+    >>> counts.asnumpy().tolist(), edges.asnumpy().tolist()
+    ([1, 2], [0.0, 0.5, 1.0])
+    """
+    if isinstance(bins, NDArray):
+        return dispatch.invoke_name("_histogram", [a, bins], {})
+    if isinstance(bins, (int, np.integer)):
+        if range is None:
+            warnings.warn("range is not specified, using numpy's result to ensure consistency with numpy",
+                          stacklevel=2)
+            counts, edges = np.histogram(a.asnumpy(), bins=int(bins))
+            return array(counts, device=a.device), array(edges, device=a.device)
+        return dispatch.invoke_name("_histogram", [a], {"bin_cnt": int(bins), "range": tuple(range)})
+    raise MXNetValueError(f"histogram: bins expected an integer or an NDArray, got {type(bins).__name__}")

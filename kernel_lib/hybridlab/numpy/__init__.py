@@ -26,6 +26,8 @@ from .products import *  # noqa: F401,F403,E402
 from .statistics import *  # noqa: F401,F403,E402
 from .mathfuncs import *  # noqa: F401,F403,E402
 from .logic import *  # noqa: F401,F403,E402  (replaces the generated where, unique, argsort)
+from .binning import *  # noqa: F401,F403,E402
+from .memory import *  # noqa: F401,F403,E402
 
 pi, e, inf, nan, newaxis = _onp.pi, _onp.e, _onp.inf, _onp.nan, None
 float16, float32, float64 = _onp.float16, _onp.float32, _onp.float64

@@ -1,7 +1,7 @@
 """MXNet 1.x ``mx.sym`` functions that are Python wrappers around ops: creation (``zeros``, ``ones``,
 ``full``, ``arange``, ``linspace``, ``eye``: float32 unless ``dtype`` says otherwise),
 ``pow``/``power``, ``maximum``, ``minimum``, ``hypot`` (element-wise without broadcasting, a number
-on either side, as in MXNet) and ``split_v2``.
+on either side, as in MXNet), ``split_v2`` and ``histogram``.
 
 Example::
 
@@ -14,14 +14,14 @@ Example::
 """
 import numpy as np
 
-from ..base import MXNetError
+from ..base import MXNetError, MXNetValueError
 from ..ops.registry import NsName, get_op
 from ..ufunc_helper import binary_function
 from .namespace import _make
 from .symbol import Symbol
 
 __all__ = ["zeros", "ones", "full", "arange", "linspace", "eye", "pow", "power", "maximum", "minimum", "hypot",
-           "split_v2"]
+           "split_v2", "histogram"]
 
 
 def _call(op_name, *inputs, **attrs):
@@ -82,3 +82,15 @@ def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False, name=None):
                      squeeze_axis=squeeze_axis, name=name)
     raise MXNetError(f"split_v2: indices_or_sections expected an int or a tuple of ints, "
                      f"got {type(indices_or_sections).__name__}")
+
+
+def histogram(a, bins=10, range=None, **kwargs):   # noqa: A002  (MXNet's parameter name)
+    """A ``_histogram`` node (outputs: counts, edges): ``bins`` is a Symbol of bin edges, or a number
+    of equal bins over ``range`` (required here, as in MXNet's symbol mode)."""
+    if isinstance(bins, Symbol):
+        return _call("_histogram", a, bins, **kwargs)
+    if isinstance(bins, (int, np.integer)):
+        if range is None:
+            raise MXNetValueError("histogram: range expected (lo, hi) with an integer bins in symbol mode, got None")
+        return _call("_histogram", a, bin_cnt=int(bins), range=tuple(range), **kwargs)
+    raise MXNetValueError(f"histogram: bins expected an integer or a Symbol, got {type(bins).__name__}")
