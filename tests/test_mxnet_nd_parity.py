@@ -201,3 +201,11 @@ def test_exception_classes_match_mxnet():
         mx.nd.array([1], dtype="foo")
     with pytest.raises(mx.MXNetError):      # MXNet: MXNetError (a RuntimeError), not ValueError
         x.reshape((4, 4))
+
+
+def test_an_infinite_scalar_with_an_integer_array_is_cast_as_mxnet_casts_it():
+    # MXNet 1.9.1 casts inf / nan to the dtype's minimum (x86's integer indefinite), wrapping sums
+    a = mx.nd.array([1, -5], dtype="int32")
+    assert (a == np.inf).asnumpy().tolist() == [0, 0] and (a < np.inf).asnumpy().tolist() == [0, 0]
+    assert (a > -np.inf).asnumpy().tolist() == [1, 1] and (a == np.nan).asnumpy().tolist() == [0, 0]
+    assert (a + np.inf).asnumpy().tolist() == [-2147483647, 2147483643]

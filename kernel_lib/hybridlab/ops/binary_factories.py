@@ -12,6 +12,8 @@ Example::
     >>> op.family, op.aliases, op.out_kernel.inplace
     ('broadcast', ('broadcast_minus',), True)
 """
+import math
+
 from .attrs import Attr
 from .binary_math import FORWARD, GRAD, NO_GRAD_REASON, arith_type, as_array, scalar_type
 from .infer import broadcast_shape, same_shape, unary_shape
@@ -87,7 +89,9 @@ def scalar(name, forward, grad, *, aliases=(), doc="", no_grad_reason="", zero_g
         dt = scalar_type(a, [x.dtype])[0]
         s = a["scalar"]
         if dt.kind in "iu":
-            s = _wrap_int(int(s), dt)  # MXNet casts the scalar to the integer dtype (wrapping around)
+            # MXNet casts the scalar to the integer dtype as C does: wrapping around, and inf / nan
+            # becoming the x86 'integer indefinite' (the dtype's minimum): int32 (1 == inf) is 0
+            s = _wrap_int(int(s), dt) if math.isfinite(s) else _wrap_int(-(1 << (8 * dt.itemsize - 1)) if dt.kind == "i" else 0, dt)
         out = forward(ctx.xp, x.astype(dt, copy=False), s).astype(dt, copy=False)
         return out.copy() if out is x else as_array(ctx.xp, out)
 
