@@ -222,3 +222,16 @@ def test_lr_and_wd_multipliers_given_to_ops_and_variables_reach_the_module_optim
     assert not np.allclose(before["fc2_weight"], after["fc2_weight"])
     with pytest.raises(mx.MXNetError, match=r"weight_lr_mult is not supported.*Variable\(\.\.\., lr_mult=2\)"):
         mx.sym.FullyConnected(data, num_hidden=2, weight_lr_mult=2)
+
+
+def test_ops_give_their_variables_mxnets_initializers():
+    # MXNet's FSetInputVarAttrOnCompose: BatchNorm's moving statistics, PReLU's slope (0.25)
+    bn = mx.sym.BatchNorm(mx.sym.var("x"), name="bn")
+    assert {k: v.get("__init__") for k, v in bn.attr_dict().items()} == {"bn_moving_mean": '["zero", {}]',
+                                                                          "bn_moving_var": '["one", {}]'}
+    own = mx.sym.var("g", init=mx.init.One())
+    assert "value" not in mx.sym.LeakyReLU(mx.sym.var("x"), gamma=own, act_type="prelu").attr_dict()["g"]["__init__"]
+    mod = mx.mod.Module(mx.sym.LeakyReLU(mx.sym.var("data"), act_type="prelu"), label_names=None)
+    mod.bind(data_shapes=[("data", (10, 10))])
+    mod.init_params()
+    assert (list(mod.get_params()[0].values())[0].asnumpy() == 0.25).all()

@@ -186,6 +186,7 @@ def _same_n(n):
 
 register(OpDef(
     "LeakyReLU", family="nn", npx="leaky_relu", needs_train=True, needs_rng=True,
+    var_init={"gamma": '["Constant", {"value": 0.25}]'},
     inputs=lambda a: ("data", "gamma") if a["act_type"] == "prelu" else ("data",),
     all_inputs=("data", "gamma"),
     num_outputs=lambda a: 2 if a["act_type"] == "rrelu" else 1,   # rrelu: output and mask, both visible

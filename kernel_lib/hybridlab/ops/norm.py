@@ -154,6 +154,7 @@ def _bn_grad(F, a, ins, outs, og, training):
 
 register(OpDef(
     "BatchNorm", family="norm", npx="batch_norm", needs_train=True,
+    var_init={"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'},
     inputs=("data", "gamma", "beta", "moving_mean", "moving_var"), aux=("moving_mean", "moving_var"),
     num_outputs=3, num_visible=lambda a: 3 if a["output_mean_var"] else 1,
     output_names=lambda a: ("output", "mean", "var") if a["output_mean_var"] else ("output",),

@@ -208,12 +208,16 @@ class OpDef:
                  needs_rng=False, hidden=False, no_grad_reason="", device_attr=None, dynamic_shape=False,
                  all_inputs=None, random=(), np_random=(), monotone=False, window_max=False,
                  train_variant=None, zero_grad=False, bounds=None, grad_mode=False, inline=None,
-                 out_kernel=None, train_side_effect=None, lowering=None, open_attrs=False, count_attr=None):
+                 out_kernel=None, train_side_effect=None, lowering=None, open_attrs=False, count_attr=None,
+                 var_init=None):
         self.name = name
         self.inputs = inputs
         self.variadic = variadic
         self.attrs = dict(attrs or {})
         self.open_attrs = bool(open_attrs)   # other keywords are kept as strings (Custom's)
+        # {input name: initializer JSON} given to a variable input without an ``__init__`` when a
+        # Symbol is composed (MXNet's FSetInputVarAttrOnCompose: BatchNorm's moving_var is "one")
+        self.var_init = dict(var_init or {})
         if variadic and "num_args" not in self.attrs:
             self.attrs["num_args"] = Attr("int")
         if count_attr is not None and (variadic or count_attr not in self.attrs or not callable(inputs)):

@@ -158,6 +158,7 @@ def _types(a, d):
 
 register(_UpSamplingOp(
     "UpSampling", family="nn", variadic=True, inputs=(), all_inputs=("data", "weight"),
+    var_init={"weight": '["bilinear", {}]'},
     attrs={"scale": Attr("int", doc="Up sampling scale."),
            "num_filter": Attr("int", 0, doc="Bilinear only: the number of channels (the Deconvolution's "
                                              "num_filter and num_group); 0 means the data's channels."),

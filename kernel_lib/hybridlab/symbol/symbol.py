@@ -89,8 +89,19 @@ class Symbol:
         return Symbol(outs)
 
     def get_children(self):
-        """The inputs of the head node(s) as a group, or ``None`` for a variable."""
-        outs = [entry for node, _ in self._outputs for entry in node.inputs]
+        """The inputs of the head node(s) as a group (each head node once, as nnvm's
+        ``GetChildren``), or ``None`` when there are none (variables).
+
+        >>> import hybridlab as mx
+        >>> parts = mx.sym.SliceChannel(mx.sym.var('data'), num_outputs=3, name='slice')
+        >>> parts.get_children().list_outputs()
+        ['data']
+        """
+        outs, seen = [], set()
+        for node, _ in self._outputs:
+            if node not in seen:
+                seen.add(node)
+                outs.extend(node.inputs)
         return Symbol(outs) if outs else None
 
     def __len__(self):
@@ -149,6 +160,27 @@ class Symbol:
             c.meta = _copy.deepcopy(n.meta, memo)
             clones[id(n)] = c
         return Symbol([(clones[id(n)], i) for n, i in self._outputs])
+
+    # ---- pickling: as MXNet, through the symbol JSON ---------------------------------------------
+    def __getstate__(self):
+        """``{'handle': JSON}``, as MXNet pickles a Symbol (the graph's JSON, amp casts kept):
+        ``pickle.loads(pickle.dumps(sym)).tojson() == sym.tojson()``.
+
+        >>> import pickle, hybridlab as mx
+        >>> s = mx.sym.relu(mx.sym.var('x'), name='r')
+        >>> pickle.loads(pickle.dumps(s)).tojson() == s.tojson()
+        True
+        """
+        return {"handle": self.tojson(remove_amp_cast=False)}
+
+    def __setstate__(self, state):
+        """Rebuild from ``__getstate__``'s ``{'handle': JSON}`` (read by the symbol JSON reader,
+        with its checks)."""
+        text = state.get("handle") if isinstance(state, dict) else None
+        if not isinstance(text, (str, bytes)):
+            raise MXNetError(f"Symbol.__setstate__: expected {{'handle': symbol JSON text}}, got {type(state).__name__}"
+                             f" {sorted(state) if isinstance(state, dict) else ''}".rstrip())
+        self._outputs = _json.from_json(text, source="pickled Symbol")._outputs
 
     # ---- inference ----------------------------------------------------------------------------
     def infer_shape(self, *args, **kwargs):
@@ -443,6 +475,9 @@ def compose(op, inputs, kwargs, name=None, attr=None, hint=None):
         if len(x._outputs) != 1:
             raise MXNetError(f"{op.name}: input '{input_name}' expected a single-output Symbol, got a group of "
                              f"{len(x._outputs)}")
+        init = op.var_init.get(input_name)
+        if init is not None and x._outputs[0][0].is_variable and "__init__" not in x._outputs[0][0].attrs:
+            x._outputs[0][0].attrs["__init__"] = init
         entries.append(x._outputs[0])
     node = annotate(Node(op, node_name, attrs, entries))
     _update_versions(node)
