@@ -291,3 +291,38 @@ def test_utils_split_and_clip():
     arrays = [mx.nd.ones((2,)) * 3, mx.nd.ones((2,)) * 4]
     assert utils.clip_global_norm(arrays, 1.0) == pytest.approx(np.sqrt(50))
     assert np.sqrt(sum((a.asnumpy() ** 2).sum() for a in arrays)) == pytest.approx(1.0, rel=1e-5)
+
+
+def test_legacy_save_params_load_into_a_symbol_block(tmp_path):
+    # MXNet 1.x's save_params: full names less the block's prefix; load_params restores it
+    net = nn.HybridSequential(prefix="")
+    with net.name_scope():
+        net.add(nn.Dense(5, in_units=3), nn.Dense(2, in_units=5))
+    net.initialize()
+    x = mx.nd.ones((1, 3))
+    path = str(tmp_path / "net.params")
+    with pytest.warns(UserWarning, match="save_params is deprecated"):
+        net.save_params(path)
+    assert sorted(mx.nd.load(path)) == sorted(p.name for p in net.collect_params().values())
+    model = gluon.SymbolBlock(outputs=net(mx.sym.var("data")), inputs=mx.sym.var("data"))
+    with pytest.warns(UserWarning, match="load_params is deprecated"):
+        model.load_params(path, ctx=mx.cpu())
+    np.testing.assert_allclose(model(x).asnumpy(), net(x).asnumpy(), rtol=1e-6)
+
+
+def test_symbol_block_keys_its_file_names_without_the_common_prefix(tmp_path):
+    # as MXNet 1.x: two instances of one wrapped model read each other's save_parameters files
+    def wrapped():
+        inner = nn.HybridSequential()
+        with inner.name_scope():             # hybridsequential<n>_dense0_weight ...
+            inner.add(nn.Dense(4, in_units=3), nn.Dense(2, in_units=4))
+        inner.initialize()
+        return gluon.SymbolBlock(inner(mx.sym.var("data")), mx.sym.var("data"), params=inner.collect_params())
+
+    first, second = wrapped(), wrapped()
+    path = str(tmp_path / "w.params")
+    first.save_parameters(path)
+    assert sorted(mx.nd.load(path)) == ["0_bias", "0_weight", "1_bias", "1_weight"]
+    second.load_parameters(path)
+    x = mx.nd.ones((2, 3))
+    np.testing.assert_allclose(second(x).asnumpy(), first(x).asnumpy())

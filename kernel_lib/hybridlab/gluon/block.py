@@ -240,6 +240,20 @@ class Block:
             params = dict(first.values())
         _save(filename, {key: val._reduce() for key, val in params.items()})
 
+    def save_params(self, filename):
+        """MXNet 1.x's deprecated ``save_params``: the parameters under their full names, less this
+        block's prefix (``ParameterDict.save(strip_prefix=prefix)``). Use ``save_parameters``."""
+        warnings.warn("save_params is deprecated. Please use save_parameters. Note that if you want load "
+                      "from SymbolBlock later, please use export instead. For details, see "
+                      "https://mxnet.apache.org/api/python/docs/tutorials/packages/gluon/blocks/save_load_params.html")
+        self.collect_params().save(filename, strip_prefix=self.prefix)
+
+    def load_params(self, filename, ctx=None, allow_missing=False, ignore_extra=False):
+        """MXNet 1.x's deprecated ``load_params``: reads a ``save_params`` file (full names, this
+        block's prefix restored). Use ``load_parameters``."""
+        warnings.warn("load_params is deprecated. Please use load_parameters.")
+        self.collect_params().load(filename, ctx, allow_missing, ignore_extra, self.prefix)
+
     def load_parameters(self, filename, device=None, allow_missing=False, ignore_extra=False, cast_dtype=False,
                         dtype_source="current", ctx=None):
         """Load parameters saved by ``save_parameters`` (also accepts ``export``'s ``arg:``/``aux:``

@@ -14,6 +14,7 @@ Example::
     >>> net(mx.nd.ones((2, 5))).shape
     (2, 3)
 """
+import os
 import warnings
 
 from .. import symbol
@@ -66,8 +67,9 @@ class SymbolBlock(HybridBlock):
         except MXNetError as err:
             raise MXNetError(f"SymbolBlock.imports: {symbol_file!r}: {err}") from None
         if param_file is not None:
-            ret.load_parameters(param_file, device if device is not None else ctx, allow_missing, ignore_extra,
-                                True, "saved")
+            # by full names, as MXNet 1.x (export's files name parameters by their graph variables)
+            ret.collect_params().load(param_file, device if device is not None else ctx, allow_missing, ignore_extra,
+                                      cast_dtype=True, dtype_source="saved")
         return ret
 
     def __init__(self, outputs, inputs, params=None):
@@ -114,6 +116,10 @@ class SymbolBlock(HybridBlock):
                         p.grad_req = "null"
                 self._reg_params[name] = p
                 self._params[name] = p
+        # MXNet 1.x keys its parameters in save_parameters files by name less the common prefix
+        # ('conv0_weight' for 'resnetv10_conv0_weight'), so two instances of a model load each other's
+        common = len(os.path.commonprefix(list(self._reg_params)))
+        self._reg_params = {k[common:]: v for k, v in self._reg_params.items()}
         self._hybridization.set_graph(syms, out, in_format, out_format)
 
     def __repr__(self):
