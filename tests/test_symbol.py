@@ -281,3 +281,74 @@ def test_infer_type_fills_the_other_operand_of_binary_ops():
     assert (a + b).infer_type(a="float32") == ([np.float32, np.float32], [np.float32], [])
     assert mx.sym.broadcast_mul(a, b).infer_type(b="int32")[0] == [np.int32, np.int32]
     assert (a > b).infer_type(a="float16")[0] == [np.float16, np.float16]
+
+
+# ---- MXNet 1.9.1's unittest behaviours (values recorded from MXNet 1.9.1) ----------------------------
+def test_bool_raises_mxnet_base_not_implemented_for_symbol():
+    with pytest.raises(mx.base.NotImplementedForSymbol) as err:
+        bool(mx.sym.var("x"))
+    assert str(err.value).startswith('Function __bool__ (namely operator "bool") is not implemented for Symbol')
+
+
+def test_get_children_lists_each_head_node_once():
+    data = mx.sym.var("data")
+    net = mx.sym.FullyConnected(mx.sym.FullyConnected(data, name="fc1", num_hidden=10), name="fc2", num_hidden=100)
+    assert net.get_children().list_outputs() == ["fc1_output", "fc2_weight", "fc2_bias"]
+    assert net.get_children().get_children().list_outputs() == ["data", "fc1_weight", "fc1_bias"]
+    assert net.get_children().get_children().get_children() is None      # variables only
+    sliced = mx.sym.SliceChannel(data, num_outputs=3, name="slice")
+    assert sliced.get_children().list_outputs() == ["data"]
+
+
+def test_symbol_pickles_through_its_json():
+    import pickle
+    net = _mlp()
+    assert net.__getstate__() == {"handle": net.tojson()}
+    assert pickle.loads(pickle.dumps(net)).tojson() == net.tojson()
+    group = mx.sym.Group([net, mx.sym.var("extra")])
+    assert pickle.loads(pickle.dumps(group)).list_outputs() == ["fc2_output", "extra"]
+
+
+def test_cast_output_dtype_is_known_without_the_input():
+    fc1 = mx.sym.FullyConnected(mx.sym.Cast(mx.sym.var("data"), dtype="float32"), name="fc1", num_hidden=128)
+    mlp = mx.sym.SoftmaxOutput(fc1, name="softmax")
+    assert mlp.infer_type(data=np.float16) == ([np.float16, np.float32, np.float32, np.float32], [np.float32], [])
+    assert mlp.infer_type_partial() == ([None, np.float32, np.float32, np.float32], [np.float32], [])
+
+
+def test_partial_shape_flows_back_through_elementwise_ops():
+    data = mx.sym.Variable("data", shape=(1, 0, 0, 0))
+    weight = mx.sym.Variable("weight")
+    conv = mx.sym.Convolution(mx.sym.cast(data, dtype="float16"), mx.sym.cast(weight, dtype="float16"), pad=(3, 3),
+                              num_filter=64, stride=(2, 2), no_bias=True, kernel=(7, 7))
+    arg, out, _ = conv.infer_shape_partial()
+    assert arg == [(1, 0, 0, 0), (64, 0, 7, 7)]          # MXNet 1.9.1
+    assert out == [(1, 64, 0, 0)]
+
+
+def test_numpy_integers_in_attributes_are_written_as_numbers():
+    b = mx.sym.transpose(mx.sym.var("a"), axes=(np.int64(1), np.int64(0)))
+    assert b.list_attr() == {"axes": "(1, 0)"}
+    assert b.eval(a=mx.nd.array([[1, 2, 3]]))[0].shape == (3, 1)
+
+
+def test_gen_atomic_symbol_keeps_op_and_attributes_only():
+    s = mx.sym.RNN(mx.sym.var("data"), mx.sym.var("param"), mx.sym.var("h0"), mx.sym.var("h1"), state_size=10,
+                   num_layers=2, bidirectional=True, state_outputs=True, mode="lstm", name="rnn")
+    atom = s._gen_atomic_symbol()
+    assert atom.list_arguments() == []
+    assert atom.list_outputs() == ["output", "state_output", "statecell_output"]
+    assert atom[0].list_attr() == {"bidirectional": "True", "mode": "lstm", "num_layers": "2",
+                                   "state_outputs": "True", "state_size": "10"}
+
+
+def test_tojson_writes_is_np_shape_in_numpy_shape_mode_only():
+    import json
+    net = mx.sym.FullyConnected(mx.sym.var("data"), mx.sym.var("weight", shape=(128, 0)), num_hidden=128)
+    assert json.loads(net.tojson())["attrs"] == {"mxnet_version": ["int", 10901]}
+    with mx.util.np_shape(True):
+        text = net.tojson()
+        assert json.loads(text)["attrs"] == {"is_np_shape": ["int", 1], "mxnet_version": ["int", 10901]}
+    loaded = mx.sym.fromjson(text)
+    assert json.loads(loaded.tojson())["attrs"] == {"mxnet_version": ["int", 10901]}
+    assert loaded.infer_shape(data=(10, 784))[0] == [(10, 784), (128, 784), (128,)]

@@ -25,6 +25,10 @@ Example::
     >>> ex.grad_dict['fc_weight'].asnumpy().tolist()
     [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
 """
+import copy
+import os
+import warnings
+
 import numpy as np
 
 from .. import autograd
@@ -33,6 +37,9 @@ from ..device import current_device
 from ..ndarray.creation import zeros
 from .cached_op import CachedOp
 from .instrument import HookMonitor
+from .memory import plan as memory_plan
+from .passes._graph import backward_nodes
+from .passes.cse import eliminate_common_subexpressions
 
 __all__ = ["Executor", "attach", "bind", "evaluate", "simple_bind"]
 
@@ -77,7 +84,8 @@ class Executor:
     """A Symbol bound to argument, gradient and auxiliary arrays on one device (see the module
     docstring). Make one with ``Symbol.bind`` or ``Symbol.simple_bind``."""
 
-    def __init__(self, symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None, cached_op=None):
+    def __init__(self, symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None, cached_op=None,
+                 outputs=None):
         self._symbol = symbol
         self._ctx = ctx or current_device()
         self._arg_names = symbol.list_arguments()
@@ -96,9 +104,36 @@ class Executor:
                     continue
                 grads[name] = self.arg_dict[name].zeros_like()
             self.grad_dict[name] = grads[name]
+        if self.grad_dict:
+            _check_differentiable(symbol, self.grad_dict)
         self._op = cached_op or CachedOp(symbol)    # reshaped executors share it: one program per signature
-        self.outputs = []
+        # read at bind, as MXNet's executor reads it (get_optimized_symbol shows its effect)
+        self._eliminate_common_expr = os.environ.get("MXNET_ELIMINATE_COMMON_EXPR", "1") != "0"
+        # as MXNet's, the output arrays exist from bind on and each forward writes into them (a
+        # reshaped executor's may be views of its parent's); ``_heads``: the last forward's results
+        self.outputs = outputs if outputs is not None else self._allocate_outputs()
+        self._heads = None
         self._monitor = None
+
+    def _output_specs(self):
+        """``[(shape, dtype)]`` of the outputs for the bound arrays, or ``None`` where inference
+        cannot tell (ops whose output shapes depend on values)."""
+        known = {**self.arg_dict, **self.aux_dict}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _, shapes, _ = self._symbol.infer_shape_partial(**{n: a.shape for n, a in known.items()})
+            _, dtypes, _ = self._symbol.infer_type_partial(**{n: a.dtype for n, a in known.items()})
+        if any(not s or 0 in s or t is None for s, t in zip(shapes, dtypes)):
+            return None
+        return list(zip(shapes, dtypes))
+
+    def _allocate_outputs(self, share=()):
+        """Zero-filled output arrays (views of the arrays ``share`` where they are large enough)."""
+        specs = self._output_specs()
+        if specs is None:
+            return []
+        share = list(share) + [None] * len(specs)
+        return [_view_or_zeros(shape, dtype, self._ctx, old) for (shape, dtype), old in zip(specs, share)]
 
     # ---- the arrays, in MXNet's orders -------------------------------------------------------
     @property
@@ -119,7 +154,8 @@ class Executor:
 
     # ---- running ------------------------------------------------------------------------------
     def forward(self, is_train=False, **kwargs):
-        """Run the graph (``is_train``: training mode, recorded for ``backward``) after copying
+        """Run the graph (``is_train``: training mode; recorded for ``backward`` whenever some
+        argument has a gradient array, as MXNet's executor runs backward after either mode) after copying
         ``kwargs`` (NDArrays or NumPy arrays, by argument name) into the bound arguments; returns
         ``self.outputs``."""
         for name, value in kwargs.items():
@@ -133,16 +169,23 @@ class Executor:
             target[:] = value
         by_name = {**self.arg_dict, **self.aux_dict}
         inputs = [by_name[n] for n in self._op.input_names]
-        if is_train:
+        if self.grad_dict:       # as MXNet, backward() may follow an inference forward too
             marked = [n for n in self._arg_names if n in self.grad_dict]
             autograd.mark_variables([self.arg_dict[n] for n in marked], [self.grad_dict[n] for n in marked],
                                     [self._reqs[n] for n in marked])
-            with autograd.record(train_mode=True):
+            with autograd.record(train_mode=is_train):
                 outs = self._run(inputs)
         else:
             with autograd.pause(train_mode=False):
                 outs = self._run(inputs)
-        self.outputs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+        outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+        self._heads = outs
+        if len(self.outputs) == len(outs) and all(o.shape == r.shape and o.dtype == r.dtype
+                                                  for o, r in zip(self.outputs, outs)):
+            for o, r in zip(self.outputs, outs):
+                o[...] = r
+        else:
+            self.outputs = list(outs)
         return self.outputs
 
     def _run(self, inputs):
@@ -153,11 +196,13 @@ class Executor:
     def backward(self, out_grads=None, is_train=True):
         """Write the gradients of the last training ``forward`` into ``grad_dict`` (``out_grads``:
         one head gradient per output; loss outputs such as SoftmaxOutput need none)."""
-        if not self.outputs:
-            raise MXNetError("backward: expected a forward(is_train=True) first, got no outputs")
+        if self._heads is None:
+            raise MXNetError("backward: expected a forward() first, got none")
+        if not self.grad_dict:
+            return
         if out_grads is not None and not isinstance(out_grads, (list, tuple)):
             out_grads = [out_grads]
-        autograd.backward(self.outputs, head_grads=out_grads, train_mode=is_train)
+        autograd.backward(self._heads, head_grads=out_grads, train_mode=is_train)
 
     def set_monitor_callback(self, callback, monitor_all=False):
         """Call ``callback(name, array)`` with every op output of each forward (and the op inputs
@@ -178,8 +223,9 @@ class Executor:
 
     def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
         """An executor for new input shapes (``name=shape``) sharing the arrays whose shapes stay
-        the same. Other arguments whose shapes change need ``partial_shaping``; arrays that grow need
-        ``allow_up_sizing`` (as in MXNet, which reuses their memory only when they shrink)."""
+        the same, and the memory of those that shrink (its arguments and outputs are views of this
+        executor's, as in MXNet). Other arguments whose shapes change need ``partial_shaping``;
+        arrays that grow need ``allow_up_sizing`` (they get new memory)."""
         arg_shapes, _, aux_shapes = self._symbol.infer_shape(**kwargs)
         if arg_shapes is None:
             raise MXNetError(f"reshape: cannot infer every shape from {kwargs}")
@@ -197,26 +243,84 @@ class Executor:
             if np.prod(shape) > old.size and not allow_up_sizing:
                 raise MXNetError(f"reshape: argument {name!r} grows from {old.shape} to {tuple(shape)}; expected "
                                  "allow_up_sizing=True to allocate larger arrays")
-            args[name] = _zeros(shape, old)
-            grads[name] = _zeros(shape, old) if name in self.grad_dict else None
+            args[name] = _view_or_zeros(shape, old.dtype, old.context, old)
+            grad = self.grad_dict.get(name)
+            grads[name] = None if grad is None else _view_or_zeros(shape, grad.dtype, grad.context, grad)
         aux = {}
         for name, shape in zip(self._aux_names, aux_shapes):
             old = self.aux_dict[name]
-            aux[name] = old if tuple(shape) == old.shape else _zeros(shape, old)
+            aux[name] = _view_or_zeros(shape, old.dtype, old.context, old)
         reqs = {n: (self._reqs[n] if grads.get(n) is not None else "null") for n in self._arg_names}
-        return Executor(self._symbol, self._ctx, args, {n: g for n, g in grads.items() if g is not None} or None,
-                        reqs, aux, cached_op=self._op)
+        new = Executor(self._symbol, self._ctx, args, {n: g for n, g in grads.items() if g is not None} or None,
+                       reqs, aux, cached_op=self._op, outputs=[])
+        new.outputs = new._allocate_outputs(share=self.outputs)
+        return new
+
+    def get_optimized_symbol(self):
+        """The bound graph as MXNet's executor optimizes it: common subexpressions merged (unless
+        ``MXNET_ELIMINATE_COMMON_EXPR=0`` when binding), an output repeated by the merge made a
+        ``_copy``. A new Symbol; the bound one is unchanged. (The programs that run go through
+        hybridlab's full pass pipeline, fusion included: ``CachedOp.pipeline`` shows it.)
+
+        >>> import hybridlab as mx
+        >>> a, b = mx.sym.var('a'), mx.sym.var('b')
+        >>> ex = ((a + b) + (a + b)).simple_bind(mx.cpu(), a=(2,), b=(2,))
+        >>> len(ex.get_optimized_symbol().get_internals())
+        4
+        """
+        if not self._eliminate_common_expr:
+            return copy.deepcopy(self._symbol)
+        return eliminate_common_subexpressions(self._symbol, unique_outputs=True)
 
     def debug_str(self):
-        """The bound graph, one node per line (``Symbol.debug_str``)."""
-        return self._symbol.debug_str()
+        """The bound graph in MXNet's format (``Symbol.debug_str``), then, as MXNet's executor,
+        ``Total <n> MB allocated``: the memory of the graph's intermediate values for the bound
+        shapes by hybridlab's planner (``compiler.memory``): the peak with each value freed after
+        its last reader when no gradient is needed, every forward value (kept for the backward)
+        when one is."""
+        text = self._symbol.debug_str()
+        nbytes = self._planned_bytes()
+        return text if nbytes is None else text + f"Total {nbytes >> 20} MB allocated\n"
+
+    def _planned_bytes(self):
+        bound = {**self.arg_dict, **self.aux_dict}
+        try:
+            plan = memory_plan(self._symbol, {n: a.shape for n, a in bound.items()},
+                               {n: a.dtype for n, a in bound.items()})
+        except MXNetError:        # shapes that depend on values: no plan to report
+            return None
+        variables = [n for n in self._symbol._nodes() if n.is_variable]
+        active, _ = backward_nodes(self._symbol._outputs, variables, [n.name in self.grad_dict for n in variables])
+        return plan.unplanned_bytes if active else plan.imperative_bytes
 
     def __repr__(self):
         return f"<Executor {self._symbol.name or self._symbol.list_outputs()} @{self._ctx}>"
 
 
-def _zeros(shape, like):
-    return zeros(tuple(shape), ctx=like.context, dtype=like.dtype)
+def _check_differentiable(symbol, grad_names):
+    """Refuse, as MXNet's bind does, a graph whose backward for the arguments ``grad_names`` would
+    go through an op without a gradient."""
+    variables = [n for n in symbol._nodes() if n.is_variable]
+    _, bad = backward_nodes(symbol._outputs, variables, [n.name in grad_names for n in variables])
+    if bad:
+        node = bad[0]
+        reason = f" ({node.op.no_grad_reason})" if node.op.no_grad_reason else ""
+        raise MXNetError(f"Operator {node.op.name} is non-differentiable because it didn't register FGradient "
+                         f"attribute{reason}: node '{node.name}' is on the gradient path of "
+                         f"{sorted(n for n in grad_names)}; expected grad_req='null' for the arguments "
+                         f"feeding it, or mx.sym.BlockGrad after it")
+
+
+def _view_or_zeros(shape, dtype, ctx, old):
+    """An array of ``shape``: the first elements of ``old`` (memory shared, as MXNet's executor
+    reshape reuses an array that shrinks) when it is large enough and of ``dtype``, else zeros."""
+    shape = tuple(shape)
+    if old is not None and old.shape == shape and old.dtype == dtype:
+        return old
+    size = int(np.prod(shape))
+    if old is not None and old.dtype == dtype and 0 < size <= old.size:
+        return old.reshape((-1,))[0:size].reshape(shape)
+    return zeros(shape, ctx=ctx, dtype=dtype)
 
 
 def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None, shared_exec=None):

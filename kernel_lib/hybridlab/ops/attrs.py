@@ -162,14 +162,29 @@ def _shorten(value, limit=80):
 
 
 def format_value(value):
-    """The string MXNet stores for an attribute value (``str(v)``; dtypes by name)."""
+    """The string MXNet stores for an attribute value (``str(v)``; dtypes by name). NumPy scalars
+    are written as MXNet 1.9.1 (with NumPy 1.x) writes them, also inside tuples: ``(0, 2)``, not
+    NumPy 2's ``(np.int64(0), np.int64(2))``.
+
+    >>> format_value((np.int64(0), np.int64(2))), format_value(np.float32(0.5)), format_value([1, 2])
+    ('(0, 2)', '0.5', '(1, 2)')
+    """
     if isinstance(value, np.dtype):
         return value.name
     if isinstance(value, type) and issubclass(value, np.generic):
         return np.dtype(value).name
     if isinstance(value, list):
         value = tuple(value)
+    if isinstance(value, tuple):
+        return _tuple_text(value)
     return str(value)
+
+
+def _tuple_text(value):
+    """``str(value)`` for a tuple, with NumPy scalars inside spelled as plain numbers (NumPy 1.x)."""
+    parts = [_tuple_text(v) if isinstance(v, tuple) else str(v) if isinstance(v, np.generic) else repr(v)
+             for v in value]
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
 
 
 class Attr:

@@ -29,7 +29,8 @@ _LN10, _LN2 = math.log(10.0), math.log(2.0)
 def unary(name, forward, grad=None, *, aliases=(), np=(), npx=(), doc="", no_grad_reason="",
           attrs=None, out_dtype=None, family="elemwise", hidden=False, **opdef):
     """Register a one-input op. ``forward(xp, x, a)`` computes; ``grad(F, x, y, og, a)`` returns dx;
-    ``out_dtype(a, input_dtype)`` gives the output dtype when it is not the input's."""
+    ``out_dtype(a, input_dtype)`` gives the output dtype when it is not the input's (``infer_type``,
+    when given, is the graph-level rule instead: an output dtype known without the input's)."""
     def compute(ctx, a, x):
         out = forward(ctx.xp, x, a)
         out = out.astype(x.dtype if out_dtype is None else out_dtype(a, x.dtype), copy=False)
@@ -40,8 +41,8 @@ def unary(name, forward, grad=None, *, aliases=(), np=(), npx=(), doc="", no_gra
     def gradient(F, a, inputs, outputs, ograds):
         return [grad(F, inputs[0], outputs[0], ograds[0], a)]
 
-    infer_type = None if out_dtype is None else (
-        lambda a, dtypes: [None if dtypes[0] is None else _np.dtype(out_dtype(a, _np.dtype(dtypes[0])))])
+    infer_type = opdef.pop("infer_type", None) or (None if out_dtype is None else (
+        lambda a, dtypes: [None if dtypes[0] is None else _np.dtype(out_dtype(a, _np.dtype(dtypes[0])))]))
     return register(OpDef(name, compute=compute, infer_shape=unary_shape, infer_type=infer_type,
                           grad=gradient if grad is not None else None, aliases=aliases, np=np, npx=npx,
                           doc=doc, no_grad_reason=no_grad_reason, attrs=attrs, family=family, hidden=hidden,
@@ -255,6 +256,7 @@ unary("clip", lambda xp, x, a: xp.clip(x, a["a_min"], a["a_max"]), _g_clip, np="
 unary("Cast", lambda xp, x, a: x.astype(a["dtype"]),
       lambda F, x, y, og, a: F.Cast(og, dtype=x.dtype), aliases=("cast",),
       attrs={"dtype": Attr("dtype", doc="output dtype")}, out_dtype=lambda a, d: a["dtype"],
+      infer_type=lambda a, dtypes: [_np.dtype(a["dtype"])],     # known before the input's (MXNet's CastType)
       doc="Cast to ``dtype`` (the gradient is cast back to the input's dtype).")
 
 

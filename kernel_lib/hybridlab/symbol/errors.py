@@ -12,7 +12,7 @@ Example::
     ...     print(str(err).splitlines()[0])
     'Symbol' object has no attribute 'shape'
 """
-from ..base import MXNetError
+from ..base import NotImplementedForSymbol as _BaseNotImplementedForSymbol
 from .provenance import user_source
 
 __all__ = ["NotImplementedForSymbol", "SymbolAttributeError", "symbol_attribute_error",
@@ -49,18 +49,18 @@ for _names, _text in (("shape ndim size", _SHAPE_HELP), ("dtype", _DTYPE_HELP),
         _HELP[_n] = _text
 
 
-class NotImplementedForSymbol(MXNetError, NotImplementedError):
-    """MXNet's error for NDArray-only operations on a Symbol ("Function __bool__ (namely operator
-    "bool") is not implemented for Symbol and only available in NDArray."), plus the rewrite."""
+class NotImplementedForSymbol(_BaseNotImplementedForSymbol, NotImplementedError):
+    """MXNet's error for NDArray-only operations on a Symbol (``mxnet.base.NotImplementedForSymbol``,
+    so ``except mx.base.NotImplementedForSymbol`` catches it: "Function __bool__ (namely operator
+    "bool") is not implemented for Symbol and only available in NDArray."), plus the rewrite and
+    the user's source line."""
 
     def __init__(self, function, alias, *args, hint=""):
-        msg = f"Function {function}"
-        if alias:
-            msg += f' (namely operator "{alias}")'
-        if args:
-            msg += f" with arguments ({', '.join(str(type(a)) for a in args)})"
-        msg += " is not implemented for Symbol and only available in NDArray."
-        super().__init__(msg + (" " + hint if hint else "") + _at())
+        super().__init__(function, alias, *args)
+        self._extra = (" " + hint if hint else "") + _at()
+
+    def __str__(self):
+        return super().__str__() + self._extra
 
 
 def _at():

@@ -41,13 +41,13 @@ class Node:
         return 1 if self.op is None else self.op.n_visible(self.parsed_attrs())
 
     def output_name(self, index):
-        """MXNet's name of output ``index``: the variable's name, ``<node>_output``, ``<node>_output1``."""
+        """MXNet's name of output ``index``: the variable's name, ``<node>_output``, ``<node>_output1``
+        (just ``output`` for a node without a name, as nnvm's ``ListOutputNames``)."""
         if self.op is None:
             return self.name
         names = self.op.output_names(self.parsed_attrs())
-        if index < len(names):
-            return f"{self.name}_{names[index]}"
-        return f"{self.name}_output{index}"
+        out = names[index] if index < len(names) else f"output{index}"
+        return f"{self.name}_{out}" if self.name else out
 
     def input_names(self):
         return self.op.input_names(self.parsed_attrs()) if self.op is not None else ()

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..base import MXNetError, dtype_from_flag, normalize_dtype
 from ..ops.attrs import Attr
-from ..ops.infer import InferError, known
+from ..ops.infer import InferError, known, same_shape, unary_shape
 from .graph import topo_order
 from .provenance import where
 
@@ -216,6 +216,7 @@ def propagate(nodes, tables, report=_SymbolReport):
     swept that read that entry round again, earliest first. A deep or wide graph costs time linear
     in its size, and entries only ever become more known, so it ends."""
     consumers = None               # (id(node), output) -> indices of its readers: built when first needed
+    position = None                # id(node) -> its index: the producer of an entry an op filled
     redo, queued = [], set()       # nodes to run again (a heap of indices before the sweep's position)
     k, n = 0, len(nodes)
     while k < n or redo:
@@ -234,15 +235,43 @@ def propagate(nodes, tables, report=_SymbolReport):
             # the readers of the outputs come after the node: swept later, unless this is a second run
             for key in ins + outs if j < k - 1 else ins:
                 if consumers is None:
-                    consumers = {}
+                    consumers, position = {}, {id(other): c for c, other in enumerate(nodes)}
                     for c, other in enumerate(nodes):
                         for src, idx in other.inputs:
                             consumers.setdefault((id(src), idx), []).append(c)
-                for c in consumers.get(key, ()):
-                    if c < k and c not in queued:
+                # the entry's readers, and (for a filled input) its producer, which may infer backwards
+                for c in consumers.get(key, ()) if key in outs else (*consumers.get(key, ()), position.get(key[0])):
+                    if c is not None and c < k and c not in queued:
                         queued.add(c)
                         heapq.heappush(redo, c)
     return tables
+
+
+# shape rules under which an output has the shape of inputs (all of them / the first): partial
+# inference also runs them backwards, from a known output to unknown inputs (MXNet's ElemwiseShape)
+_SAME_AS_OUTPUT = {same_shape: None, unary_shape: 1}
+
+
+def _from_output(node, kind, values, vals):
+    """Fill ``vals`` (the inputs' shapes) from ``node``'s known output where its op's shape rule
+    makes them equal (``_SAME_AS_OUTPUT``): ``cast(w)`` read as a convolution's weight gives ``w``
+    that weight's shape."""
+    if not kind.partial or kind.name != "shape":
+        return
+    try:
+        n_same = _SAME_AS_OUTPUT[node.op.infer_shape]
+    except (KeyError, TypeError):
+        return
+    out = values.get((id(node), 0))
+    if out is None:
+        return
+    for i in range(len(vals) if n_same is None else min(n_same, len(vals))):
+        if known(vals[i]):
+            continue
+        try:
+            vals[i] = kind.merge(vals[i], out)
+        except _Conflict:
+            raise _error(kind, node, i, vals[i], out, "the output has this input's shape") from None
 
 
 def _step(node, a, keys, kind, values, report):
@@ -250,6 +279,7 @@ def _step(node, a, keys, kind, values, report):
     outputs)``."""
     given = [values.get(key) for key in keys]
     vals = list(given)
+    _from_output(node, kind, values, vals)
     # ops treat a None input as unknown, but a 0 dimension may trip a check (broadcasting)
     partial_dims = kind.partial and any(v is not None and 0 in v for v in given)
     try:

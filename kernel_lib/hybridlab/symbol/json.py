@@ -16,7 +16,8 @@ What a loaded file says that the graph does not hold otherwise is kept in ``node
 versions; composing also sets them), ``version`` (a variable's current version), ``saved_num_outputs``
 (the file's output count when it differs from the registry's, e.g. MKLDNN max pooling),
 ``saved_op_name`` (the op name as written when it is an alias here, e.g. ``amp_cast``) and, on the
-first head, ``graph_attrs`` (graph attributes other than ``mxnet_version``).
+first head, ``graph_attrs`` (graph attributes other than ``mxnet_version``; ``is_np_shape`` is written
+from the current NumPy shape mode, as MXNet does, so a file saved under it round-trips under it).
 
 Example::
 
@@ -187,7 +188,19 @@ def _without_amp_cast(outputs):
 
 def to_json(symbol, remove_amp_cast=True, graph_attrs=None):
     """The MXNet 1.9 JSON text of ``symbol`` (``Symbol.tojson``). ``graph_attrs`` adds graph
-    attributes as ``{key: [type, value]}`` (e.g. ``{"is_np_shape": ["int", 1]}``)."""
+    attributes as ``{key: [type, value]}``. As MXNet's ``Symbol2Graph``, ``"is_np_shape": ["int", 1]``
+    is written when NumPy shape semantics are on (``mx.util.is_np_shape()``) and left out otherwise,
+    whatever a loaded file said.
+
+    >>> import json, hybridlab as mx
+    >>> s = mx.sym.relu(mx.sym.var('x'))
+    >>> with mx.util.np_shape(True):
+    ...     json.loads(s.tojson())["attrs"]
+    {'is_np_shape': ['int', 1], 'mxnet_version': ['int', 10901]}
+    >>> json.loads(s.tojson())["attrs"]
+    {'mxnet_version': ['int', 10901]}
+    """
+    from ..numpy_extension import is_np_shape
     outputs = symbol._outputs
     if remove_amp_cast:
         outputs = _without_amp_cast(outputs)
@@ -207,6 +220,9 @@ def to_json(symbol, remove_amp_cast=True, graph_attrs=None):
     for head, _ in outputs:
         attrs.update(head.meta.get("graph_attrs", {}))
     attrs.update(graph_attrs or {})
+    attrs.pop("is_np_shape", None)
+    if is_np_shape():
+        attrs["is_np_shape"] = ["int", 1]
     attrs["mxnet_version"] = ["int", MXNET_VERSION]
     graph = _Object(nodes=json_nodes, arg_nodes=[i for i, n in enumerate(nodes) if n.op is None],
                     node_row_ptr=row_ptr, heads=[_Entry((nid[id(n)], i, 0)) for n, i in outputs],

@@ -104,6 +104,24 @@ class Symbol:
                 outs.extend(node.inputs)
         return Symbol(outs) if outs else None
 
+    def _gen_atomic_symbol(self):
+        """MXNet's atomic symbol of the head op: a node with the same op and attributes, no
+        inputs and no name, whose outputs are all of the op's visible outputs (what MXNet's
+        subgraph and custom-op code compose anew).
+
+        >>> import hybridlab as mx
+        >>> fc = mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=3, name='fc')
+        >>> atom = fc._gen_atomic_symbol()
+        >>> atom.list_arguments(), atom.list_outputs(), atom.list_attr()
+        ([], ['output'], {'num_hidden': '3'})
+        """
+        node = self._outputs[0][0]
+        if node.is_variable:
+            raise MXNetError(f"_gen_atomic_symbol: expected a symbol whose head is an operator, got the variable "
+                             f"{node.name!r}")
+        atom = Node(node.op, "", node.attrs)
+        return Symbol([(atom, i) for i in range(atom.num_visible())])
+
     def __len__(self):
         return len(self._outputs)
 

@@ -3,7 +3,8 @@ op questions passes ask (by family and flags, never by op name)."""
 from ...symbol.graph import Node, topo_order
 from ...symbol.symbol import Symbol
 
-__all__ = ["clone", "op_nodes", "consumers", "substitute", "is_pure", "count_ops", "gradient_path"]
+__all__ = ["clone", "op_nodes", "consumers", "substitute", "is_pure", "count_ops", "gradient_path",
+           "backward_nodes"]
 
 
 def clone(symbol):
@@ -77,6 +78,44 @@ def gradient_path(outputs, inputs, need):
             requires.update((id(node), i) for i in range(node.num_outputs()))
             active.append(node)
     return requires, active
+
+
+def backward_nodes(outputs, inputs, need):
+    """``(differentiated, non_differentiable)``: the op nodes a backward of ``outputs`` w.r.t. the
+    ``inputs`` (variable nodes) with ``need[k]`` true goes through: nodes fed by a value that
+    depends on such an input and whose outputs get a gradient from ``outputs`` (not only through
+    zero-gradient ops, ``zero_grad``: comparisons, ``BlockGrad``...). ``differentiated``: those
+    with a gradient; ``non_differentiable``: those without one that are not zero-gradient ops,
+    which MXNet's executor refuses to bind ("Operator batch_take is non-differentiable because it
+    didn't register FGradient attribute"; a ``BlockGrad`` after them makes the graph fine). Both
+    in topological order; a graph whose ``differentiated`` is empty needs no backward.
+
+    >>> import hybridlab as mx
+    >>> x, idx = mx.sym.var('x'), mx.sym.var('idx')
+    >>> y = mx.sym.batch_take(mx.sym.exp(x, name='e'), idx, name='bt')
+    >>> [[n.name for n in part] for part in backward_nodes(y._outputs, [x._outputs[0][0]], [True])]
+    [[], ['bt']]
+    >>> backward_nodes(mx.sym.BlockGrad(y)._outputs, [x._outputs[0][0]], [True])
+    ([], [])
+    >>> [[n.name for n in part] for part in backward_nodes(mx.sym.exp(y, name='f')._outputs,
+    ...                                                    [x._outputs[0][0]], [False])]
+    [[], []]
+    """
+    requires, _ = gradient_path(outputs, inputs, need)
+    receives = {id(n) for n, _ in outputs}
+    differentiated, refused = [], []
+    for node in reversed(topo_order(outputs)):
+        if node.is_variable or id(node) not in receives:
+            continue
+        if not any((id(s), i) in requires for s, i in node.inputs):
+            continue
+        if node.op.grad is None:
+            if not node.op.zero_grad:
+                refused.append(node)
+            continue
+        differentiated.append(node)
+        receives.update(id(s) for s, _ in node.inputs)
+    return differentiated[::-1], refused[::-1]
 
 
 def is_pure(node):

@@ -15,6 +15,7 @@ Example::
     >>> count_ops(y), count_ops(cse.eliminate_common_subexpressions(y))
     (3, 2)
 """
+from ...symbol.graph import Node
 from ._graph import clone, is_pure, substitute
 
 __all__ = ["eliminate_common_subexpressions"]
@@ -25,8 +26,17 @@ def _key(node, replace):
     return node.op.name, tuple(sorted(node.attrs.items())), inputs
 
 
-def eliminate_common_subexpressions(symbol, copy=True):
-    """``symbol`` with duplicate pure computations merged. ``copy=False`` rewrites in place."""
+def eliminate_common_subexpressions(symbol, copy=True, unique_outputs=False):
+    """``symbol`` with duplicate pure computations merged. ``copy=False`` rewrites in place.
+    ``unique_outputs``: as MXNet's pass, an output that ends up the same entry as an earlier one
+    becomes a ``_copy`` of it (each output its own array: ``Group([a*d, a*d])`` keeps two nodes).
+
+    >>> import hybridlab as mx
+    >>> a = mx.sym.var('a')
+    >>> g = mx.sym.Group([a * 2, a * 2])
+    >>> [n.op_name for n in eliminate_common_subexpressions(g, unique_outputs=True)._nodes()]
+    ['null', '_mul_scalar', '_copy']
+    """
     sym = clone(symbol) if copy else symbol
     seen, replace = {}, {}
     for node in sym._nodes():
@@ -39,4 +49,18 @@ def eliminate_common_subexpressions(symbol, copy=True):
             continue
         replace[id(node)] = first
         first.meta.setdefault("merged", []).append(node.name)
-    return substitute(sym, replace)
+    sym = substitute(sym, replace)
+    if unique_outputs:
+        sym._outputs = _unique_outputs(sym._outputs)
+    return sym
+
+
+def _unique_outputs(outputs):
+    from ...ops.registry import get_op
+    seen, out = set(), []
+    for node, i in outputs:
+        if (node, i) in seen and not node.is_variable:
+            node, i = Node(get_op("_copy"), f"{node.name}_copy", {}, [(node, i)]), 0
+        seen.add((node, i))
+        out.append((node, i))
+    return out
