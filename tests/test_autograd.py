@@ -139,3 +139,31 @@ def test_the_autograd_namespace_holds_mxnets_names():
                                         "backward", "grad", "get_symbol", "Function", "NDArray"}
     assert all(callable(getattr(mx.autograd, n)) for n in mx.autograd.__all__)
     assert mx.nd.NDArray.backward.__module__ == "hybridlab.autograd.backward"
+
+
+def test_array_of_a_freed_graph_is_a_constant_in_a_new_recording():
+    # MXNet 1.9.1: backward without retain_graph frees the graph; y is then a constant (x.grad == [3.0])
+    x = mx.nd.ones((1,))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x * 3
+    y.backward()
+    with mx.autograd.record():
+        z = y * x
+    z.backward()
+    assert x.grad.asnumpy().tolist() == [3.0]
+    with pytest.raises(mx.MXNetError, match="not in a computational graph"):
+        y.backward()
+
+
+def test_recorded_value_into_part_of_an_unrecorded_array_is_refused_as_in_mxnet():
+    y = mx.nd.ones((4,))
+    y.attach_grad()
+    x = mx.nd.zeros((3, 4))
+    with mx.autograd.record():
+        with pytest.raises(mx.MXNetError, match="Inplace operations"):
+            x[0] = y
+        x[:] = y * 2           # the whole array: recorded as a copy (MXNet's copyto)
+        loss = x.sum()
+    loss.backward()
+    assert y.grad.asnumpy().tolist() == [6.0, 6.0, 6.0, 6.0]

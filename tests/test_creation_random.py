@@ -44,8 +44,9 @@ def test_nd_creation_devices_out_and_errors():
     assert mx.nd.ones((1,), ctx="cpu(3)").device == mx.cpu(3)
     target = mx.nd.ones((2,))
     assert mx.nd.zeros((2,), out=target) is target and target.asnumpy().tolist() == [0, 0]
+    assert mx.nd.zeros((2, 3), stype="csr").stype == "csr" and mx.nd.empty((2,), stype="row_sparse").stype == "row_sparse"
     with pytest.raises(mx.MXNetError, match="storage type"):
-        mx.nd.zeros((2,), stype="csr")
+        mx.nd.zeros((2,), stype="coo")
     with pytest.raises(mx.MXNetError, match="non-negative"):
         mx.nd.zeros((2, -1))
     with pytest.raises(mx.MXNetError, match="dtype"):

@@ -115,10 +115,14 @@ def test_concatenate_onehot_encode_and_from_numpy():
     assert out.asnumpy().tolist() == [[0, 0, 1], [1, 0, 0]]
     source = np.arange(3, dtype=np.float32)
     shared = mx.nd.from_numpy(source)
-    source[0] = 7                                  # zero copy: the NDArray sees it
-    assert shared.asnumpy().tolist() == [7, 1, 2]
+    with pytest.raises(ValueError):               # as MXNet: zero copy makes the NumPy array read-only
+        source[0] = 7
+    shared[0] = 7                                  # ... and the NDArray writes the shared memory
+    assert source.tolist() == [7, 1, 2] and mx.nd.from_numpy(source).asnumpy().tolist() == [7, 1, 2]
     assert mx.nd.from_numpy(source, zero_copy=False).asnumpy().tolist() == [7, 1, 2]
-    assert operator.eq(mx.nd.from_numpy(source[::2]).shape, (2,))
+    assert operator.eq(mx.nd.from_numpy(source[::2], zero_copy=False).shape, (2,))
+    with pytest.raises(ValueError, match="C-contiguous"):      # MXNet: only C-contiguous arrays zero-copy
+        mx.nd.from_numpy(np.arange(4.0)[::2])
 
 
 def test_the_mxnet_base_and_util_names_code_imports():

@@ -153,3 +153,105 @@ def test_fresh_grad_flag_and_dense_tostype_as_mxnet_internals_use_them():
     scope = {}
     exec("from hybridlab.autograd import *", scope)
     assert scope["NDArray"] is mx.nd.NDArray
+
+
+# ---- MXNet 1.9.1 behaviours from its test_ndarray.py (values recorded from MXNet 1.9.1) -------------
+def test_inplace_flatten_squeeze_expand_dims_share_memory():
+    x = mx.nd.arange(30).reshape(2, 3, 5)
+    copy, view = x.flatten(), x.flatten(inplace=True)
+    assert copy.shape == view.shape == (2, 15)
+    x[0] = -1
+    assert copy.asnumpy()[0, 0] == 0 and view.asnumpy()[0, 0] == -1
+    y = mx.nd.zeros((1, 3, 1))
+    sq, sq_view = y.squeeze(axis=(0, 2)), y.squeeze(axis=(0, 2), inplace=True)
+    ex, ex_view = y.expand_dims(axis=-1), y.expand_dims(axis=-1, inplace=True)
+    assert sq_view.shape == (3,) and ex_view.shape == (1, 3, 1, 1)
+    y[:] = 4
+    assert sq.asnumpy().tolist() == [0, 0, 0] and sq_view.asnumpy().tolist() == [4, 4, 4]
+    assert ex.asnumpy().sum() == 0 and ex_view.asnumpy().sum() == 12
+    assert mx.nd.ones((1, 1)).squeeze(inplace=True).shape == (1,)     # MXNet keeps (1,)
+    with pytest.raises(mx.MXNetError, match="size 1"):
+        y.squeeze(axis=1, inplace=True)
+
+
+def test_fluent_transpose_axes_and_broadcast_to_and_reshape_errors():
+    x = mx.nd.arange(6).reshape(2, 3)
+    assert x.transpose(axes=(1, 0)).asnumpy().tolist() == [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]
+    assert x.transpose((1, 0)).shape == x.transpose(1, 0).shape == (3, 2)
+    assert mx.nd.arange(3).broadcast_to((2, 3)).asnumpy().tolist() == [[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]]
+    assert mx.nd.ones((1, 3)).broadcast_to(shape=np.array([4, 3])).shape == (4, 3)
+    with pytest.raises(ValueError):
+        mx.nd.ones((2, 3)).broadcast_to((4, 3))
+    with pytest.raises(ValueError):                 # MXNet: "Cannot reshape array of size 30 into shape (2, 3)"
+        mx.nd.arange(30).reshape((2, 3))
+    with pytest.raises(ValueError):
+        mx.nd.moveaxis(mx.nd.zeros((1, 2, 3)), 3, 0)
+    with pytest.raises(mx.MXNetError, match="non-empty"):
+        mx.nd.broadcast_like(mx.nd.ones((1, 3)), mx.nd.ones((2, 3)), lhs_axes=(), rhs_axes=())
+    assert mx.nd.zeros((2, 6)).split_v2(3, axis=1)[0].shape == (2, 2)
+
+
+def test_choose_and_fill_element_0index():
+    a = mx.nd.array(np.arange(12).reshape(3, 4))
+    assert mx.nd.choose_element_0index(a, mx.nd.array([2, 0, 3])).asnumpy().tolist() == [2.0, 4.0, 11.0]
+    filled = mx.nd.fill_element_0index(a, mx.nd.array([7, 8, 9]), mx.nd.array([2, 0, 3]))
+    assert filled.asnumpy().tolist() == [[0.0, 1.0, 7.0, 3.0], [8.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 9.0]]
+    assert a.asnumpy()[0, 2] == 2                    # a new array
+
+
+def test_nd_cached_op_with_out():
+    op = mx.nd.CachedOp(mx.sym.var("a") * 2 + mx.sym.var("b"))
+    out = mx.nd.zeros((2,))
+    assert op(mx.nd.array([1, 2]), mx.nd.array([10, 20]), out=out) is out
+    assert out.asnumpy().tolist() == [12.0, 24.0]
+
+
+def test_basic_indexing_slice_is_contiguous_and_one_element_assignment():
+    contiguous = mx.nd.NDArray._basic_indexing_slice_is_contiguous
+    keys = [(slice(1, 3), slice(None)), (slice(None), slice(1, 3)), (slice(2, 3), slice(None, None, 2)),
+            (slice(None, None, -1), slice(None)), (slice(0, 0), slice(None, None, 2))]
+    assert [contiguous(k, (4, 5)) for k in keys] == [True, False, False, False, True]
+    b = mx.nd.zeros(2)
+    b[1] = np.array([5.5], dtype=np.float32)          # one element takes a (1,) value, as in MXNet 1.x
+    assert b.asnumpy().tolist() == [0.0, 5.5]
+
+
+def test_dlpack_capsules_on_cpu_share_writable_memory():
+    a = mx.nd.arange(4)
+    b = mx.nd.from_dlpack(a.to_dlpack_for_write())
+    b[0] = 9
+    assert a.asnumpy().tolist() == [9.0, 1.0, 2.0, 3.0]
+    assert mx.nd.from_dlpack(mx.nd.to_dlpack_for_read(a)).asnumpy().tolist() == [9.0, 1.0, 2.0, 3.0]
+    capsule = a.to_dlpack_for_read()
+    mx.nd.from_dlpack(capsule)
+    with pytest.raises(mx.MXNetError, match="consumed once"):
+        mx.nd.from_dlpack(capsule)
+
+
+def test_getstate_is_mxnets_raw_bytes():
+    # bytes of MXNet 1.9.1's mx.nd.arange(3).__getstate__()['handle'] and of an int32 [[1, 2]]
+    arange3 = bytes.fromhex("c9fa93f900000000010000000300000000000000010000000000000000000000"
+                            "000000000000803f00000040")
+    int32 = bytes.fromhex("c9fa93f90000000002000000010000000000000002000000000000000100000000000000"
+                          "040000000100000002000000")
+    assert bytes(mx.nd.arange(3).__getstate__()["handle"]) == arange3
+    assert bytes(mx.nd.array([[1, 2]], dtype="int32").__getstate__()["handle"]) == int32
+    x = mx.nd.zeros((1,))
+    x.__setstate__({"handle": bytearray(int32)})
+    assert x.dtype == np.int32 and x.asnumpy().tolist() == [[1, 2]] and not x._np
+    gpu_state = bytearray(bytes.fromhex("c9fa93f9000000000100000001000000000000000200000000000000"
+                                        "0000000000000000"))    # saved on gpu(0): cpu here when absent
+    x.__setstate__({"handle": gpu_state})
+    assert x.shape == (1,) and (mx.num_gpus() > 0 or x.device == mx.cpu())
+    with pytest.raises(mx.MXNetError, match="expected"):
+        x.__setstate__({"handle": bytearray(b"\x00" * 3)})
+
+
+def test_sparse_zeros_and_grad_storage_follow_mxnet():
+    for stype in ("default", "csr", "row_sparse"):
+        x = mx.nd.zeros((1, 1), stype=stype)
+        assert x.stype == stype and x.detach().stype == stype
+        x.attach_grad()
+        assert x.grad.stype == stype
+        x.attach_grad(stype="row_sparse")
+        assert x.grad.stype == "row_sparse"

@@ -46,8 +46,12 @@ def test_random_shapes_and_arrays():
     assert len(tu.rand_shape_nd(4)) == 4 and all(1 <= d <= 10 for d in tu.rand_shape_3d())
     arr = tu.rand_ndarray((2, 3))
     assert arr.shape == (2, 3) and arr.dtype == np.float32 and 0 <= arr.asnumpy().min()
-    with pytest.raises(mx.MXNetError, match="storage type 'csr' is not supported"):
-        tu.rand_ndarray((2, 2), stype="csr")
+    csr = tu.rand_ndarray((4, 5), stype="csr", density=0.5)
+    assert csr.stype == "csr" and csr.shape == (4, 5) and csr.dtype == np.float32
+    rsp = tu.rand_ndarray((4, 5), stype="row_sparse", density=1.0)
+    assert rsp.stype == "row_sparse" and rsp.indices.asnumpy().tolist() == [0, 1, 2, 3]
+    with pytest.raises(mx.MXNetError, match="storage type expected"):
+        tu.rand_ndarray((2, 2), stype="coo")
     with tu.environment("HYBRIDLAB_TEST_FLAG", "1"):
         import os
         assert os.environ["HYBRIDLAB_TEST_FLAG"] == "1"

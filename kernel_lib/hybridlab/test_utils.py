@@ -155,15 +155,26 @@ def rand_shape_nd(num_dim, dim=10, allow_zero_size=False):
 
 def rand_ndarray(shape, stype="default", density=None, dtype=None, modifier_func=None, shuffle_csr_indices=False,
                  distribution=None, ctx=None):
-    """A uniform(0, 1) NDArray of ``shape`` (dense storage only)."""
+    """A uniform(0, 1) NDArray of ``shape``. ``stype`` 'csr' (2-d) or 'row_sparse' gives that sparse
+    array (``mx.nd.sparse``) with about ``density`` of its values (csr) or rows (row_sparse)
+    nonzero (``density`` None: a random density, as MXNet)."""
     from .ndarray.ndarray import array
-    if stype != "default":
-        raise MXNetError(f"rand_ndarray: storage type {stype!r} is not supported; expected 'default' "
-                         "(hybridlab has dense arrays only)")
+    if stype not in ("default", "csr", "row_sparse"):
+        raise MXNetError(f"rand_ndarray: storage type expected 'default', 'csr' or 'row_sparse', got {stype!r}")
     values = np.random.uniform(size=shape)
     if modifier_func is not None:
         values = np.vectorize(modifier_func)(values)
-    return array(values, ctx=ctx or default_context(), dtype=dtype or default_dtype())
+    ctx, dtype = ctx or default_context(), dtype or default_dtype()
+    if stype == "default":
+        return array(values, ctx=ctx, dtype=dtype)
+    from .ndarray import sparse
+    density = np.random.rand() if density is None else density
+    if stype == "csr":
+        if len(shape) != 2:
+            raise MXNetError(f"rand_ndarray: stype 'csr' expected a 2-d shape, got {tuple(shape)}")
+        return sparse.csr_matrix(values * (np.random.rand(*shape) < density), ctx=ctx, dtype=dtype)
+    values[np.random.rand(shape[0]) >= density] = 0
+    return sparse.row_sparse_array(values, ctx=ctx, dtype=dtype)
 
 
 def random_arrays(*shapes):

@@ -43,6 +43,12 @@ def _pick_backward_ref(og, index, data, axis=-1, keepdims=False, mode="clip"):
     return out
 
 
+def _fill_element_ref(lhs, mhs, rhs):
+    out = lhs.copy()
+    out[np.arange(lhs.shape[0]), rhs.astype(np.int64)] = mhs
+    return out
+
+
 def _one_hot_ref(indices, depth, on_value=1.0, off_value=0.0, dtype="float32"):
     out = np.full(indices.shape + (depth,), off_value)
     for pos in np.ndindex(*indices.shape):
@@ -129,6 +135,8 @@ CASES = [
          name="keepdims_with_axis_removed_index"),   # MXNet: loss layers pick (N,C) with (N,) labels
     Case("pick", [(3, 4), np.array([2, 0, 1, 9], I)], attrs={"axis": 0}, ref=_pick_ref, name="axis0_clip"),
     Case("_backward_pick", [(3,), np.array([0, 3, 1], I), (3, 4)], grad=(0,), ref=_pick_backward_ref),
+    Case("fill_element_0index", [(3, 4), np.array([7.0, 8.0, 9.0], np.float32), np.array([2, 0, 3], np.float32)],
+         grad=(), ref=_fill_element_ref),
     Case("one_hot", [np.array([[1, 0], [3, -1]], I)], attrs={"depth": 3}, grad=(), ref=_one_hot_ref),
     Case("one_hot", [np.array([2, 0], I)], attrs={"depth": 4, "on_value": 5.0, "off_value": -1.0, "dtype": "int32"},
          grad=(), ref=_one_hot_ref, name="values_dtype"),

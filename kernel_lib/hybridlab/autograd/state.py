@@ -155,8 +155,7 @@ class TapeNode:
         self.op = op
         self.attrs = attrs
         self.inputs = inputs
-        self.sources = [x._node if x._node is not None else (x if x._grad_req != "null" else None)
-                        for x in inputs]
+        self.sources = [source_of(x) for x in inputs]
         self.out_data = out_data
         self.device = device
         self.training = flags.training   # the forward's mode: its gradient is computed in the same mode
@@ -166,12 +165,22 @@ class TapeNode:
         return f"<TapeNode {self.op.name}>"
 
 
+def source_of(x):
+    """Where the gradient of the array ``x`` goes when an op reads it: its ``(TapeNode, output)``
+    entry, itself (a variable), or ``None`` (a constant). As in MXNet, an array computed in a graph
+    that a backward has since freed (``retain_graph=False``) is a constant again."""
+    node = x._node
+    if node is not None and not node[0].freed:
+        return node
+    return x if x._grad_req != "null" else None
+
+
 def needs_record(inputs):
     """True when an op call on ``inputs`` must be recorded (recording, and some input needs a grad)."""
     if not flags.recording:
         return False
     for x in inputs:
-        if x._node is not None or x._grad_req != "null":
+        if (x._node is not None and not x._node[0].freed) or x._grad_req != "null":
             return True
     return False
 

@@ -32,8 +32,10 @@ from .signature import Signature  # noqa: F401
 from .executor import Executor, attach as _attach_executor  # noqa: F401
 from .warning_origin import install as _install_warning_origin
 from ..symbol.symbol import Symbol as _Symbol
+from .. import ndarray as _ndarray
 
 _attach_executor(_Symbol)   # Symbol.bind / simple_bind / eval: the symbol layer cannot import us
+_ndarray.CachedOp = CachedOp   # MXNet's mx.nd.CachedOp(sym, flags): the ndarray layer cannot import us
 _install_warning_origin()   # NumPy's warnings inside ops shown at the user's line (compiler.warning_origin)
 
 __all__ = ["CachedOp", "Executor", "Program", "Signature", "compile_program", "generate",

@@ -154,6 +154,8 @@ class CachedOp(RecordedCalls):
 
     # ---- calling ----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if "out" in kwargs:
+            return self._call_out(kwargs.pop("out"), args, kwargs)
         if self._partition is not None:
             return self._call_partitioned(args)
         default_device = _default_device(kwargs) if kwargs else None
@@ -174,6 +176,20 @@ class CachedOp(RecordedCalls):
         if self._single:
             return NDArray._wrap(res, x0._device, x0._np)
         return [NDArray._wrap(r, x0._device, x0._np) for r in res]
+
+    def _call_out(self, out, args, kwargs):
+        """MXNet's ``op(*args, out=arrays)``: the results written into ``out`` (an NDArray, or one per
+        output), which is returned."""
+        res = self(*args, **kwargs)
+        if out is None:
+            return res
+        targets = [out] if isinstance(out, NDArray) else list(out)
+        results = [res] if self._single else res
+        if len(targets) != len(results):
+            raise MXNetError(f"CachedOp: out expected {len(results)} arrays (one per output), got {len(targets)}")
+        for t, r in zip(targets, results):
+            r.copyto(t)
+        return out
 
     def _call_partitioned(self, args):
         if len(args) != self._n_inputs:

@@ -135,13 +135,11 @@ class TapeOp:
         return f"<{self.name}>"
 
 
-def source_of(x):
-    """Where the gradient of ``x`` goes (as ``TapeNode.sources`` holds it)."""
-    return x._node if x._node is not None else (x if x._grad_req != "null" else None)
+source_of = autograd_state.source_of    # where the gradient of ``x`` goes (as ``TapeNode.sources`` holds it)
 
 
 def needs_record(args):
     for x in args:
-        if getattr(x, "_node", None) is not None or getattr(x, "_grad_req", "null") != "null":
+        if getattr(x, "_grad_req", None) is not None and autograd_state.source_of(x) is not None:
             return True
     return False

@@ -25,10 +25,6 @@ def _shape(shape):
     return tuple(int(d) for d in shape)
 
 
-def _check_stype(stype, fn):
-    if stype not in (None, "default"):
-        raise MXNetError(f"{fn}: storage type {stype!r} is not supported: expected 'default' "
-                         "(hybridlab has dense arrays only)")
 
 
 def _create(op, attrs, ctx, dtype, out, np_style=False):
@@ -42,13 +38,18 @@ def _create(op, attrs, ctx, dtype, out, np_style=False):
 
 
 def zeros(shape, ctx=None, dtype=None, stype=None, out=None, **kwargs):
-    """An array of zeros (float32 unless ``dtype`` says otherwise) on ``ctx`` or the current device.
+    """An array of zeros (float32 unless ``dtype`` says otherwise) on ``ctx`` or the current device;
+    ``stype`` 'csr' or 'row_sparse' gives that sparse array (``mx.nd.sparse.zeros``).
 
     >>> import hybridlab as mx
     >>> mx.nd.zeros((1, 2)).asnumpy().tolist()
     [[0.0, 0.0]]
     """
-    _check_stype(stype, "zeros")
+    if stype not in (None, "default"):      # 'csr' / 'row_sparse': mx.nd.sparse.zeros
+        from .sparse import zeros as sparse_zeros
+        if out is not None:
+            raise MXNetError(f"zeros: out= expected with storage type 'default', got stype={stype!r}")
+        return sparse_zeros(stype, _shape(shape), ctx=ctx, dtype=dtype, **kwargs)
     return _create("_zeros", {"shape": _shape(shape), **kwargs}, ctx, dtype, out)
 
 
@@ -64,8 +65,7 @@ def full(shape, val, ctx=None, dtype=None, out=None):
 
 def empty(shape, ctx=None, dtype=None, stype=None):
     """A new array (MXNet leaves it uninitialised; hybridlab fills it with zeros)."""
-    _check_stype(stype, "empty")
-    return _create("_zeros", {"shape": _shape(shape)}, ctx, dtype, None)
+    return zeros(shape, ctx=ctx, dtype=dtype, stype=stype)
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):

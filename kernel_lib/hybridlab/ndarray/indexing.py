@@ -186,17 +186,30 @@ def can_view(arr):
 
 
 def _contiguous(arr, entries):
-    """MXNet's rule for a view: the selection is one block of the flattened array (from the last axis
-    leftwards, once an axis selects a proper subset, every axis before it selects one element)."""
-    subset, axis = False, arr.ndim
-    for e in reversed([e for e in entries if e[0] != "new"]):
-        axis -= 1
-        n = arr.shape[axis]
-        if e[0] == "int":
-            length, step = 1, 1
+    """Whether the basic ``entries`` select one block of ``arr`` (see ``slices_contiguous``)."""
+    return slices_contiguous([1 if e[0] == "int" else e[1] for e in entries if e[0] != "new"], arr.shape)
+
+
+def slices_contiguous(key, shape):
+    """MXNet's rule for a view: whether ``key`` (one slice, or int, per dimension of ``shape``)
+    selects one block of the flattened array. From the last axis leftwards, once an axis selects a
+    proper subset, every axis before it selects one element; an axis selecting several elements
+    must step by 1; an empty or one-element selection is a block.
+
+    >>> slices_contiguous((slice(1, 3), slice(None)), (4, 5)), slices_contiguous((slice(None), slice(1, 3)), (4, 5))
+    (True, False)
+    """
+    axes = []
+    for k, n in zip(key, shape):
+        if isinstance(k, slice):
+            start, stop, step = k.indices(n)
+            axes.append((len(range(start, stop, step)), step, n))
         else:
-            start, stop, step = e[1].indices(n)
-            length = len(range(start, stop, step))
+            axes.append((1, 1, n))
+    if int(np.prod([length for length, _, _ in axes])) in (0, 1):
+        return True
+    subset = False
+    for length, step, n in reversed(axes):
         if length > 1 and step != 1:
             return False
         if subset and length > 1:
@@ -338,15 +351,36 @@ def set_item(arr, key, value):
         if arr._node is None and arr._grad_req != "null":
             raise MXNetError("in-place assignment to an array that requires a gradient (attach_grad) while "
                              "autograd is recording: assign outside record() or to a copy")
+        if value_in_graph and not in_graph and not _whole(arr, entries):
+            # MXNet refuses to write a recorded value into part of an array outside the graph
+            raise MXNetError("Inplace operations (+=, -=, x[:]=, etc) are not supported when recording with "
+                             f"autograd: expected x[{key!r}] = value with a value not recorded (or x itself "
+                             "computed in the recorded graph), got a recorded value for an array outside it")
         if in_graph or value_in_graph:
             return _recorded_assign(arr, entries, value)
+    xp_key = _xp_key(arr, entries)
+    data = _value_data(arr, value)
     try:
-        arr._data[_xp_key(arr, entries)] = _value_data(arr, value)
+        arr._data[xp_key] = data
     except (ValueError, IndexError) as err:
+        if isinstance(err, ValueError) and not arr._np and _one_element(arr, xp_key, data):
+            arr._data[xp_key] = data.reshape(())     # MXNet 1.x: one element is a (1,) array
+            return
         shape = getattr(value, "shape", ())
         error = MXNetIndexError if isinstance(err, IndexError) else MXNetValueError
         raise error(f"cannot assign a value of shape {tuple(shape)} to index {key!r} of an array of shape "
                          f"{arr.shape}: {err}") from None
+
+
+def _whole(arr, entries):
+    """Whether basic ``entries`` select all of ``arr`` (``x[:]``, ``x[...]``, ``x[None]``)."""
+    dims = [e for e in entries if e[0] != "new"]
+    return all(e[0] == "slice" and e[1].indices(n) == (0, n, 1) for e, n in zip(dims, arr.shape))
+
+
+def _one_element(arr, xp_key, data):
+    """Whether ``xp_key`` selects one element of ``arr`` (0-d) and ``data`` holds one value."""
+    return getattr(data, "size", 0) == 1 and getattr(arr._data[xp_key], "ndim", 0) == 0
 
 
 def _recorded_assign(arr, entries, value):

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..base import MXNetError, MXNetValueError
 from . import dispatch
-from .ndarray import NDArray, array
+from .ndarray import NDArray, array, writable_alias
 
 __all__ = ["moveaxis", "split_v2", "concatenate", "onehot_encode", "from_numpy", "reset_arrays", "histogram"]
 
@@ -24,8 +24,9 @@ __all__ = ["moveaxis", "split_v2", "concatenate", "onehot_encode", "from_numpy",
 def _axes(value, ndim, what):
     try:
         return np.lib.array_utils.normalize_axis_tuple(value, ndim)
-    except (np.exceptions.AxisError, TypeError) as err:
-        raise MXNetError(f"moveaxis: {what} expected distinct axes in [-{ndim}, {ndim}), got {value!r}") from err
+    except (np.exceptions.AxisError, TypeError, ValueError) as err:   # a ValueError, as in MXNet
+        raise MXNetValueError(f"moveaxis: {what} expected distinct axes in [-{ndim}, {ndim}), "
+                              f"got {value!r}") from err
 
 
 def moveaxis(tensor, source, destination):
@@ -37,8 +38,8 @@ def moveaxis(tensor, source, destination):
     """
     src, dst = _axes(source, tensor.ndim, "source"), _axes(destination, tensor.ndim, "destination")
     if len(src) != len(dst):
-        raise MXNetError(f"moveaxis: source and destination expected the same number of axes, got {source!r} "
-                         f"and {destination!r}")
+        raise MXNetValueError(f"moveaxis: source and destination expected the same number of axes, got {source!r} "
+                              f"and {destination!r}")
     order = [n for n in range(tensor.ndim) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -89,14 +90,28 @@ def onehot_encode(indices, out):
 
 
 def from_numpy(ndarray, zero_copy=True):
-    """An NDArray with the values of the NumPy array ``ndarray``; with ``zero_copy`` and a C-contiguous
-    array on the CPU it shares the memory (MXNet then forbids changing the NumPy array)."""
+    """An NDArray with the values of the NumPy array ``ndarray`` (its dtype kept). With ``zero_copy``
+    (a C-contiguous array is then required, else ``ValueError``) it shares the memory and, as in
+    MXNet, the NumPy array becomes read-only: only the NDArray writes it.
+
+    >>> import numpy as np, hybridlab as mx
+    >>> a = np.zeros((2,), dtype="float32")
+    >>> x = mx.nd.from_numpy(a)
+    >>> x[0] = 5
+    >>> a.tolist(), a.flags.writeable
+    ([5.0, 0.0], False)
+    """
     if not isinstance(ndarray, np.ndarray):
         raise MXNetError(f"from_numpy: expected a numpy.ndarray, got {type(ndarray).__name__}")
-    if zero_copy and ndarray.flags["C_CONTIGUOUS"]:
-        from ..device import cpu
-        return NDArray._wrap(ndarray, cpu(), False)
-    return array(ndarray, dtype=ndarray.dtype)
+    if not zero_copy:
+        return array(ndarray, dtype=ndarray.dtype)
+    if not ndarray.flags["C_CONTIGUOUS"]:
+        raise MXNetValueError(f"from_numpy: zero_copy expected a C-contiguous array, got strides "
+                              f"{ndarray.strides} for shape {ndarray.shape} (pass zero_copy=False)")
+    from ..device import cpu
+    shared = writable_alias(ndarray.view())    # writable for the NDArray (also when shared before)
+    ndarray.flags.writeable = False
+    return NDArray._wrap(shared, cpu(), False)
 
 
 def reset_arrays(*data, num_arrays=None):

@@ -17,7 +17,7 @@ Example::
 import numpy as np
 
 from ..autograd import state as autograd_state
-from ..base import MXNetError, normalize_dtype
+from ..base import MXNetError, MXNetValueError, normalize_dtype
 from ..deferred import state as _deferred
 from ..deferred.state import TracedValue
 from ..device import Device, current_device
@@ -331,10 +331,13 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
     def attach_grad(self, grad_req="write", stype=None):
         """Allocate a gradient buffer; the array becomes a variable that ``backward`` writes
         (``'write'``), accumulates (``'add'``) or skips (``'null'``); ``stype`` 'row_sparse' or
-        'csr' makes the buffer such an array (``mx.nd.sparse``, stored densely)."""
+        'csr' makes the buffer such an array (``mx.nd.sparse``, stored densely); by default it has
+        this array's storage type, as in MXNet."""
         autograd_state.check_grad_req(grad_req)
         cls = NDArray
-        if stype not in (None, "default"):
+        if stype is None:
+            stype = self.stype
+        if stype != "default":
             from .sparse import class_of
             cls = class_of(stype)
         self._grad = cls._wrap(self._device.xp.zeros_like(self._data), self._device, self._np)
@@ -344,8 +347,8 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
     # backward(out_grad=None, retain_graph=False, train_mode=True): attached by autograd/backward.py
 
     def detach(self):
-        """The same data, cut from the autograd graph."""
-        return NDArray._wrap(self._data, self._device, self._np)
+        """The same data (and storage type), cut from the autograd graph."""
+        return type(self)._wrap(self._data, self._device, self._np)
 
     def zero_grad(self):
         if self._grad is not None:
@@ -405,22 +408,60 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
             a = op.parse_attrs({"shape": tuple(shape), "reverse": reverse})
             try:
                 target = op.infer_shape(a, [self.shape])[0]
-            except InferError as err:
-                raise dispatch.shape_error(op, a, err) from None
+            except InferError as err:    # a ValueError too, as MXNet's NDArray.reshape raises
+                raise MXNetValueError(str(dispatch.shape_error(op, a, err))) from None
             return NDArray._wrap(self._data.reshape(target), self._device, self._np)
         return _call("Reshape", self, shape=tuple(shape), reverse=reverse)
 
+    @staticmethod
+    def _basic_indexing_slice_is_contiguous(slc_key, shape):
+        """MXNet's helper: whether the slices ``slc_key`` (one per dimension of ``shape``) select one
+        contiguous block, so that ``x[slc_key]`` shares ``x``'s memory.
+
+        >>> import hybridlab as mx
+        >>> mx.nd.NDArray._basic_indexing_slice_is_contiguous((slice(1, 3), slice(None)), (4, 5))
+        True
+        """
+        from .indexing import slices_contiguous
+        if len(slc_key) != len(shape):
+            raise MXNetValueError(f"expected one slice per dimension of {shape}, got {len(slc_key)} slices")
+        return slices_contiguous(slc_key, shape)
+
     # ---- pickling ---------------------------------------------------------------------------
     def __reduce__(self):
-        """Pickling (and ``copy.deepcopy``) keep the values, dtype, device and style, as MXNet's
-        NDArray pickles; the autograd state (attached gradient, graph) is not kept."""
+        """Pickling (and ``copy.deepcopy``) keep the values, dtype, shape, device and style, as MXNet's
+        NDArray pickles (``__getstate__``); the autograd state (attached gradient, graph) is not kept.
+
+        >>> import pickle, hybridlab as mx
+        >>> pickle.loads(pickle.dumps(mx.nd.array([[1, 2]], dtype="int32"))).asnumpy().tolist()
+        [[1, 2]]
+        """
+        return _empty, (type(self),), self.__getstate__()
+
+    def __getstate__(self):
+        """MXNet's pickled state: ``{'handle': the array as one NDArray record}`` (raw bytes: shape,
+        device, dtype flag, data; see ``params_file.record_bytes``), plus the ``mx.np`` style."""
         _no_values_while_tracing(self, "pickle")
-        return _unpickle, (self.asnumpy(), str(self._device), self._np)
+        from .params_file import record_bytes
+        return {"handle": bytearray(record_bytes(self)), "np_style": self._np}
+
+    def __setstate__(self, state):
+        """Become the array of a pickled state (``__getstate__``'s, or MXNet's ``{'handle': bytes}``);
+        an array saved on a GPU that is absent here loads onto the CPU."""
+        from .params_file import record_from_bytes
+        if not isinstance(state, dict) or state.get("handle") is None:
+            raise MXNetError(f"NDArray.__setstate__: expected {{'handle': bytes of one NDArray record}}, got "
+                             f"{type(state).__name__ if not isinstance(state, dict) else sorted(state)}")
+        data, device, v3 = record_from_bytes(state["handle"], "pickled NDArray")
+        self._data = device.put(data)
+        self._device = device
+        self._np = bool(state.get("np_style", v3))
+        self._node, self._grad, self._grad_req, self._trace = None, None, "null", None
 
 
-def _unpickle(values, device, np_style):
-    device = Device.parse(device)
-    return NDArray._wrap(device.put(values), device, np_style)
+def _empty(cls):
+    """An array with no data yet, for ``__setstate__`` to fill (unpickling)."""
+    return cls._wrap(None, None)
 
 
 def array(source, ctx=None, dtype=None, device=None, np_style=False):
@@ -453,7 +494,8 @@ def array(source, ctx=None, dtype=None, device=None, np_style=False):
 
 
 def from_dlpack(obj):
-    """An NDArray sharing memory with a DLPack producer (a torch/JAX/CuPy/NumPy array, or a capsule).
+    """An NDArray sharing memory with a DLPack producer (a torch/JAX/CuPy/NumPy array) or a DLPack
+    capsule (``to_dlpack_for_read`` / ``to_dlpack_for_write``; each capsule can be consumed once).
 
     >>> import numpy as np, hybridlab as mx
     >>> mx.nd.from_dlpack(np.arange(3.0)).shape
@@ -466,14 +508,71 @@ def from_dlpack(obj):
             device = gpu(int(dev_id))
             return NDArray._wrap(device.xp.from_dlpack(obj), device)
         return NDArray._wrap(np.from_dlpack(obj), cpu())
-    # a bare capsule (legacy exchange): NumPy cannot read capsules, CuPy can
+    # a bare capsule (MXNet 1.x's exchange: to_dlpack_for_read / _for_write)
+    dev_type = _capsule_device_type(obj)
+    if dev_type == 1:       # kDLCPU
+        return NDArray._wrap(_numpy_from_capsule(obj), cpu())
     from ..device import cupy_or_none
     cp = cupy_or_none()
     if cp is None:
-        raise MXNetError("from_dlpack: got a DLPack capsule; on the CPU pass the producing array itself "
-                         "(it has __dlpack__), capsules need CuPy")
+        raise MXNetError(f"from_dlpack: expected a capsule of CPU memory (DLPack device type 1) or CuPy for "
+                         f"device memory, got device type {dev_type} without CuPy")
     data = cp.from_dlpack(obj)
     return NDArray._wrap(data, gpu(data.device.id))
+
+
+# DLPack capsule names, and where the DLTensor starts in what the capsule points to (a versioned
+# DLManagedTensor has its version, manager context, deleter and flags first)
+_CAPSULES = {b"dltensor": 0, b"dltensor_versioned": 32}
+
+
+def _capsule_device_type(capsule):
+    """The DLPack device type (1: CPU, 2: CUDA) of an unused DLPack capsule."""
+    import ctypes
+    api = ctypes.pythonapi
+    api.PyCapsule_GetName.restype, api.PyCapsule_GetName.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    if type(capsule).__name__ != "PyCapsule":
+        raise MXNetError(f"from_dlpack: expected an array with __dlpack__ or a DLPack capsule, got "
+                         f"{type(capsule).__name__}")
+    name = api.PyCapsule_GetName(capsule)
+    if name not in _CAPSULES:
+        raise MXNetError(f"from_dlpack: expected an unused DLPack capsule (named 'dltensor'), got one named "
+                         f"{name!r} (a capsule can be consumed once)")
+    tensor = api.PyCapsule_GetPointer(capsule, name) + _CAPSULES[name]
+    return ctypes.c_int32.from_address(tensor + 8).value     # DLTensor: void *data, then DLDevice
+
+
+class _CapsuleProducer:
+    """The ``__dlpack__`` protocol around a bare CPU capsule, for ``numpy.from_dlpack``."""
+
+    def __init__(self, capsule):
+        self.capsule = capsule
+
+    def __dlpack__(self, **kwargs):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+def _numpy_from_capsule(capsule):
+    """A writable NumPy array on a CPU capsule's memory (NumPy reads a legacy capsule as read-only;
+    MXNet's ``to_dlpack_for_write`` capsules share writable memory)."""
+    return writable_alias(np.from_dlpack(_CapsuleProducer(capsule)))
+
+
+def writable_alias(ro):
+    """A writable NumPy array on the memory of the NumPy array ``ro`` (which may be read-only: a
+    NumPy array MXNet shares, or a DLPack import); it keeps ``ro`` alive."""
+    import ctypes
+    if ro.size == 0 or ro.flags.writeable or any(st < 0 for st in ro.strides):
+        return ro
+    span = sum((n - 1) * st for n, st in zip(ro.shape, ro.strides)) + ro.itemsize
+    buf = (ctypes.c_char * span).from_address(ro.__array_interface__["data"][0])
+    buf._owner = ro          # keeps the memory alive as long as the alias
+    return np.ndarray(ro.shape, ro.dtype, buffer=buf, strides=ro.strides)
 
 
 def to_dlpack_for_read(arr):

@@ -39,7 +39,8 @@ from ..base import MXNetError, dtype_flag, dtype_from_flag
 from ..device import Device, cpu, num_gpus
 from .ndarray import NDArray
 
-__all__ = ["save", "load", "load_frombuffer", "npx_save", "npx_load", "dumps", "loads"]
+__all__ = ["save", "load", "load_frombuffer", "npx_save", "npx_load", "dumps", "loads", "record_bytes",
+           "record_from_bytes"]
 
 LIST_MAGIC = 0x112
 V1_MAGIC, V2_MAGIC, V3_MAGIC = 0xF993FAC8, 0xF993FAC9, 0xF993FACA
@@ -391,27 +392,56 @@ def _needs_v3(arr):
     return arr._np or arr.ndim == 0 or 0 in arr.shape
 
 
+def _record_pieces(arr, v3):
+    """One NDArray record (``arr`` may be None: a "none" record) as byte chunks."""
+    magic = V3_MAGIC if v3 else V2_MAGIC
+    if arr is None:
+        yield struct.pack("<IIi", magic, 0, -1 if v3 else 0)
+        return
+    host = np.asarray(arr.asnumpy(), order="C")  # (ascontiguousarray would make 0-d arrays 1-d)
+    flag = dtype_flag(host.dtype)
+    shape = host.shape
+    yield struct.pack(f"<Iii{len(shape)}q", magic, 0, len(shape), *shape)
+    yield struct.pack("<iii", arr.device.device_typeid, arr.device.device_id, flag)
+    if host.dtype.byteorder == ">":
+        host = host.astype(host.dtype.newbyteorder("<"))
+    yield host.reshape(-1).view(np.uint8)
+
+
 def _pieces(keys, arrays, v3):
     """The file as a sequence of byte chunks (data chunks are uint8 views, not copies)."""
-    magic = V3_MAGIC if v3 else V2_MAGIC
     yield struct.pack("<QQQ", LIST_MAGIC, 0, len(arrays))
     for arr in arrays:
-        if arr is None:
-            yield struct.pack("<IIi", magic, 0, -1 if v3 else 0)
-            continue
-        host = np.asarray(arr.asnumpy(), order="C")  # (ascontiguousarray would make 0-d arrays 1-d)
-        flag = dtype_flag(host.dtype)
-        shape = host.shape
-        yield struct.pack(f"<Iii{len(shape)}q", magic, 0, len(shape), *shape)
-        yield struct.pack("<iii", arr.device.device_typeid, arr.device.device_id, flag)
-        if host.dtype.byteorder == ">":
-            host = host.astype(host.dtype.newbyteorder("<"))
-        yield host.reshape(-1).view(np.uint8)
+        yield from _record_pieces(arr, v3)
     yield struct.pack("<Q", len(keys))
     for k in keys:
         raw = k.encode("utf-8")
         yield struct.pack("<Q", len(raw))
         yield raw
+
+
+def record_bytes(arr):
+    """One array as a single NDArray record (MXNet's ``MXNDArraySaveRawBytes``, the bytes its
+    ``NDArray.__getstate__`` holds): V2, or V3 for an ``mx.np``, 0-d or zero-size array.
+
+    >>> import hybridlab as mx
+    >>> record_from_bytes(record_bytes(mx.nd.arange(3)))[0].tolist()
+    [0.0, 1.0, 2.0]
+    """
+    return b"".join(bytes(p) for p in _record_pieces(arr, _needs_v3(arr)))
+
+
+def record_from_bytes(buf, what="NDArray bytes"):
+    """``(numpy array, Device, is_v3)`` of one NDArray record (``MXNDArrayLoadFromRawBytes``); a GPU
+    record loads onto the CPU when that GPU is absent."""
+    rd = _Reader(_as_bytes(buf, what), what)
+    rd.where = "record"
+    data, device, magic = _read_record(rd)
+    if data is None:
+        raise rd.error("expected an array, got a 'none' record (an array without a shape)")
+    if rd.left():
+        raise rd.error(f"expected one record, got {rd.left()} bytes after it")
+    return data, device, magic == V3_MAGIC
 
 
 def dumps(data, v3=None):

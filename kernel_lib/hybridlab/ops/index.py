@@ -164,6 +164,7 @@ def _pick_kw(a):
 _PICK_ATTRS = {"axis": Attr("int?", -1), "keepdims": Attr("bool", False),
                "mode": Attr("enum", "clip", choices=("clip", "wrap"))}
 register(OpDef("pick", inputs=("data", "index"), family="index", npx="pick", attrs=dict(_PICK_ATTRS),
+               aliases=("choose_element_0index",),
                compute=_pick_compute, infer_shape=_pick_infer,
                grad=lambda F, a, ins, outs, og: [F._backward_pick(og[0], ins[1], ins[0], **_pick_kw(a)), None],
                doc="One element per position along `axis`, chosen by `index` (shape of the output)."))
@@ -180,6 +181,35 @@ register(OpDef("_backward_pick", inputs=("ograd", "index", "data"), family="inde
                infer_shape=lambda a, s: [None if s[2] is None else tuple(s[2])],
                grad=lambda F, a, ins, outs, og: [F.pick(og[0], ins[1], **_pick_kw(a)), None, None],
                doc="Gradient of pick: ograd placed at the picked positions of zeros shaped like data."))
+
+
+# ---- fill_element_0index (MXNet 1.x legacy op) ------------------------------------------------
+def _fill_element_compute(ctx, a, lhs, mhs, rhs):
+    xp = ctx.xp
+    out = lhs.copy()
+    cols = rhs.astype(np.int64)
+    rows = xp.arange(lhs.shape[0])
+    ok = (cols >= 0) & (cols < lhs.shape[1])          # MXNet writes nothing for out-of-range columns
+    out[rows[ok], cols[ok]] = mhs[ok].astype(lhs.dtype)
+    return out
+
+
+def _fill_element_infer(a, in_shapes):
+    lhs = in_shapes[0]
+    if lhs is None:
+        return [None]
+    if len(lhs) != 2:
+        raise InferError(0, "a 2-d array", tuple(lhs))
+    merge_shape(in_shapes, 1, (lhs[0],), "one value per row of lhs")
+    merge_shape(in_shapes, 2, (lhs[0],), "one column index per row of lhs")
+    return [tuple(lhs)]
+
+
+register(OpDef("fill_element_0index", inputs=("lhs", "mhs", "rhs"), family="index",
+               compute=_fill_element_compute, infer_shape=_fill_element_infer,
+               no_grad_reason="MXNet registers no gradient for fill_element_0index",
+               doc="A copy of the 2-d `lhs` with out[i, rhs[i]] = mhs[i] in each row i (0-based column indices; "
+                   "out-of-range columns leave the row unchanged)."))
 
 
 # ---- one_hot -----------------------------------------------------------------------------------

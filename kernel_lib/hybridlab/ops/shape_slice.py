@@ -249,6 +249,8 @@ def _broadcast_like_out(a, l, r):
             raise InferError(0, f"of {len(r)} dimensions (as rhs {tuple(r)})", tuple(l))
         out = tuple(r)
     else:
+        if (la is not None and not la) or (ra is not None and not ra):   # MXNet: empty axes are refused
+            raise InferError(1, "non-empty lhs_axes and rhs_axes (or both None)", f"{la} and {ra}")
         la, ra = la or (), ra or ()
         if len(la) != len(ra):
             raise InferError(1, "lhs_axes and rhs_axes of equal length", f"{tuple(la)} and {tuple(ra)}")
