@@ -104,7 +104,7 @@ class Executor:
                     continue
                 grads[name] = self.arg_dict[name].zeros_like()
             self.grad_dict[name] = grads[name]
-        if self.grad_dict:
+        if self.grad_dict and args_grad is not None:   # gradient arrays asked for (bind's None: made here)
             _check_differentiable(symbol, self.grad_dict)
         self._op = cached_op or CachedOp(symbol)    # reshaped executors share it: one program per signature
         # read at bind, as MXNet's executor reads it (get_optimized_symbol shows its effect)
