@@ -24,8 +24,11 @@ LAYERS = [
                                            "random", "ufunc_helper", "operator"}),
     ("symbol, deferred.trace", {"symbol", "deferred"}),   # deferred: mx._deferred_compute and its tracer
     ("compiler", {"compiler", "profiler", "op_monitor"}),
-    ("gluon", {"gluon", "initializer", "optimizer", "lr_scheduler", "viz", "image", "metric"}),
-    ("module, io", {"module", "io", "callback", "monitor", "kvstore", "model"}),
+    ("optimizer", {"initializer", "optimizer", "lr_scheduler"}),
+    # the single-process kvstore: Trainer (gluon) sums gradients and runs update_on_kvstore through it
+    ("kvstore", {"kvstore"}),
+    ("gluon", {"gluon", "viz", "image", "metric"}),
+    ("module, io", {"module", "io", "callback", "monitor", "model"}),
     ("lab", {"lab"}),
     ("public helpers", {"test_utils", "util", "numpy_op_signature"}),
 ]

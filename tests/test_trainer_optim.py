@@ -344,3 +344,104 @@ def test_stale_gradients_raise_or_are_skipped():
     assert not (used.weight.data().asnumpy() == w_used).all()         # updated
     with pytest.raises(UserWarning):                                   # nothing fresh since that step
         trainer.step(1)
+
+
+# ---- Trainer and kvstore (values recorded from real MXNet 1.9.1) --------------------------------
+def _two_device_run(kv, update_on_kvstore=None, momentum=0.5):
+    x = mx.gluon.Parameter("x", shape=(2,))
+    x.initialize(ctx=[mx.cpu(0), mx.cpu(1)], init="zeros")
+    trainer = mx.gluon.Trainer([x], "sgd", {"learning_rate": 1.0, "momentum": momentum}, kvstore=kv,
+                               update_on_kvstore=update_on_kvstore)
+    for _ in range(2):
+        with mx.autograd.record():
+            for i, w in enumerate(x.list_data()):
+                ((i + 1) * w).backward()          # gradient 1 on cpu(0), 2 on cpu(1)
+        trainer.step(1)
+    return trainer, [d.asnumpy().tolist() for d in x.list_data()]
+
+
+@pytest.mark.parametrize("kv, update_on_kvstore, kv_type, resolved, values", [
+    (None, None, None, None, [[-2.5, -2.5], [-5.0, -5.0]]),      # no store: each device on its own gradient
+    ("device", None, "device", True, [[-7.5, -7.5]] * 2),
+    ("device", False, "device", False, [[-7.5, -7.5]] * 2),
+    ("local", True, "local", True, [[-7.5, -7.5]] * 2),
+    ("teststore", None, "teststore", False, [[-7.5, -7.5]] * 2),  # TestStore cannot run the optimizer
+])
+def test_trainer_kvstore_resolution_matches_mxnet(kv, update_on_kvstore, kv_type, resolved, values):
+    store = mx.kv.create(kv) if kv == "teststore" else kv
+    trainer, got = _two_device_run(store, update_on_kvstore)
+    assert (trainer._kvstore.type if trainer._kvstore else None) == kv_type
+    assert trainer._update_on_kvstore is resolved and trainer._kv_initialized
+    assert got == values
+    assert isinstance(trainer._updaters, list) and len(trainer._updaters) == 2
+
+
+def test_trainer_env_update_on_kvstore_and_single_device(monkeypatch):
+    monkeypatch.setenv("MXNET_UPDATE_ON_KVSTORE", "0")
+    trainer, got = _two_device_run("device", momentum=0.0)
+    assert trainer._update_on_kvstore is False and got == [[-6.0, -6.0]] * 2
+    monkeypatch.delenv("MXNET_UPDATE_ON_KVSTORE")
+    x = mx.gluon.Parameter("x", shape=(2,))
+    x.initialize()
+    trainer = mx.gluon.Trainer([x], "sgd", kvstore="device")
+    trainer._init_kvstore()
+    assert trainer._kvstore is None and trainer._update_on_kvstore is None
+    x2 = mx.gluon.Parameter("x2", shape=(2,))
+    x2.initialize(ctx=[mx.cpu(0), mx.cpu(1)])
+    invalid = mx.gluon.Trainer([x2], "sgd", kvstore=mx.kv.create("teststore"), update_on_kvstore=True)
+    with pytest.raises(ValueError, match="Please set update_on_kvstore=False"):
+        invalid._init_kvstore()
+    with pytest.raises(TypeError, match="kvstore must be KVStore, str or None"):
+        mx.gluon.Trainer([x2], "sgd", kvstore=3)._init_kvstore()
+
+
+def test_trainer_update_on_kvstore_states_and_reset_on_load(tmp_path):
+    trainer, _ = _two_device_run("device")
+    with pytest.raises(AssertionError, match="update\\(\\) when parameters are updated on kvstore"):
+        trainer.update(1)
+    with pytest.raises(AssertionError, match="allreduce_grads\\(\\) when parameters are updated on kvstore"):
+        trainer.allreduce_grads()
+    path = str(tmp_path / "t.states")
+    trainer.save_states(path)
+    mom = trainer._kvstore._updater.states[0].asnumpy().copy()
+    trainer.load_states(path)
+    np.testing.assert_array_equal(trainer._kvstore._updater.states[0].asnumpy(), mom)
+    assert trainer._optimizer is trainer._kvstore._updater.optimizer
+    params = mx.gluon.ParameterDict()
+    x = params.get("x", shape=(10,), lr_mult=1.0)
+    params.initialize(ctx=[mx.cpu(0), mx.cpu(1)], init="zeros")
+    trainer = mx.gluon.Trainer(params, "sgd", {"learning_rate": 0.1}, kvstore="local")
+    params.save(str(tmp_path / "p.params"))
+    for step in range(2):
+        with mx.autograd.record():
+            for w in x.list_data():
+                (w + 1).backward()
+        trainer.step(1)
+        if step == 0:
+            assert trainer._kvstore.type == "local" and trainer._update_on_kvstore
+            params.load(str(tmp_path / "p.params"))       # the store's copy is stale: dropped
+            assert trainer._kvstore is None and trainer._kv_initialized is False
+    assert (x.data(mx.cpu(0)).asnumpy() == np.float32(-0.2)).all()
+
+
+def test_row_sparse_parameter_rules():
+    y = mx.gluon.Parameter("y", shape=(3, 2), stype="row_sparse", init=mx.init.One())
+    y.initialize(ctx=[mx.cpu(0)])
+    with pytest.raises(RuntimeError, match="via data\\(\\) because its storage type is row_sparse"):
+        y.data()
+    with pytest.raises(RuntimeError, match="when no Trainer is created with it"):
+        y.row_sparse_data(mx.nd.array([0]))
+    with pytest.raises(TypeError, match="Cannot create 'None' KVStore with row_sparse parameters"):
+        mx.gluon.Trainer([y], "sgd", kvstore=None)._init_kvstore()
+    y._set_trainer(None)
+    with pytest.raises(ValueError, match="Cannot set update_on_kvstore=False when sparse weights are present"):
+        mx.gluon.Trainer([y], "sgd", update_on_kvstore=False)._init_kvstore()
+    y._set_trainer(None)
+    trainer = mx.gluon.Trainer([y], "sgd", {"learning_rate": 0.1})
+    with pytest.raises(RuntimeError, match="More than one trainers for a row_sparse Parameter"):
+        mx.gluon.Trainer([y], "sgd")
+    rows = y.row_sparse_data(mx.nd.array([0, 2]))
+    assert rows.stype == "row_sparse" and rows.asnumpy().tolist() == [[1, 1], [0, 0], [1, 1]]
+    assert trainer._update_on_kvstore is True and trainer._kvstore.type == "device"
+    with pytest.raises(RuntimeError, match="via row_sparse_data\\(\\) because its storage type is default"):
+        mx.gluon.Parameter("d", shape=(2,)).row_sparse_data(mx.nd.array([0]))

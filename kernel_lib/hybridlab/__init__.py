@@ -42,6 +42,8 @@ from . import runtime  # noqa: F401
 from . import events, viz, compiler  # noqa: F401
 from . import gluon, initializer  # noqa: F401
 from . import optimizer, lr_scheduler; from .gluon import metric  # noqa: F401,E702
+from . import kvstore  # noqa: F401
+kv = kvstore
 visualization = viz
 # MXNet's module paths for these: `import mxnet.metric`, `from mxnet.visualization import plot_network`
 _sys.modules[__name__ + '.metric'] = metric

@@ -157,8 +157,13 @@ class Parameter(DeferredInit):
         self._shape = new_shape
 
     def _set_trainer(self, trainer):
-        import weakref
-        self._trainer = weakref.ref(trainer) if trainer is not None else None
+        """Remember the Trainer updating this parameter (MXNet 1.9.1 keeps it, not a weak reference);
+        a row_sparse parameter belongs to one Trainer (its rows live in that Trainer's kvstore)."""
+        if self._stype != "default" and self._trainer is not None and trainer is not None \
+                and self._trainer is not trainer:
+            raise RuntimeError(f"Failed to set the trainer for Parameter '{self.name}' because it was already set. "
+                               f"More than one trainers for a {self._stype} Parameter is not supported.")
+        self._trainer = trainer
 
     # ---- data access ------------------------------------------------------------------------
     def _check_and_get(self, arr_list, device):
@@ -189,13 +194,53 @@ class Parameter(DeferredInit):
         """The data on ``device`` (the only copy when there is one). While deferred compute traces a
         graph, an array without values bound to ``var()`` (shape unknown dims as 0)."""
         device = device if device is not None else ctx
+        if self._stype != "default":
+            raise RuntimeError(f"Cannot return a copy of Parameter '{self.name}' on ctx {device} via data() because "
+                               f"its storage type is {self._stype}. Please use row_sparse_data() instead.")
         if _dc.is_deferred_compute():
             return self._traced(device)
         return self._check_and_get(self._data, device)
 
     def list_data(self):
         """The data on every device, in initialisation order."""
+        if self._stype != "default":
+            raise RuntimeError(f"Cannot return copies of Parameter '{self.name}' on all contexts via list_data() "
+                               f"because its storage type is {self._stype}. Please use row_sparse_data() instead.")
         return self._check_and_get(self._data, list)
+
+    def row_sparse_data(self, row_id):
+        """The row_sparse parameter on ``row_id``'s device, only the rows ``row_id`` (an NDArray of
+        row indices) kept: pulled from its Trainer's kvstore (the other rows are zero).
+
+        >>> import hybridlab as mx
+        >>> w = mx.gluon.Parameter('w', shape=(3, 2), stype='row_sparse', init=mx.init.One())
+        >>> w.initialize()
+        >>> trainer = mx.gluon.Trainer([w], 'sgd')
+        >>> w.row_sparse_data(mx.nd.array([0, 2])).asnumpy().tolist()
+        [[1.0, 1.0], [0.0, 0.0], [1.0, 1.0]]
+        """
+        if self._stype != "row_sparse":
+            raise RuntimeError(f"Cannot return a copy of Parameter {self.name} via row_sparse_data() because its "
+                               f"storage type is {self._stype}. Please use data() instead.")
+        return self._get_row_sparse(row_id.device, row_id)
+
+    def list_row_sparse_data(self, row_id):
+        """``row_sparse_data(row_id)`` on every device, in initialisation order."""
+        if self._stype != "row_sparse":
+            raise RuntimeError(f"Cannot return copies of Parameter '{self.name}' on all contexts via "
+                               f"list_row_sparse_data() because its storage type is {self._stype}. Please use "
+                               "data() instead.")
+        return self._get_row_sparse(list, row_id)
+
+    def _get_row_sparse(self, device, row_id):
+        if not isinstance(row_id, NDArray):
+            raise TypeError(f"row_id must have NDArray type, but {type(row_id)} is given")
+        if self._trainer is None:
+            raise RuntimeError(f"Cannot get row_sparse data for Parameter '{self.name}' when no Trainer is created "
+                               "with it.")
+        results = self._check_and_get(self._data, device)
+        self._trainer._row_sparse_pull(self, results, row_id)
+        return results
 
     def grad(self, device=None, ctx=None):
         """The gradient buffer on ``device``."""
@@ -252,6 +297,8 @@ class Parameter(DeferredInit):
         from ..numpy_extension import is_np_array
         self._device_list = list(devices)
         self._data = [data.copyto(d) if d != data.device else data.copy() for d in self._device_list]
+        if self._stype != "default":  # a row_sparse weight is held as one (its rows come from the kvstore)
+            self._data = [d.tostype(self._stype) for d in self._data]
         np_style = is_np_array()      # after npx.set_np() parameters are mx.np arrays (and so their grads)
         for d in self._data:
             d._np = np_style
@@ -325,6 +372,10 @@ class Parameter(DeferredInit):
                 raise AssertionError(f"Parameter '{self.name}' has not been initialized")
             self._deferred_init = self._deferred_init[:3] + (data,)
             return
+        trainer = self._trainer      # the kvstore holds a copy when it updates: make it again (MXNet)
+        if trainer is not None and trainer._kv_initialized and trainer._update_on_kvstore \
+                and self not in trainer._params_to_init:
+            trainer._reset_kvstore()
         for arr in self._data:
             src = data.as_in_context(arr.device) if isinstance(data, NDArray) else data
             arr[:] = src
@@ -337,8 +388,14 @@ class Parameter(DeferredInit):
             d.zero_grad()
 
     def _reduce(self):
-        """The value on the CPU (the mean over devices when there are several copies)."""
-        block = self.list_data()
+        """The value on the CPU (the mean over devices when there are several copies; a row_sparse
+        parameter's every row, from its Trainer's kvstore)."""
+        if self._stype != "default" and self._trainer is not None:
+            from ..ndarray import sparse
+            data = sparse.zeros(self._stype, self.shape, ctx=cpu(), dtype=self.dtype)
+            self._trainer._row_sparse_pull(self, data, None, full_idx=True)
+            return data
+        block = self._check_and_get(self._data, list)
         if len(block) == 1:
             return block[0].copyto(cpu()) if block[0].device != cpu() else block[0].copy()
         total = block[0].copyto(cpu())

@@ -60,6 +60,13 @@ class BaseSparseNDArray(NDArray):
     def copy(self):
         return type(self)._from_dense(self._data.copy(), self._device, self._np)
 
+    def copyto(self, other):
+        """Copy into ``other`` (an NDArray) or onto a device: a new array of the same storage type."""
+        out = super().copyto(other)
+        if isinstance(other, NDArray):
+            return out
+        return type(self)._from_dense(out._data, out._device, self._np)
+
     def _shape_text(self):
         return "x".join(str(d) for d in self.shape)
 

@@ -1,0 +1,19 @@
+"""``mx.kv`` / ``mx.kvstore``: MXNet 1.9.1's key-value stores for data-parallel training in one
+process: ``create`` ('local', 'device', registered stores such as 'teststore'), ``KVStore``,
+``KVStoreBase`` (with its registry) and ``TestStore``. Distributed types are not available here.
+
+Example::
+
+    >>> import hybridlab as mx
+    >>> kv = mx.kv.create('local')
+    >>> kv.init('a', mx.nd.zeros((2, 2)))
+    >>> kv.push('a', [mx.nd.ones((2, 2))] * 4)
+    >>> out = mx.nd.zeros((2, 2))
+    >>> kv.pull('a', out=out)
+    >>> out.asnumpy().tolist()
+    [[4.0, 4.0], [4.0, 4.0]]
+"""
+from .base import create, KVStoreBase, TestStore  # noqa: F401
+from .kvstore import KVStore  # noqa: F401
+
+__all__ = ["create", "KVStore", "KVStoreBase", "TestStore"]
