@@ -123,3 +123,53 @@ def test_a_worker_loader_left_early_and_dropped_releases_its_pool():
     done = subprocess.run([sys.executable, "-c", code, kernel_lib], capture_output=True, text=True, timeout=120,
                           stdin=subprocess.DEVNULL)
     assert done.returncode == 0 and done.stdout.strip() == "released", done.stderr[-2000:]
+
+
+class _Full(gdata.Dataset):
+    """MXNet's test_multi_worker dataset: sample ``i`` is ``nd.full((10,), i)``; records fetches."""
+
+    def __init__(self):
+        import threading
+        self.fetched = threading.Event()
+
+    def __len__(self):
+        return 12
+
+    def __getitem__(self, idx):
+        self.fetched.set()
+        return mx.nd.full((10,), idx)
+
+
+@pytest.mark.parametrize("thread_pool", [True, False])
+@pytest.mark.parametrize("auto_reload", [True, False])
+def test_dataloader_thread_pool_and_auto_reload(thread_pool, auto_reload):
+    # MXNet 1.9.1 accepts auto_reload (default False) and thread_pool; every pass sees every batch
+    loader = gdata.DataLoader(_Full(), batch_size=1, num_workers=3, thread_pool=thread_pool,
+                              auto_reload=auto_reload)
+    for _ in range(2):
+        batches = [b.asnumpy() for b in loader]
+        assert len(batches) == 12 and all((b == i).all() for i, b in enumerate(batches))
+    loader.close()
+
+
+def test_dataloader_auto_reload_prefetches_when_made():
+    ds = _Full()
+    loader = gdata.DataLoader(ds, batch_size=2, num_workers=1, thread_pool=True, auto_reload=True)
+    assert ds.fetched.wait(10)           # the first batches are fetched before iteration starts
+    assert [b[:, 0].asnumpy().tolist() for b in loader][:2] == [[0.0, 1.0], [2.0, 3.0]]
+    loader.close()
+
+
+def test_dataloader_pin_memory_device():
+    # MXNet: pin_memory=True returns batches on cpu_pinned(pin_device_id); without it, on cpu(0)
+    ds = gdata.ArrayDataset(np.random.uniform(size=(10, 20)))
+    assert {str(x.context) for x in gdata.DataLoader(ds, 8)} == {"cpu(0)"}
+    pinned = list(gdata.DataLoader(ds, 8, pin_memory=True))
+    assert [x.shape for x in pinned] == [(8, 20), (2, 20)]
+    assert all(x.context == mx.cpu_pinned(0) for x in pinned)
+    pairs = gdata.DataLoader(gdata.ArrayDataset(np.zeros((3, 2)), np.arange(3)), 2, pin_memory=True,
+                             num_workers=2)
+    assert all(x.context == y.context == mx.cpu_pinned(0) for x, y in pairs)
+    pairs.close()
+    with pytest.raises(ValueError, match="timeout"):
+        gdata.DataLoader(ds, 8, timeout=0)

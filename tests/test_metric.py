@@ -143,3 +143,46 @@ def test_composite_and_custom_metric():
     custom = metric.np(err)
     custom.update([nd([1.0, 2.0])], [nd([1.5, 2.5])])
     assert custom.get() == ("err", 0.5)
+
+
+def test_create_from_config_dict_json_and_name_kwargs_pair():
+    # MXNet 1.9.1's registry: create(json.dumps(m.get_config())) re-creates m; '[name, kwargs]' too
+    import json
+    for args in [("acc",), ("f1",), ("mcc",), ("perplexity", -1), ("pearsonr",), ("pcc",), ("nll_loss",), ("loss",)]:
+        m = mx.metric.create(*args)
+        assert mx.metric.create(json.dumps(m.get_config())).get_config() == m.get_config()
+    assert mx.metric.create('["acc", {"axis": 0}]').get_config() == {
+        "axis": 0, "metric": "Accuracy", "name": "accuracy", "output_names": None, "label_names": None}
+    composite = mx.metric.create(["acc", "f1"])
+    config = composite.get_config()
+    assert [c["metric"] for c in config["metrics"]] == ["Accuracy", "F1"]
+    again = mx.metric.create(json.dumps(config))
+    assert [type(m).__name__ for m in again.metrics] == ["Accuracy", "F1"]
+    with pytest.raises(NotImplementedError, match="cannot be serialized"):
+        mx.metric.create(lambda label, pred: 0.0).get_config()
+    with pytest.raises(ValueError, match="expected a 'metric' name"):
+        mx.metric.create('{"axis": 0}')
+
+
+def test_pcc_matches_mxnet_values():
+    pcc = mx.metric.create("pcc")
+    pcc.update([mx.nd.array([0, 1, 1, 0])], [mx.nd.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4], [0.7, 0.3]])])
+    assert pcc.get() == ("pcc", pytest.approx(0.5773502691896258))
+    pcc.update([mx.nd.array([0, 2, 3, 1, 2])], [mx.nd.array([0, 2, 1, 1, 3])])     # grows to 4 classes
+    assert pcc.get()[1] == pytest.approx(0.5360562674188974)
+    pcc.reset_local()
+    assert np.isnan(pcc.get()[1]) and pcc.get_global()[1] == pytest.approx(0.5360562674188974)
+    pcc.update([mx.nd.array([0, 2, 3, 1, 2])], [mx.nd.array([0, 2, 1, 1, 3])])
+    assert pcc.get()[1] == pytest.approx(0.5) and pcc.get_global()[1] == pytest.approx(0.5249415273012283)
+
+
+def test_macro_f1_mcc_global_averages_per_update_scores():
+    # MXNet 1.9.1 (values recorded): 'macro' global = mean of each update's own score
+    f1, mcc = mx.metric.F1(), mx.metric.MCC()
+    for lab, pr in [([0, 1, 1, 0], [[0.9, 0.1], [0.2, 0.8], [0.6, 0.4], [0.7, 0.3]]),
+                    ([1, 1, 0], [[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]])]:
+        for m in (f1, mcc):
+            m.update([mx.nd.array(lab)], [mx.nd.array(pr)])
+            m.reset_local()
+    assert f1.get_global()[1] == pytest.approx(0.5833333333333333)
+    assert mcc.get_global()[1] == pytest.approx(0.03867513459481292)

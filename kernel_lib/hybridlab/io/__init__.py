@@ -1,6 +1,6 @@
 """``mx.io``: MXNet 1.x's data iterators for the symbolic Module API: ``DataDesc`` (a named input
 shape), ``DataBatch`` (one batch of data and labels) and ``NDArrayIter`` (batches from in-memory
-arrays, with MXNet's last-batch handling).
+arrays, with MXNet's last-batch handling), ``CSVIter`` (batches streamed from CSV files).
 
 Example::
 
@@ -13,6 +13,7 @@ Example::
     [((2, 2), 0), ((2, 2), 0), ((2, 2), 1)]
 """
 from .batch import DataBatch, DataDesc  # noqa: F401
+from .csv_iter import CSVIter  # noqa: F401
 from .ndarray_iter import DataIter, NDArrayIter  # noqa: F401
 
-__all__ = ["DataBatch", "DataDesc", "DataIter", "NDArrayIter"]
+__all__ = ["CSVIter", "DataBatch", "DataDesc", "DataIter", "NDArrayIter"]

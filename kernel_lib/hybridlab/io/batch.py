@@ -70,5 +70,5 @@ class DataBatch:
 
     def __str__(self):
         data = [d.shape for d in self.data or []]
-        label = [d.shape for d in self.label or []]
+        label = [d.shape for d in self.label] if self.label else None    # MXNet: None when no labels
         return f"{type(self).__name__}: data shapes: {data} label shapes: {label}"

@@ -133,7 +133,8 @@ class NDArrayIter(DataIter):
         self._carry = np.arange(0)
         if len(rest) and self.last_batch_handle == "pad":
             pad = self.batch_size - len(rest)
-            self._batches.append((np.concatenate([rest, self.idx[:pad]]), pad))
+            # samples from the start, cycled when the batch is longer than the data (as MXNet)
+            self._batches.append((np.concatenate([rest, np.resize(self.idx, pad)]), pad))
         elif len(rest) and self.last_batch_handle == "roll_over":
             self._carry = rest
         self._next = 0

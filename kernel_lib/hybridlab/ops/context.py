@@ -22,14 +22,19 @@ def get_rng(device):
 
 
 def seed(seed_state, device="all"):
-    """Reseed the generators of every device (``device="all"``) or one device."""
+    """Reseed the generators of every device (``device="all"``) or one device. Any int is a seed:
+    MXNet passes it to C as a 32-bit int, so seeds equal modulo 2**32 (``-5`` and ``2**32 - 5``)
+    give the same draws, as there."""
+    if isinstance(seed_state, (float, np.floating)) or not hasattr(seed_state, "__index__"):
+        raise ValueError(f"seed_state must be int, got {type(seed_state).__name__} {seed_state!r}")
+    seed_state = seed_state.__index__() % (1 << 32)
     if device == "all":
-        _seed_state["seed"] = int(seed_state)
+        _seed_state["seed"] = seed_state
         _rngs.clear()
     else:
         _rngs.pop(device, None)
         saved = _seed_state["seed"]
-        _seed_state["seed"] = int(seed_state)
+        _seed_state["seed"] = seed_state
         get_rng(device)
         _seed_state["seed"] = saved
 

@@ -15,10 +15,10 @@ Example::
 """
 from .base import (EvalMetric, CompositeEvalMetric, CustomMetric, alias, check_label_shapes, create, np,
                    register)
-from .classification import Accuracy, F1, MCC, TopKAccuracy
+from .classification import Accuracy, F1, MCC, PCC, TopKAccuracy
 from .probability import CrossEntropy, Loss, NegativeLogLikelihood, Perplexity
 from .regression import MAE, MSE, PearsonCorrelation, RMSE
 
-__all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1", "MCC", "MAE", "MSE", "RMSE",
+__all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1", "MCC", "PCC", "MAE", "MSE", "RMSE",
            "CrossEntropy", "NegativeLogLikelihood", "Perplexity", "PearsonCorrelation", "Loss", "CustomMetric",
            "create", "register", "alias", "check_label_shapes", "np"]

@@ -1,5 +1,6 @@
 """The metric base classes and the registry behind ``metric.create``: ``EvalMetric`` (local and
 global sums), ``CompositeEvalMetric``, ``CustomMetric`` and ``np`` (metrics from functions)."""
+import json
 import numbers
 
 import numpy
@@ -27,7 +28,20 @@ def alias(*names):
 
 def create(metric, *args, **kwargs):
     """A metric from a name ('acc', 'f1', 'ce', ...), a callable ``feval(label, pred)`` (a
-    ``CustomMetric``), a list of those (a ``CompositeEvalMetric``) or a metric (returned as is)."""
+    ``CustomMetric``), a list of those (a ``CompositeEvalMetric``), a metric (returned as is), or a
+    configuration from ``get_config()``: a dict, its JSON text, or JSON ``[name, kwargs]`` (as MXNet's
+    registry reads them).
+
+    Example::
+
+        >>> import json
+        >>> import hybridlab as mx
+        >>> config = json.dumps(mx.metric.create('acc', axis=0).get_config())
+        >>> mx.metric.create(config).axis
+        0
+        >>> [m.name for m in mx.metric.create(['acc', 'pcc']).metrics]
+        ['accuracy', 'pcc']
+    """
     if callable(metric) and not isinstance(metric, type):
         return CustomMetric(metric, *args, **kwargs)
     if isinstance(metric, EvalMetric):
@@ -37,9 +51,34 @@ def create(metric, *args, **kwargs):
         for child in metric:
             composite.add(create(child, *args, **kwargs))
         return composite
+    if isinstance(metric, dict):
+        return _from_config(metric, args, kwargs, metric)
+    if isinstance(metric, str) and metric[:1] in ("[", "{"):
+        try:
+            config = json.loads(metric)
+        except ValueError as e:
+            raise ValueError(f"Metric configuration: expected JSON text, got {metric[:80]!r} ({e})") from None
+        if metric[0] == "[":
+            if not (isinstance(config, list) and len(config) == 2 and isinstance(config[0], str)
+                    and isinstance(config[1], dict)):
+                raise ValueError(f"Metric configuration: expected JSON [name, {{arguments}}], got {metric[:80]!r}")
+            config = dict(config[1], metric=config[0])
+        elif not isinstance(config, dict):
+            raise ValueError(f"Metric configuration: expected a JSON object, got {metric[:80]!r}")
+        return _from_config(config, args, kwargs, metric)
     if not isinstance(metric, str) or metric.lower() not in _REGISTRY:
         raise ValueError(f"Metric must be either callable or in {sorted(_REGISTRY)}, got {metric!r}")
     return _REGISTRY[metric.lower()](*args, **kwargs)
+
+
+def _from_config(config, args, kwargs, given):
+    if args or kwargs:
+        raise ValueError(f"Metric configuration {given!r}: expected no further arguments, got {args} {kwargs}")
+    config = dict(config)
+    name = config.pop("metric", None)
+    if not isinstance(name, str):
+        raise ValueError(f"Metric configuration: expected a 'metric' name, got {given!r}")
+    return create(name, **config)
 
 
 def check_label_shapes(labels, preds, wrap=False, shape=False):
@@ -147,6 +186,12 @@ class CompositeEvalMetric(EvalMetric):
     def add(self, metric):
         self.metrics.append(create(metric))
 
+    def get_config(self):
+        """The composite's arguments, its metrics' configurations under ``'metrics'``."""
+        config = super().get_config()
+        config["metrics"] = [m.get_config() for m in self.metrics]
+        return config
+
     def get_metric(self, index):
         try:
             return self.metrics[index]
@@ -197,6 +242,9 @@ class CustomMetric(EvalMetric):
         super().__init__(name, output_names=output_names, label_names=label_names)
         self._feval = feval
         self._allow_extra_outputs = allow_extra_outputs
+
+    def get_config(self):
+        raise NotImplementedError("CustomMetric cannot be serialized")
 
     def update(self, labels, preds):
         if not self._allow_extra_outputs:

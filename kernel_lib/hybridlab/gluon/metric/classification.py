@@ -1,4 +1,5 @@
-"""Classification metrics: accuracy, top-k accuracy, F1 and MCC (binary, macro or micro)."""
+"""Classification metrics: accuracy, top-k accuracy, F1 and MCC (binary, macro or micro), PCC
+(multiclass MCC from a confusion matrix)."""
 import math
 
 import numpy
@@ -116,7 +117,8 @@ class _BinaryMetric(EvalMetric):
             self.global_sum_metric += self._score(self._global_stats)
             self.num_inst += 1
             self.global_num_inst += 1
-            self._stats = _BinaryStats()
+            # MXNet resets the local and the global counts: global 'macro' averages per-update scores
+            self._stats, self._global_stats = _BinaryStats(), _BinaryStats()
         else:
             self.sum_metric = self._score(self._stats) * self._stats.total
             self.global_sum_metric = self._score(self._global_stats) * self._global_stats.total
@@ -150,3 +152,87 @@ class MCC(_BinaryMetric):
 
     def __init__(self, name="mcc", output_names=None, label_names=None, average="macro"):
         super().__init__(name, output_names, label_names, average)
+
+
+@register
+class PCC(EvalMetric):
+    """The multiclass Matthews correlation coefficient from the K x K confusion matrix of every update
+    since ``reset_local`` (``get_global``: since ``reset``); NaN when predictions or labels are all one
+    class. Predictions are class scores (argmax over axis 1) or, shaped as the labels, class indices.
+    For two classes it equals ``MCC``.
+
+    Example::
+
+        >>> import hybridlab as mx
+        >>> pcc = mx.metric.PCC()
+        >>> pcc.update([mx.nd.array([0, 1, 1, 0])], [mx.nd.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4], [0.7, 0.3]])])
+        >>> name, value = pcc.get()
+        >>> name, round(value, 4)
+        ('pcc', 0.5774)
+    """
+
+    def __init__(self, name="pcc", output_names=None, label_names=None, has_global_stats=True):
+        self.k = 2
+        super().__init__(name, output_names=output_names, label_names=label_names)
+
+    def _grow(self, k):
+        inc = k - self.k
+        self.lcm = numpy.pad(self.lcm, ((0, inc), (0, inc)))
+        self.gcm = numpy.pad(self.gcm, ((0, inc), (0, inc)))
+        self.k = k
+
+    @staticmethod
+    def _calc_mcc(cmat):
+        n = cmat.sum()
+        x, y = cmat.sum(axis=1), cmat.sum(axis=0)
+        cov_xx, cov_yy = numpy.sum(x * (n - x)), numpy.sum(y * (n - y))
+        if cov_xx == 0 or cov_yy == 0:
+            return float("nan")
+        cov_xy = numpy.sum(cmat.diagonal() * n - x * y)
+        return cov_xy / (cov_xx * cov_yy) ** 0.5
+
+    def update(self, labels, preds):
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            label, pred = _host(label).astype("int32").ravel(), _host(pred)
+            pred = numpy.argmax(pred, axis=1) if pred.shape != _host(label).shape and pred.ndim > 1 \
+                else pred.astype("int32")
+            pred = pred.ravel()
+            check_label_shapes(label, pred)
+            if len(label) and min(label.min(), pred.min()) < 0:
+                raise ValueError(f"{self.name}: expected class indices >= 0, got "
+                                 f"{int(min(label.min(), pred.min()))}")
+            n = int(max(pred.max(), label.max())) + 1 if len(label) else 0
+            if n > self.k:
+                self._grow(n)
+            bcm = numpy.zeros((self.k, self.k))
+            numpy.add.at(bcm, (pred, label), 1)
+            self.lcm += bcm
+            self.gcm += bcm
+        self.num_inst += 1
+        self.global_num_inst += 1
+
+    @property
+    def sum_metric(self):
+        return self._calc_mcc(self.lcm) * self.num_inst
+
+    @sum_metric.setter
+    def sum_metric(self, value):        # EvalMetric's resets assign it; the value is derived
+        pass
+
+    @property
+    def global_sum_metric(self):
+        return self._calc_mcc(self.gcm) * self.global_num_inst
+
+    @global_sum_metric.setter
+    def global_sum_metric(self, value):
+        pass
+
+    def reset(self):
+        self.global_num_inst = 0
+        self.gcm = numpy.zeros((self.k, self.k))
+        self.reset_local()
+
+    def reset_local(self):
+        self.num_inst = 0
+        self.lcm = numpy.zeros((self.k, self.k))
