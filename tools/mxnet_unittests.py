@@ -79,7 +79,7 @@ def _run(side, python, tests, name, out, timeout, env):
     xml = os.path.join(out, side, name + ".xml")
     log = os.path.join(out, side, name + ".log")
     os.makedirs(os.path.dirname(xml), exist_ok=True)
-    cmd = [python, "-m", "pytest", os.path.join(tests, name), "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+    cmd = [python, "-m", "pytest", os.path.join(tests, name), "-q", "-p", "no:cacheprovider", "-o", "addopts=", "--tb=line",
            f"--junitxml={xml}", f"--timeout={timeout}", "--rootdir", tests]
     with open(log, "w", encoding="utf-8") as f:
         subprocess.run(cmd, cwd=tests, env=env, stdout=f, stderr=subprocess.STDOUT, timeout=timeout * 40)
@@ -96,7 +96,7 @@ def _run_isolated(python, tests, name, xml, timeout, env):
     suite = ET.Element("testsuite")
     for node in [line for line in listed.stdout.splitlines() if "::" in line]:
         part = xml + ".part"
-        subprocess.run([python, "-m", "pytest", node, "-q", "-p", "no:cacheprovider", f"--junitxml={part}",
+        subprocess.run([python, "-m", "pytest", node, "-q", "-p", "no:cacheprovider", "--tb=line", f"--junitxml={part}",
                         f"--timeout={timeout}", "--rootdir", tests], cwd=tests, env=env,
                        capture_output=True, timeout=timeout * 2)
         cases = list(ET.parse(part).getroot().iter("testcase")) if os.path.exists(part) else []
