@@ -8,7 +8,8 @@ code written for MXNet (``except mx.MXNetError``) keeps working. As in MXNet it 
 """
 import numpy as np
 
-__all__ = ["MXNetError", "HybridlabError", "MXNetIndexError", "MXNetValueError", "MXNetTypeError", "normalize_dtype",
+__all__ = ["MXNetError", "HybridlabError", "MXNetIndexError", "MXNetValueError", "MXNetTypeError", "MXNetNotImplementedError",
+           "normalize_dtype",
            "dtype_flag", "dtype_from_flag", "DEFAULT_DTYPE", "NotImplementedForSymbol", "integer_types",
            "numeric_types", "string_types", "py_str", "mx_real_t", "data_dir"]
 
@@ -45,6 +46,19 @@ class MXNetValueError(MXNetError, ValueError):
 
 class MXNetTypeError(MXNetError, TypeError):
     """An unknown dtype: ``except TypeError`` catches it, as in MXNet."""
+
+
+class MXNetNotImplementedError(MXNetError, NotImplementedError):
+    """A valid request that MXNet does not support (``order='F'`` for a creation function):
+    ``except NotImplementedError`` catches it, as in MXNet.
+
+    >>> import hybridlab as mx
+    >>> try:
+    ...     mx.np.empty((2,), order='F')
+    ... except NotImplementedError as err:
+    ...     print(isinstance(err, mx.MXNetError), err)
+    True np.empty: order expected 'C' (row-major only), got 'F'
+    """
 
 
 HybridlabError = MXNetError

@@ -39,12 +39,16 @@ class _Scope:
 
 def _decorate(obj, make_scope):
     if inspect.isclass(obj):
-        for name, member in list(vars(obj).items()):
-            if inspect.isfunction(member):
-                setattr(obj, name, _decorate(member, make_scope))
-            elif isinstance(member, property):
+        # as MXNet: every method and property, inherited ones included (a decorated Block's ``__call__``
+        # and ``initialize`` run in the scope too); each is wrapped once, on this class
+        for name, member in inspect.getmembers(obj, lambda m: inspect.isfunction(m) or isinstance(m, property)):
+            if isinstance(inspect.getattr_static(obj, name), staticmethod):
+                continue
+            if isinstance(member, property):
                 setattr(obj, name, property(*(None if f is None else _decorate(f, make_scope)
                                               for f in (member.fget, member.fset, member.fdel)), member.__doc__))
+            else:
+                setattr(obj, name, _decorate(member, make_scope))
         return obj
 
     @functools.wraps(obj)

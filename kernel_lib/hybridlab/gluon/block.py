@@ -39,7 +39,8 @@ from .. import name as _name
 from ..base import MXNetError
 from .parameter import Parameter
 from .parameter_dict import ParamLoadError, ParameterDict, load_checked
-from .utils import HookHandle, brief_print_list, indent
+from ..numpy_extension import is_np_array as _is_np_array
+from .utils import HookHandle, _check_all_np_ndarrays, brief_print_list, indent
 
 __all__ = ["Block", "ParamLoadError"]
 
@@ -408,8 +409,12 @@ class Block:
         running, through ``gluon.monitoring``)."""
         if self._callback is not None or _monitor_switches.running:
             from .monitoring import call_monitored
-            return call_monitored(self, self._call, args)
-        return self._call(*args)
+            out = call_monitored(self, self._call, args)
+        else:
+            out = self._call(*args)
+        if _is_np_array():
+            _check_all_np_ndarrays(out)        # np mode: a Block returns mx.np arrays only (as MXNet)
+        return out
 
     def _call(self, *args):
         for hook in list(self._forward_pre_hooks.values()):

@@ -39,6 +39,7 @@ Example::
 """
 import sys
 import warnings
+from inspect import unwrap as _unwrap      # a method as defined, under mx.util.use_np's scope wrappers
 
 from .. import ndarray
 from ..base import MXNetValueError
@@ -56,7 +57,7 @@ from .parameter import DeferredInitializationError
 from .rebuild_history import flags_diff, note_build, note_inactive
 from .hybrid_graph import build_cached_op, graph_scope, infer_attrs, symbolic_forward, trace, traced_forward
 from .shape_guards import guard_broken
-from .utils import flatten, regroup, shape_is_known
+from .utils import _check_all_np_ndarrays, flatten, regroup, shape_is_known
 
 __all__ = ["HybridBlock"]
 
@@ -101,6 +102,15 @@ def _np_style(out):
     return out
 
 
+def _kinds(out):
+    """The kinds of the arrays in ``out`` (nested lists/tuples): a set of ``_np`` flags."""
+    if isinstance(out, NDArray):
+        return {out._np}
+    if isinstance(out, (list, tuple)):
+        return set().union(*(_kinds(o) for o in out))
+    return set()
+
+
 class HybridBlock(Block):
     """A Block that can be hybridized: see the module docstring for the two styles."""
 
@@ -138,7 +148,8 @@ class HybridBlock(Block):
     def _is_legacy(self):
         """MXNet 1.x style: ``hybrid_forward`` defined and ``forward`` not overridden."""
         cls = type(self)
-        return cls.forward is HybridBlock.forward and cls.hybrid_forward is not HybridBlock.hybrid_forward
+        return (_unwrap(cls.forward) is HybridBlock.forward
+                and _unwrap(cls.hybrid_forward) is not HybridBlock.hybrid_forward)
 
     @property
     def cached_op(self):
@@ -151,8 +162,12 @@ class HybridBlock(Block):
         __tracebackhide__ = True      # the entry frame: IPython and pytest leave it out of tracebacks
         try:
             if self._callback is not None or _switches.running:     # op hooks / profiler: gluon.monitoring
-                return _monitoring.call_monitored(self, self._call, (x,) + args)
-            return self._call(x, *args)
+                out = _monitoring.call_monitored(self, self._call, (x,) + args)
+            else:
+                out = self._call(x, *args)
+            if _np_mode():
+                _check_all_np_ndarrays(out)        # np mode: a Block returns mx.np arrays only (as MXNet)
+            return out
         except Exception as err:      # into user code: without hybridlab's frames (symbol.user_traceback)
             if full_traceback_wanted() or not escapes_to_user(sys._getframe(1), self):
                 raise
@@ -162,7 +177,7 @@ class HybridBlock(Block):
         if self._forward_pre_hooks:
             for hook in list(self._forward_pre_hooks.values()):
                 hook(self, (x,) + args)
-        if type(self).forward is HybridBlock.forward:    # MXNet 1.x style (hybrid_forward)
+        if _unwrap(type(self).forward) is HybridBlock.forward:    # MXNet 1.x style (hybrid_forward)
             out = self.forward(x, *args)
         else:
             out = self._call_forward_style(x, *args)
@@ -176,7 +191,7 @@ class HybridBlock(Block):
         hybridized), Symbols build the graph with ``hybrid_forward(mx.sym, ...)``."""
         if self._hybridization.active and not args and x.__class__ is NDArray and not _dc.state.tracing.active:
             return self._call_cached_op(x)           # the hot path: one array into the cached op
-        if type(self).hybrid_forward is HybridBlock.hybrid_forward:
+        if _unwrap(type(self).hybrid_forward) is HybridBlock.hybrid_forward:
             raise NotImplementedError(f"{type(self).__name__} must define forward(self, x, ...) (MXNet 2.0) or "
                                       f"hybrid_forward(self, F, x, ...) (MXNet 1.x)")
         has_sym, has_nd, devices, _ = _gather([x, *args])
@@ -192,19 +207,22 @@ class HybridBlock(Block):
         if not isinstance(first, NDArray):
             raise AssertionError(f"HybridBlock requires the first argument to forward be either Symbol or "
                                  f"NDArray, but got {type(first)}")
-        if _dc.is_deferred_compute():
-            return traced_forward(self, x, *args)
-        if self._hybridization.active:
+        if self._hybridization.active and not _dc.is_deferred_compute():
             self._check_devices(devices)
             return self._call_cached_op(x, *args)
-        with first.device as device:
-            try:
-                params = {k: p.data(device) for k, p in self._reg_params.items()}
-            except DeferredInitializationError:
-                self._finish_own_deferred_init(x, *args)
-                params = {k: p.data(device) for k, p in self._reg_params.items()}
-            out = self.hybrid_forward(ndarray, x, *args, **params)
-        return _np_style(out) if first._np else out      # mx.np in, mx.np out (as the cached op path)
+        if _dc.is_deferred_compute():
+            out = traced_forward(self, x, *args)
+        else:
+            with first.device as device:
+                try:
+                    params = {k: p.data(device) for k, p in self._reg_params.items()}
+                except DeferredInitializationError:
+                    self._finish_own_deferred_init(x, *args)
+                    params = {k: p.data(device) for k, p in self._reg_params.items()}
+                out = self.hybrid_forward(ndarray, x, *args, **params)
+        # mx.np in, mx.np out (as the cached op path: the layers' mx.nd ops give mx.nd arrays); outputs of
+        # both kinds stay as they are, for __call__ to reject in np mode as MXNet does
+        return _np_style(out) if first._np and len(_kinds(out)) == 1 else out
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """Override to define the computation with ``F`` (``mx.nd`` or ``mx.sym``), MXNet 1.x style."""

@@ -79,11 +79,23 @@ def trace(block, *args, symbolic=None, shape_reads=None):
                 with graph_scope(block):
                     out = block.forward(*grouped)
         flat_out, out_format = flatten(out, "output")
+        _check_same_array_type(flat_out)
         out_sym = _dc.get_symbol(flat_out)
         _dc.clear(flat_out)
         for p in block.collect_params().values():
             p._take_traced_shape()
     return inputs, out_sym, in_format, out_format, reads
+
+
+def _check_same_array_type(outputs):
+    """The traced outputs are all ``mx.np`` or all ``mx.nd`` arrays, else ``TypeError`` (MXNet's
+    ``_check_same_symbol_type``: one graph cannot group both kinds)."""
+    kinds = {o._np for o in outputs if isinstance(o, NDArray)}
+    if len(kinds) > 1:
+        raise TypeError("Found both classic symbol (mx.sym.Symbol) and numpy symbol (mx.sym.np._Symbol) in "
+                        "outputs: expected one kind. Convert them to the same kind: call `as_np_ndarray()` on "
+                        "each classic output for numpy outputs, or `as_nd_ndarray()` on each numpy output for "
+                        "classic outputs.")
 
 
 def get_graph(block, *args):

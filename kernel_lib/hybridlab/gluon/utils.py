@@ -99,6 +99,28 @@ def regroup(args, fmt):
     return merge(args, fmt)[0]
 
 
+def _check_all_np_ndarrays(out):
+    """Raise ``TypeError`` unless every array in ``out`` (an array or nested lists/tuples) is an
+    ``mx.np`` array: what a Block returns in np mode (MXNet's ``_check_all_np_ndarrays``).
+
+    >>> import hybridlab as mx
+    >>> _check_all_np_ndarrays((mx.np.ones((1,)), [mx.np.zeros((1,))]))
+    >>> try:
+    ...     _check_all_np_ndarrays((mx.np.ones((1,)), mx.nd.ones((1,))))
+    ... except TypeError as err:
+    ...     print(err)
+    Block's output ndarrays/symbols must be of type `mxnet.numpy.ndarray` or `mxnet.symbol.numpy._Symbol`, while got output type <class 'mxnet.ndarray.ndarray.NDArray'>
+    """
+    if isinstance(out, NDArray):
+        if not out._np:
+            raise TypeError("Block's output ndarrays/symbols must be of type `mxnet.numpy.ndarray` or "
+                            "`mxnet.symbol.numpy._Symbol`, while got output type "
+                            "<class 'mxnet.ndarray.ndarray.NDArray'>")
+    elif isinstance(out, (list, tuple)):
+        for item in out:
+            _check_all_np_ndarrays(item)
+
+
 def indent(s_, num_spaces):
     """Indent every line of ``s_`` but the first by ``num_spaces`` (MXNet's nested repr)."""
     lines = s_.split("\n")

@@ -9,7 +9,8 @@ tracing can turn it into graph nodes.
   * several integer arrays (and ints among them) -> ``transpose`` + ``gather_nd`` (+ ``transpose``),
     placing the broadcast index dimensions where NumPy does;
   * one boolean mask (the other entries whole slices) -> ``boolean_mask``; a mask mixed with other
-    indices is turned into integer arrays (its ``nonzero()``).
+    indices is turned into integer arrays (its ``nonzero()``); on ``mx.np`` arrays a Python bool or a
+    0-d mask adds a new axis of length 1 (True) or 0 (False), as in NumPy.
   On legacy (``mx.nd``) arrays a result without dimensions has shape (1,), as in MXNet 1.x.
 
 A basic key that selects one contiguous block (``x[1:3]``, ``x[2]``, ``x[:, :]``) gives a view that
@@ -17,7 +18,7 @@ shares the array's memory, as in MXNet (``x[1:3][:] = 7`` writes into ``x``), ex
 records ``x`` or a graph is traced; other keys give copies.
 
 ``x[key] = value`` writes into the array's buffer (value: scalar, NumPy array or NDArray,
-broadcast to the indexed shape). While autograd records an array that is part of the graph, a
+broadcast to the indexed shape; extra leading size-1 axes are dropped, as MXNet allows). While autograd records an array that is part of the graph, a
 basic-key assignment is instead recorded as ``_slice_assign`` and the array takes the result.
 
 Example::
@@ -74,9 +75,11 @@ def _parse(arr, key):
     key = key if isinstance(key, tuple) else (key,)
     entries, ellipsis = [], None
     for k in key:
-        if isinstance(k, (bool, np.bool_)):
+        if isinstance(k, (bool, np.bool_)) and arr._np:
+            entries.append(_as_index_array(arr, np.asarray(k)))    # as NumPy: a 0-d mask (a new axis)
+        elif isinstance(k, (bool, np.bool_)):
             raise MXNetError(f"unsupported index key {k!r} (a Python bool); supported keys: {_SUPPORTED}")
-        if isinstance(k, (int, np.integer)):
+        elif isinstance(k, (int, np.integer)):
             entries.append(("int", int(k)))
         elif isinstance(k, slice):
             entries.append(("slice", slice(*(None if v is None else _index_int(v) for v in (k.start, k.stop, k.step)))))
@@ -113,15 +116,25 @@ def _check_int(i, n, axis):
     return i % n
 
 
+def _check_mask(arr, mask, axis):
+    """The dimensions of ``arr`` that boolean ``mask`` indexes from ``axis`` (``IndexError`` unless
+    its shape is theirs, as NumPy and MXNet)."""
+    dims = arr.shape[axis:axis + mask.ndim]
+    if mask.shape != dims:
+        raise MXNetIndexError(f"boolean index expected shape {dims} (the indexed dimensions), got {mask.shape}")
+    return dims
+
+
 def _bools_to_ints(arr, entries):
     """Replace boolean masks by their nonzero() integer arrays (checking their shapes)."""
     out, axis = [], 0
     for e in entries:
         if e[0] == "bool":
             mask = e[1]
-            dims = arr.shape[axis:axis + mask.ndim]
-            if mask.shape != dims:
-                raise MXNetError(f"boolean index expected shape {dims} (the indexed dimensions), got {mask.shape}")
+            _check_mask(arr, mask, axis)
+            if mask.ndim == 0:     # as NumPy: a new axis, indexed by [0] (True) or [] (False)
+                out.append(("new_array", arr._device.xp.arange(int(bool(mask)), dtype=np.int64)))
+                continue
             out += [("int_array", a.astype(np.int64)) for a in arr._device.xp.nonzero(mask)]
             axis += mask.ndim
             continue
@@ -160,17 +173,25 @@ def _basic_plan(arr, entries):
     return (tuple(begin), tuple(end), tuple(step)), tuple(sliced), tuple(final), needed
 
 
+def _reshape(x, shape):
+    """``x`` reshaped to the explicit ``shape`` (recorded): ``Reshape``, or ``_np_reshape`` for a shape
+    with a 0 (which ``Reshape`` reads as "keep this axis")."""
+    if 0 in shape:
+        return _call("_np_reshape", x, newshape=tuple(shape))
+    return _call("Reshape", x, shape=tuple(shape))
+
+
 def _finish(arr, out, shape=None):
     """``out`` reshaped to ``shape``; on legacy arrays a 0-d result becomes shape (1,)."""
     if shape is None:
         shape = out.shape
     if not arr._np and shape == ():
         shape = (1,)
-    return out if out.shape == shape else _call("Reshape", out, shape=shape)
+    return out if out.shape == shape else _reshape(out, shape)
 
 
 def _direct(arr, entries):
-    """Plain array-module indexing (empty results): nothing to differentiate, nothing recorded."""
+    """Plain array-module indexing (empty results, neither recorded by autograd nor traced)."""
     data = arr._data[_xp_key(arr, entries)]
     if not arr._np and data.ndim == 0:
         data = data.reshape(1)
@@ -182,7 +203,12 @@ def can_view(arr):
     records ``arr`` (then the recorded ops copy, so the gradient sees the value it was taken at)."""
     if deferred_state.tracing.active:
         return False
-    return not (autograd_state.is_recording() and (arr._node is not None or arr._grad_req != "null"))
+    return not _recorded(arr)
+
+
+def _recorded(arr):
+    """Whether autograd records ops on ``arr`` now (it is in the graph or requires a gradient)."""
+    return autograd_state.is_recording() and (arr._node is not None or arr._grad_req != "null")
 
 
 def _contiguous(arr, entries):
@@ -233,7 +259,7 @@ def get_item(arr, key):
     kinds = [e[0] for e in entries]
     if "array" not in kinds and "bool" not in kinds:
         (begin, end, step), _, final, needed = _basic_plan(arr, entries)
-        if 0 in final or arr.size == 0:
+        if (0 in final or arr.size == 0) and can_view(arr):   # recorded or traced: sliced (backward works)
             return _direct(arr, entries)
         if can_view(arr) and _contiguous(arr, entries):
             return _view(arr, entries, final)        # shares memory, as MXNet's contiguous slices do
@@ -248,28 +274,29 @@ def get_item(arr, key):
 
 def _mask(arr, entries, pos):
     mask = entries[pos][1]
-    dims = arr.shape[pos:pos + mask.ndim]
-    if mask.shape != dims:
-        raise MXNetError(f"boolean index expected shape {dims} (the indexed dimensions), got {mask.shape}")
+    dims = _check_mask(arr, mask, pos)
     out = arr
     if mask.ndim != 1:
         merged = arr.shape[:pos] + (int(np.prod(dims)),) + arr.shape[pos + mask.ndim:]
-        out, mask = _call("Reshape", arr, shape=merged), mask.reshape(-1)
+        out, mask = _reshape(arr, merged), mask.reshape(-1)
     index = NDArray._wrap(mask, arr._device, arr._np)
     return _call("boolean_mask", out, index, axis=pos)
 
 
 def _advanced(arr, entries):
-    if "new" in (e[0] for e in entries):   # new axes first (as whole slices of size-1 axes)
-        shape, axis, expanded = list(arr.shape), 0, []
+    if any(e[0] in ("new", "new_array") for e in entries):   # new axes first (size-1 axes: whole slices,
+        shape, axis, expanded = list(arr.shape), 0, []          # or indexed by a 0-d mask's [0] or [])
         for e in entries:
             if e[0] == "new":
                 shape.insert(axis, 1)
                 expanded.append(("slice", _FULL))
+            elif e[0] == "new_array":
+                shape.insert(axis, 1)
+                expanded.append(("array", e[1]))
             else:
                 expanded.append(e)
             axis += 1
-        arr, entries = _call("Reshape", arr, shape=tuple(shape)), expanded
+        arr, entries = _reshape(arr, tuple(shape)), expanded
     xp = arr._device.xp
     # slices first (integer entries of the advanced group keep their axis for now)
     begin, end, step, needed = [], [], [], False
@@ -363,8 +390,9 @@ def set_item(arr, key, value):
     try:
         arr._data[xp_key] = data
     except (ValueError, IndexError) as err:
-        if isinstance(err, ValueError) and not arr._np and _one_element(arr, xp_key, data):
-            arr._data[xp_key] = data.reshape(())     # MXNet 1.x: one element is a (1,) array
+        lead = _leading_ones(arr, xp_key, data) if isinstance(err, ValueError) else 0
+        if lead:     # as MXNet: a value with extra leading 1s ((1, 1) for one element) fits its target
+            arr._data[xp_key] = data.reshape(data.shape[lead:])
             return
         shape = getattr(value, "shape", ())
         error = MXNetIndexError if isinstance(err, IndexError) else MXNetValueError
@@ -378,9 +406,12 @@ def _whole(arr, entries):
     return all(e[0] == "slice" and e[1].indices(n) == (0, n, 1) for e, n in zip(dims, arr.shape))
 
 
-def _one_element(arr, xp_key, data):
-    """Whether ``xp_key`` selects one element of ``arr`` (0-d) and ``data`` holds one value."""
-    return getattr(data, "size", 0) == 1 and getattr(arr._data[xp_key], "ndim", 0) == 0
+def _leading_ones(arr, xp_key, data):
+    """How many leading size-1 axes ``data`` has beyond the shape that ``xp_key`` selects of ``arr``
+    (0 when it has no extra axes, or an extra one is longer than 1)."""
+    shape = getattr(data, "shape", ())
+    extra = len(shape) - getattr(arr._data[xp_key], "ndim", 0)
+    return extra if extra > 0 and all(d == 1 for d in shape[:extra]) else 0
 
 
 def _recorded_assign(arr, entries, value):
@@ -388,8 +419,6 @@ def _recorded_assign(arr, entries, value):
         raise MXNetError("assignment with integer-array or boolean indices to an array recorded by autograd is "
                          "not supported: use basic indices (ints, slices) or assign outside record()")
     (begin, end, step), sliced, final, _ = _basic_plan(arr, entries)
-    if 0 in sliced:
-        return
     kw = {"begin": begin, "end": end, "step": step}
     if isinstance(value, (int, float, bool, np.number)):
         new = _call("_slice_assign_scalar", arr, scalar=float(value), **kw)
@@ -398,6 +427,6 @@ def _recorded_assign(arr, entries, value):
         if v.shape != sliced:
             if v.size != int(np.prod(sliced)) or v.ndim < len(final):
                 v = _call("broadcast_to", v, shape=final) if v.shape != final else v
-            v = _call("Reshape", v, shape=sliced)
+            v = _reshape(v, sliced)
         new = _call("_slice_assign", arr, v, **kw)
     arr._data, arr._node = new._data, new._node

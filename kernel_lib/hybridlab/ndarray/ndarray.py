@@ -17,7 +17,7 @@ Example::
 import numpy as np
 
 from ..autograd import state as autograd_state
-from ..base import MXNetError, MXNetValueError, normalize_dtype
+from ..base import MXNetError, MXNetNotImplementedError, MXNetValueError, normalize_dtype
 from ..deferred import state as _deferred
 from ..deferred.state import TracedValue
 from ..device import Device, current_device
@@ -285,8 +285,20 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
             return self
         return _call("Cast", self, dtype=dtype)
 
-    def copy(self):
-        """A copy on the same device."""
+    def copy(self, order="C"):
+        """A copy on the same device (row-major: ``order='C'`` only, as MXNet's ``mx.np``).
+
+        >>> import hybridlab as mx
+        >>> mx.np.array([1, 2]).copy().tolist()
+        [1.0, 2.0]
+        >>> try:
+        ...     mx.np.array([1, 2]).copy(order='F')
+        ... except NotImplementedError as err:
+        ...     print(err)
+        ndarray.copy: order expected 'C' (row-major only), got 'F'
+        """
+        if order != "C":
+            raise MXNetNotImplementedError(f"ndarray.copy: order expected 'C' (row-major only), got {order!r}")
         return _call("_copy", self)
 
     def copyto(self, other):
@@ -313,7 +325,7 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
     def as_np_ndarray(self):
         """The same data viewed with ``mx.np`` semantics (0-d reductions, NumPy-style repr)."""
         out = self.detach() if self._node is None else self._view()
-        out._np = True
+        out._np, out._trace = True, self._trace      # still the same traced value under deferred compute
         return out
 
     def as_nd_ndarray(self):
@@ -324,7 +336,7 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
 
     def _view(self):
         out = NDArray._wrap(self._data, self._device, self._np)
-        out._node, out._grad, out._grad_req = self._node, self._grad, self._grad_req
+        out._node, out._grad, out._grad_req, out._trace = self._node, self._grad, self._grad_req, self._trace
         return out
 
     # ---- autograd ---------------------------------------------------------------------------

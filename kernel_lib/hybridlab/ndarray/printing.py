@@ -14,8 +14,8 @@ Example::
     (array([1., 2.]), array([1, 2], dtype=int32))
     >>> print(mx.np.array([1, 2]))
     [1. 2.]
-    >>> f"{mx.nd.array([2]):.2f}"
-    '2.00'
+    >>> f"{mx.nd.array([2]):.2f}", f"{mx.np.array(2):.2f}", f"{mx.np.array([2])}"
+    ('2.00', '2.00', '[2.]')
 """
 import re
 
@@ -46,11 +46,19 @@ class NDArrayPrinting:
         return f"\n{self.asnumpy()}\n<NDArray {shape} @{self._device}>"
 
     def __str__(self):
-        if self._np:
-            return str(self.asnumpy())
+        if self._np:     # as MXNet's mx.np: NumPy's text, the device added for a GPU array (not a 0-d one)
+            text = str(self.asnumpy())
+            return f"{text} @{self._device}" if self._device.is_gpu and self.ndim else text
         return self.__repr__()
 
     def __format__(self, spec):
+        if self._np:     # as MXNet's mx.np: a 0-d array formats its value, others only with an empty spec
+            if self.ndim == 0:
+                return format(self.item(), spec)
+            if spec:
+                raise TypeError(f"Cannot format mxnet.numpy.ndarray with format_spec: expected an empty "
+                                f"spec for an array of shape {self.shape}, got {spec!r}")
+            return str(self)
         if spec and self.size == 1:
             return format(self.item(), spec)
         return str(self)

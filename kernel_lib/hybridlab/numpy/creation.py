@@ -19,7 +19,7 @@ import math
 
 import numpy as _onp
 
-from ..base import MXNetError, normalize_dtype
+from ..base import MXNetError, MXNetNotImplementedError, normalize_dtype
 from ..ndarray.dispatch import invoke
 from ..ndarray.ndarray import NDArray, array as _nd_array
 from ..ops.registry import get_op
@@ -40,7 +40,7 @@ def _device(ctx, device):
 
 def _check_order(order, fn):
     if order not in ("C", None):
-        raise MXNetError(f"np.{fn}: order expected 'C' (row-major only), got {order!r}")
+        raise MXNetNotImplementedError(f"np.{fn}: order expected 'C' (row-major only), got {order!r}")
 
 
 def _create(op, attrs, device, dtype, out=None):

@@ -269,11 +269,15 @@ def multinomial(n, pvals, size=None, **kwargs):
     >>> import hybridlab as mx
     >>> int(mx.np.random.multinomial(10, [0.2, 0.8]).sum())
     10
+    >>> mx.np.random.multinomial(10, [], size=(2, 3)).shape
+    (2, 3, 0)
     """
     from .. import numpy as _np
     dev = kwargs.get("device") or kwargs.get("ctx")
     p = pvals if isinstance(pvals, _NDArray) else _np.array(_onp.asarray(pvals, dtype=_onp.float64), device=dev)
     k = p.shape[0]
+    if k == 0:          # no categories: an empty count array (as MXNet), nothing to draw from
+        return _np.zeros(_size(size) + (0,), dtype=_onp.int64, device=p.device)
     draws = _categorical(p, _size(size) + (int(n),), None, dev)
     cats = _np.arange(k, dtype=_onp.int64, device=draws.device)
     return _np.sum((_np.expand_dims(draws, -1) == cats).astype(_onp.int64), axis=-2)

@@ -209,10 +209,13 @@ def _np_dot_infer(a, s):
         return [None]
     if not l or not r:
         return [broadcast_shape(l, r)]
-    k_axis = -2 if len(r) > 1 else -1
+    k_axis = len(r) - 2 if len(r) > 1 else 0
     if l[-1] and r[k_axis] and l[-1] != r[k_axis]:
         raise InferError(1, f"(..., {l[-1]}, n)" if len(r) > 1 else f"({l[-1]},)", r,
                          f"np.dot contracts the last axis of {tuple(l)}")
+    k = l[-1] or r[k_axis]       # the contracted length fills an unknown (0) one: deferred parameter shapes
+    l = s[0] = tuple(l[:-1]) + (k,)
+    r = s[1] = tuple(r[:k_axis]) + (k,) + tuple(r[k_axis + 1:])
     return [tuple(l[:-1]) + tuple(r[:-2]) + (tuple(r[-1:]) if len(r) > 1 else ())]
 
 

@@ -26,6 +26,7 @@ import warnings
 import numpy as np
 
 from ..base import MXNetError
+from ..numpy_extension import is_np_array as _is_np_array
 from ..ndarray.creation import zeros
 from ..ndarray.ndarray import NDArray
 from .states_file import check_hyper, check_state, flatten_state, parse_states, unflatten_state
@@ -76,6 +77,8 @@ class Optimizer:
         self.multi_precision = multi_precision
         self.aggregate_num = aggregate_num or 0
         self.use_fused_step = use_fused_step
+        # MXNet's flag (np mode when created); hybridlab's updates take mx.np and mx.nd arrays alike
+        self.allow_np_array = _is_np_array()
         self.idx2name = dict(param_idx2name or {})
         # a symbol's __lr_mult__ / __wd_mult__ attributes (Variable(lr_mult=...), FullyConnected(lr_mult=...))
         self.sym_info = (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
