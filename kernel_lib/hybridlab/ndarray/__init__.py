@@ -28,6 +28,8 @@ contrib = _types.SimpleNamespace(**{n[len("_contrib_"):]: globals()[n] for n in 
 contrib.__doc__ = "MXNet's contrib operators (``F.contrib.boolean_mask``...)."
 from .contrib_funcs import isinf as _isinf, isfinite as _isfinite, isnan as _isnan  # noqa: E402
 contrib.isinf, contrib.isfinite, contrib.isnan = _isinf, _isfinite, _isnan   # Python functions in MXNet too
+from .contrib_zipfian import rand_zipfian as _rand_zipfian  # noqa: E402
+contrib.rand_zipfian = _rand_zipfian
 linalg = _types.SimpleNamespace(**{n[len("_linalg_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_linalg_")})
 linalg.__doc__ = "MXNet's linalg operators (``F.linalg.gemm2``, ``F.linalg.potrf``...)."
 _internal = _types.SimpleNamespace(**{n: globals()[n] for n in _OP_NAMES if n.startswith("_")})

@@ -20,7 +20,7 @@ __all__ = ["zeros", "ones", "full", "empty", "arange", "linspace", "eye"]
 
 
 def _shape(shape):
-    if hasattr(shape, "__index__"):  # an int (or NumPy integer)
+    if hasattr(shape, "__index__") and getattr(shape, "ndim", 0) == 0:  # an int (or NumPy integer)
         return (int(shape),)
     return tuple(int(d) for d in shape)
 

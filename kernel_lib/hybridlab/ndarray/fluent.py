@@ -23,6 +23,10 @@ def _method(name, nd_fn, np_fn):
     return method
 
 
+def _np_clip(np, a, min=None, max=None, out=None):
+    return np.clip(a, min, max, out=out)
+
+
 def attach(nd, np):
     """Add the fluent methods to NDArray from the generated namespaces ``nd`` and ``np``."""
     for name in FLUENT:
@@ -30,6 +34,20 @@ def attach(nd, np):
         if nd_fn is None or name in NDArray.__dict__:
             continue
         setattr(NDArray, name, _method(name, nd_fn, getattr(np, name, nd_fn)))
+
+    def clip(self, *args, **kwargs):
+        """``mx.np`` arrays: ``clip(min=None, max=None, out=None)`` as ``mx.np.ndarray.clip`` (bounds
+        ``min``/``max``); ``mx.nd`` arrays: ``mx.nd.clip(self, a_min, a_max)``.
+
+        >>> import hybridlab as mx
+        >>> mx.np.array([-2.0, 0.5, 2.0]).clip(min=-1, max=1).tolist()
+        [-1.0, 0.5, 1.0]
+        """
+        if not self._np:
+            return nd.clip(self, *args, **kwargs)
+        return _np_clip(np, self, *args, **kwargs)
+
+    NDArray.clip = clip
 
     def flatten(self, inplace=False):
         """``mx.nd``: (batch, -1) like ``Flatten``; ``mx.np``: one dimension like ``numpy.ndarray.flatten``.

@@ -20,7 +20,7 @@ from ..base import MXNetValueError
 from .. import numpy as _np
 from ._call import as_array, call
 
-__all__ = ["norm", "inv", "det", "slogdet", "solve", "cholesky", "eigh", "eigvalsh", "svd", "qr", "pinv",
+__all__ = ["norm", "inv", "det", "slogdet", "solve", "cholesky", "eigh", "eigvalsh", "eig", "eigvals", "svd", "qr", "pinv",
            "matrix_rank", "cond", "lstsq", "matrix_power", "multi_dot", "tensorinv", "tensorsolve"]
 
 
@@ -95,6 +95,28 @@ def eigvalsh(a, UPLO="L"):
     [1.0, 2.0]
     """
     return call("_npi_eigvalsh", a, UPLO=UPLO)
+
+
+def eig(a):
+    """Eigenvalues and right eigenvectors (columns) of each real square matrix; MXNet supports real
+    eigenvalues only (complex ones raise).
+
+    >>> import hybridlab as mx
+    >>> w, v = mx.np.linalg.eig(mx.np.array([[2.0, 0.0], [0.0, 3.0]]))
+    >>> w.tolist(), v.tolist()
+    ([2.0, 3.0], [[1.0, 0.0], [0.0, 1.0]])
+    """
+    return tuple(call("_npi_eig", a))
+
+
+def eigvals(a):
+    """Eigenvalues of each real square matrix (real eigenvalues only, as in MXNet).
+
+    >>> import hybridlab as mx
+    >>> mx.np.linalg.eigvals(mx.np.array([[2.0, 1.0], [0.0, 3.0]])).tolist()
+    [2.0, 3.0]
+    """
+    return call("_npi_eigvals", a)
 
 
 def svd(a):

@@ -11,7 +11,6 @@ Example::
 """
 import operator
 
-import numpy as _onp
 
 from ..base import MXNetValueError
 from .. import numpy as _np
@@ -45,23 +44,9 @@ def tensordot(a, b, axes=2):
     """
     a, b = as_array(a), as_array(b)
     if hasattr(axes, "__index__"):
-        n = operator.index(axes)
-        ax_a, ax_b = list(range(a.ndim - n, a.ndim)), list(range(n))
-    else:
-        ax_a, ax_b = axes
-        ax_a = [ax_a] if hasattr(ax_a, "__index__") else list(ax_a)
-        ax_b = [ax_b] if hasattr(ax_b, "__index__") else list(ax_b)
-    ax_a = [x % a.ndim for x in ax_a]
-    ax_b = [x % b.ndim for x in ax_b]
-    if [a.shape[i] for i in ax_a] != [b.shape[i] for i in ax_b]:
-        raise MXNetValueError(f"np.tensordot: contracted axes expected equal sizes, got {a.shape} axes {ax_a} "
-                              f"and {b.shape} axes {ax_b}")
-    free_a = [i for i in range(a.ndim) if i not in ax_a]
-    free_b = [i for i in range(b.ndim) if i not in ax_b]
-    k = int(_onp.prod([a.shape[i] for i in ax_a]))
-    at = _np.reshape(_np.transpose(a, tuple(free_a + ax_a)), (-1, k))
-    bt = _np.reshape(_np.transpose(b, tuple(ax_b + free_b)), (k, -1))
-    return _np.reshape(_np.matmul(at, bt), tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b))
+        return call("_npi_tensordot_int_axes", a, b, axes=operator.index(axes))
+    ax_a, ax_b = ([x] if hasattr(x, "__index__") else list(x) for x in axes)
+    return call("_npi_tensordot", a, b, a_axes_summed=tuple(ax_a), b_axes_summed=tuple(ax_b))
 
 
 def inner(a, b):

@@ -89,14 +89,19 @@ register(OpDef(
 
 
 # ---- LeakyReLU --------------------------------------------------------------------------------------
-def _channel_shape(ndim, n):
-    """(1, n, 1, ...): a per-channel parameter broadcast along axis 1."""
-    shape = [1] * ndim
-    if ndim > 1:
-        shape[1] = n
-    else:
-        shape[0] = n
-    return tuple(shape)
+def _gamma_shape(dshape, gshape):
+    """The shape prelu's ``gamma`` broadcasts as against data of ``dshape`` (MXNet's expand_shape):
+    gamma's axes, right-aligned, fill data axes 1 and 0 where they match (or are 1), every other axis
+    is 1. ``(4,)`` on ``(3, 4, 5, 5)``: ``(1, 4, 1, 1)``; ``(3, 4)`` on ``(3, 4)``: itself."""
+    out, s = [1] * len(dshape), len(gshape) - 1
+    for i in range(len(dshape) - 1, -1, -1):
+        if s >= 0 and i <= 1 and gshape[s] in (dshape[i], 1):
+            out[i] = gshape[s]
+            s -= 1
+    if s != -1:
+        raise InferError(1, f"a gamma that broadcasts to axes 0 and 1 of data {tuple(dshape)}", tuple(gshape),
+                         "prelu slopes per channel, per element of the first two axes, or one shared")
+    return tuple(out)
 
 
 def _uniform01(rng, size):
@@ -110,7 +115,7 @@ def _leaky_compute(ctx, a, x, gamma=None):
     if act == "leaky":
         return relu(xp, x) + x.dtype.type(a["slope"]) * negative_part(xp, x)
     if act == "prelu":
-        g = gamma.reshape(_channel_shape(x.ndim, gamma.size)) if gamma.size > 1 else gamma.reshape(())
+        g = gamma.reshape(_gamma_shape(x.shape, gamma.shape))
         return (relu(xp, x) + g * negative_part(xp, x)).astype(x.dtype, copy=False)
     if act == "elu":
         return relu(xp, x) + x.dtype.type(a["slope"]) * xp.expm1(negative_part(xp, x))
@@ -151,16 +156,12 @@ def _leaky_grad(F, a, ins, outs, og, training):
         return [F.elemwise_mul(g, F.elemwise_add(cdf, pdf_x))]
     # prelu
     gamma = ins[1]
-    shape = _channel_shape(x.ndim, gamma.shape[0]) if gamma.shape[0] > 1 else None
-    g_b = F.Reshape(gamma, shape=shape) if shape is not None else gamma
-    dx = F.where(pos, g, F.broadcast_mul(g, g_b))
+    shape = _gamma_shape(x.shape, gamma.shape)
+    dx = F.where(pos, g, F.broadcast_mul(g, F.Reshape(gamma, shape=shape)))
     neg_part = F.where(pos, F.zeros_like(x), F.elemwise_mul(g, x))
-    if shape is None:
-        dgamma = F.Reshape(F.sum(neg_part), shape=(1,))
-    else:
-        axes = tuple(i for i in range(x.ndim) if shape[i] == 1)
-        dgamma = F.sum(neg_part, axis=axes) if axes else neg_part
-    return [dx, dgamma]
+    axes = tuple(i for i in range(x.ndim) if shape[i] == 1 and x.shape[i] != 1)
+    dgamma = F.sum(neg_part, axis=axes, keepdims=True) if axes else neg_part
+    return [dx, F.Reshape(dgamma, shape=tuple(gamma.shape))]
 
 
 def _leaky_infer(a, s):
@@ -168,9 +169,8 @@ def _leaky_infer(a, s):
     if a["act_type"] == "prelu" and d is not None:
         if s[1] is None:
             s[1] = (d[1] if len(d) > 1 else d[0],)
-        elif not (len(s[1]) == 1 and (s[1][0] in (1, 0) or s[1][0] == (d[1] if len(d) > 1 else d[0]))):
-            raise InferError(1, f"(1,) or ({d[1] if len(d) > 1 else d[0]},)", s[1],
-                             "one prelu slope per channel, or one shared")
+        elif 0 not in s[1] and 0 not in d:
+            _gamma_shape(d, s[1])
     return [d, d] if a["act_type"] == "rrelu" else [d]
 
 

@@ -154,12 +154,20 @@ def _g_power(F, l, r, y, og):
     return dl, F.broadcast_mul(og, F.broadcast_mul(y, F.log(l)))
 
 
+def _g_mod(F, l, r, y, og):
+    # MXNet's mod_grad / mod_rgrad are 1 and -floor(l / r) for floating types and 0 for integer ones;
+    # ``ones * 0.5 * 2`` is that 1-or-0 (an integer array scales by the scalar cast to its type: 0)
+    is_float = F._mul_scalar(F._mul_scalar(F.ones_like(og), scalar=0.5), scalar=2.0)
+    og = F.broadcast_mul(og, is_float)
+    return og, F.negative(F.broadcast_mul(og, F.floor(F.broadcast_div(l, r))))
+
+
 GRAD = {
     "add": lambda F, l, r, y, og: (og, og),
     "sub": lambda F, l, r, y, og: (og, F.negative(og)),
     "mul": lambda F, l, r, y, og: (F.broadcast_mul(og, r), F.broadcast_mul(og, l)),
     "div": _g_div, "true_divide": _g_div,
-    "mod": lambda F, l, r, y, og: (og, F.negative(F.broadcast_mul(og, F.floor(F.broadcast_div(l, r))))),
+    "mod": _g_mod,
     "power": _g_power,
     "maximum": lambda F, l, r, y, og: (F.broadcast_mul(og, F.broadcast_greater_equal(l, r)),
                                        F.broadcast_mul(og, F.broadcast_lesser(l, r))),

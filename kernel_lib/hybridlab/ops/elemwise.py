@@ -261,15 +261,16 @@ unary("Cast", lambda xp, x, a: x.astype(a["dtype"]),
 
 
 def _amp_dtype(a, dtype):
-    """amp_cast's output dtype: ``dtype`` for a floating-point input; other inputs stay as they are."""
-    return a["dtype"] if dtype.kind == "f" else dtype
+    """amp_cast's output dtype: ``dtype`` for a float16 or float32 input; other inputs (float64, integers,
+    bool) stay as they are (MXNet's amp_cast casts only between the low-precision floats and float32)."""
+    return a["dtype"] if dtype in (_np.float16, _np.float32) else dtype
 
 
 unary("amp_cast", lambda xp, x, a: x.astype(_amp_dtype(a, x.dtype)),
       lambda F, x, y, og, a: F.Cast(og, dtype=x.dtype),
       attrs={"dtype": Attr("dtype", doc="output dtype for floating-point inputs")}, out_dtype=_amp_dtype,
-      doc="Mixed-precision cast: a floating-point input is cast to ``dtype``, an integer or bool input "
-          "is left unchanged (MXNet's amp_cast); the gradient is cast back to the input's dtype.")
+      doc="Mixed-precision cast: a float16 or float32 input is cast to ``dtype``; any other input (float64, "
+          "integer, bool) is left unchanged (MXNet's amp_cast); the gradient is cast back to the input's dtype.")
 unary("_copy", lambda xp, x, a: x.copy(), lambda F, x, y, og, a: og, aliases=("identity",), np="copy",
       out_kernel=_ufunc_out(lambda xp, x, out: xp.copyto(out, x) or out),
       doc="A copy of the input.")

@@ -10,6 +10,7 @@ Example::
     >>> mx.nd.repeat(mx.nd.array([1, 2]), repeats=2).asnumpy().tolist()
     [1.0, 1.0, 2.0, 2.0]
 """
+from ..base import MXNetError
 from .attrs import Attr
 from .infer import InferError, normalize_axis, prod
 from .registry import NsName, OpDef, register
@@ -17,6 +18,8 @@ from .registry import NsName, OpDef, register
 
 def _tile_out(a, s):
     reps = tuple(a["reps"])
+    if any(r < 0 for r in reps):
+        raise MXNetError(f"tile: expected reps of non-negative integers, got {reps}")
     m = max(len(reps), len(s))
     reps = (1,) * (m - len(reps)) + reps
     s = (1,) * (m - len(s)) + tuple(s)
@@ -37,7 +40,7 @@ def _tile_grad(F, a, inputs, outputs, ograds):
 
 
 register(OpDef("tile", family="shape", np=NsName("tile", args=("reps",)), attrs={"reps": Attr("shape")},
-               compute=lambda ctx, a, x: ctx.xp.tile(x, tuple(a["reps"])),
+               compute=lambda ctx, a, x: ctx.xp.tile(x, _tile_out(a, x.shape)[1]),
                infer_shape=lambda a, s: [None if s[0] is None else _tile_out(a, s[0])[0]], grad=_tile_grad,
                doc="Repeat the whole array `reps` times per axis (reps is padded with 1s, or the input "
                    "with leading axes, to the same length)."))

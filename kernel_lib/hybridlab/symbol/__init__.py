@@ -11,6 +11,7 @@ Example::
     >>> mx.sym.fromjson(y.tojson()).list_outputs() == y.list_outputs()
     True
 """
+import sys as _sys
 import types as _types
 
 from .. import ops as _ops  # noqa: F401
@@ -22,14 +23,20 @@ _OP_NAMES = _populate(globals(), "sym")
 from .json import from_json as fromjson, from_json as load_json, load  # noqa: E402,F401  (after the ops)
 random = _types.SimpleNamespace()
 _populate(random.__dict__, "sym.random")
+from .random_api import install as _install_random  # noqa: E402
+_install_random(random, _sys.modules[__name__])   # the sampling functions taking numbers or Symbols
 # MXNet 1.x ``F.np`` / ``F.npx`` with F = mx.sym (mxnet.symbol.numpy): the registry's np / npx names
 np = _types.ModuleType(__name__ + ".numpy", "mx.np's op functions building Symbols (1.x F.np).")
 npx = _types.ModuleType(__name__ + ".numpy_extension", "mx.npx's op functions building Symbols (1.x F.npx).")
 _populate(np.__dict__, "sym.np")
 np._Symbol = Symbol            # MXNet's NumPy-style symbol class: one Symbol class here
 _populate(npx.__dict__, "sym.npx")
+from .numpy_fronts import install as _install_np_fronts  # noqa: E402
+_install_np_fronts(np, globals())     # tensordot, inner, outer, vdot, linalg: front ends choosing ops
 contrib = _types.SimpleNamespace(**{n[len("_contrib_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_contrib_")})
 contrib.__doc__ = "MXNet's contrib operators (``F.contrib.boolean_mask``...)."
+from .contrib_zipfian import rand_zipfian as _rand_zipfian  # noqa: E402  (a Python function in MXNet)
+contrib.rand_zipfian = _rand_zipfian
 linalg = _types.SimpleNamespace(**{n[len("_linalg_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_linalg_")})
 linalg.__doc__ = "MXNet's linalg operators (``F.linalg.gemm2``, ``F.linalg.potrf``...)."
 _internal = _types.SimpleNamespace(**{n: globals()[n] for n in _OP_NAMES if n.startswith("_")})
