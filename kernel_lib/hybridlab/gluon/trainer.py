@@ -328,6 +328,9 @@ class Trainer:
         return updater
 
     def _update(self, ignore_stale_grad=False):
+        loss_scaler = getattr(self, "_amp_loss_scaler", None)    # attached by contrib.amp.init_trainer
+        if loss_scaler is not None and loss_scaler.has_overflow(self._params):
+            return                          # an overflowing AMP step is skipped (MXNet)
         trainable = list(self._trainable())
         if not ignore_stale_grad:
             for _, param in trainable:
