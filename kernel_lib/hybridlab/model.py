@@ -72,3 +72,86 @@ def load_checkpoint(prefix, epoch):
     """``(symbol, arg_params, aux_params)`` from ``prefix-symbol.json`` and ``prefix-%04d.params``."""
     from . import symbol as sym
     return (sym.load(f"{prefix}-symbol.json"),) + load_params(prefix, epoch)
+
+
+# ---- data-parallel updates through a kvstore (what Module.init_optimizer / update use) ----------------
+def _create_kvstore(kvstore, num_device, arg_params):
+    """``(kvstore or None, update_on_kvstore)`` as MXNet's: a name makes a store only for several
+    devices (or a 'dist' type); updates run on the store unless ``MXNET_UPDATE_ON_KVSTORE=0`` or,
+    for 'local', a parameter has more than 16M elements.
+
+    >>> import hybridlab as mx
+    >>> _create_kvstore('local', 1, {})
+    (None, False)
+    >>> kv, on_kv = _create_kvstore('local', 2, {'w': mx.nd.zeros((2,))})
+    >>> kv.type, on_kv
+    ('local', True)
+    """
+    import os
+
+    import numpy as np
+
+    from . import kvstore as kvs
+    update_on_kvstore = bool(int(os.getenv("MXNET_UPDATE_ON_KVSTORE", "1")))
+    if kvstore is None:
+        kv = None
+    elif isinstance(kvstore, kvs.KVStoreBase):
+        kv = kvstore
+    elif isinstance(kvstore, str):
+        if num_device == 1 and "dist" not in kvstore:
+            kv = None
+        else:
+            kv = kvs.create(kvstore)
+            if kvstore == "local" and arg_params:
+                if max(int(np.prod(p.shape)) for p in arg_params.values()) > 1024 * 1024 * 16:
+                    update_on_kvstore = False
+    else:
+        raise TypeError(f"kvstore must be KVStore, str or None, got {type(kvstore).__name__}")
+    if kv is None:
+        return None, False
+    return kv, update_on_kvstore and kv.is_capable(kvs.KVStoreBase.OPTIMIZER)
+
+
+def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names, update_on_kvstore):
+    """Give the store each parameter (``param_arrays[i]``: its array on every device); when it
+    updates, every device starts from ``arg_params``' value."""
+    for name, on_devices in zip(param_names, param_arrays):
+        if not update_on_kvstore or arg_params[name].stype != "default":
+            kvstore.init(name, arg_params[name])
+        else:
+            kvstore.broadcast(name, arg_params[name], out=on_devices)
+
+
+def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
+    """The store sums each parameter's gradients over devices, updates it and hands it back."""
+    for index, (args, grads) in enumerate(zip(param_arrays, grad_arrays)):
+        if grads[0] is None:
+            continue
+        name = param_names[index]
+        if grads[0].stype == "default" and args[0].stype == "default":
+            kvstore.pushpull(name, grads, out=args, priority=-index)
+        else:
+            kvstore.push(name, grads, priority=-index)
+            kvstore.pull(name, out=args, priority=-index)
+
+
+def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None, param_names=None):
+    """Sum each parameter's gradients over devices (through ``kvstore`` when given), then update
+    every device's copy with ``updater`` (index ``i * num_device + k`` for device k)."""
+    updates = [[] for _ in range(num_device)]
+    for index, (args, grads) in enumerate(zip(param_arrays, grad_arrays)):
+        if grads[0] is None:
+            continue
+        if kvstore:
+            name = param_names[index]
+            if grads[0].stype == "default" and args[0].stype == "default":
+                kvstore.pushpull(name, grads, priority=-index)
+            else:
+                kvstore.push(name, grads, priority=-index)
+                kvstore.pull(name, out=grads, priority=-index)
+        for k, (w, g) in enumerate(zip(args, grads)):
+            updates[k].append((index * num_device + k, g, w))
+    for dev_updates in updates:
+        if dev_updates:
+            indices, grads, weights = zip(*dev_updates)
+            updater(list(indices), list(grads), list(weights))

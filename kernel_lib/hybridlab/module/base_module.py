@@ -43,6 +43,11 @@ class BaseModule:
         self.forward(data_batch, is_train=True)
         self.backward()
 
+    def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True, allow_extra=False):
+        """Set the parameters: ``init_params`` with the given values and no initializer."""
+        self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                         allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
+
     def prepare(self, data_batch, sparse_row_id_fn=None):
         """Nothing to prepare for dense arrays (MXNet pulls sparse rows here)."""
 

@@ -1,12 +1,15 @@
-"""``Module``: MXNet 1.x's symbolic training API over one ``Executor`` (``Symbol.simple_bind``).
+"""``Module``: MXNet 1.x's symbolic training API over a ``DataParallelExecutorGroup``: one
+executor (``Symbol.simple_bind``) per context, each for its share (``work_load_list``) of the batch.
 
 ``Module(symbol, data_names, label_names, context)``; ``bind(data_shapes, label_shapes)`` makes the
-executor (arguments that are neither data nor labels are the parameters); ``init_params`` fills them
-(an initializer, or given ``arg_params``/``aux_params``); ``init_optimizer`` creates the optimizer
-with ``rescale_grad = 1 / batch size`` and its updater; then ``forward`` / ``backward`` / ``update``
-per batch, or ``fit`` (``BaseModule``). A batch whose shapes differ from the bound ones reshapes the
-executor (sharing the parameters), so variable batch sizes and sequence lengths work; the cached op
-keeps one compiled program per input signature.
+executors (arguments that are neither data nor labels nor states are the parameters); ``init_params``
+fills them (an initializer, or given ``arg_params``/``aux_params``); ``init_optimizer`` creates the
+optimizer with ``rescale_grad = 1 / batch size`` and, for several contexts, the kvstore that sums the
+gradients over devices (updating the parameters itself unless ``MXNET_UPDATE_ON_KVSTORE=0``), as
+MXNet's ``model._create_kvstore``; then ``forward`` / ``backward`` / ``update`` per batch, or ``fit``
+(``BaseModule``). A batch whose shapes differ from the bound ones reshapes the executors (sharing the
+parameters), so variable batch sizes and sequence lengths work; the cached op keeps one compiled
+program per input signature. With one context the batch goes into the one executor as it is.
 
 Example::
 
@@ -32,8 +35,10 @@ from ..device import current_device
 from ..fileio import read_file
 from ..initializer import InitDesc, Uniform
 from ..io.batch import DataDesc, as_descs
-from ..model import load_checkpoint, load_params_file, save_params_file
+from ..model import (_create_kvstore, _initialize_kvstore, _update_params, _update_params_on_kvstore,
+                     load_checkpoint, load_params_file, save_params_file)
 from .base_module import BaseModule
+from .executor_group import DataParallelExecutorGroup
 
 __all__ = ["Module"]
 
@@ -45,12 +50,14 @@ class Module(BaseModule):
                  context=None, work_load_list=None, fixed_param_names=None, state_names=None, group2ctxs=None,
                  compression_params=None):
         super().__init__(logger=logger)
-        if isinstance(context, (list, tuple)):
-            if len(context) != 1:
-                raise MXNetError(f"Module: expected one context (hybridlab runs a module on one device), "
-                                 f"got {context}")
-            context = context[0]
-        self._context = context or current_device()
+        context = context or current_device()
+        self._context = list(context) if isinstance(context, (list, tuple)) else [context]
+        self._work_load_list = list(work_load_list) if work_load_list is not None else [1] * len(self._context)
+        if len(self._work_load_list) != len(self._context):
+            raise MXNetError(f"Module: work_load_list expected one weight per context ({len(self._context)}), "
+                             f"got {self._work_load_list}")
+        self._group2ctxs = group2ctxs
+        self._compression_params = compression_params
         self._symbol = symbol
         arg_names = symbol.list_arguments()
         self._data_names = list(data_names or [])
@@ -69,7 +76,8 @@ class Module(BaseModule):
         self._aux_names = symbol.list_auxiliary_states()
         self._output_names = symbol.list_outputs()
         self._arg_params = self._aux_params = None
-        self._exec = None
+        self._exec_group = None
+        self._kvstore, self._update_on_kvstore, self._grad_req = None, False, None
         self._data_shapes = self._label_shapes = None
         self._optimizer = self._updater = None
         self._preload_opt_states = None
@@ -109,9 +117,15 @@ class Module(BaseModule):
             raise MXNetError(f"{what}: expected a bound module (call bind first)")
 
     # ---- binding and parameters ----------------------------------------------------------------
+    @property
+    def _exec(self):
+        """The first device's executor."""
+        return self._exec_group.execs[0] if self._exec_group is not None else None
+
     def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False, force_rebind=False,
              shared_module=None, grad_req="write"):
-        """Bind the executor for ``data_shapes`` / ``label_shapes`` (DataDescs or ``(name, shape)``)."""
+        """Bind one executor per context for ``data_shapes`` / ``label_shapes`` (DataDescs or
+        ``(name, shape)``); ``shared_module``: use its parameters and memory."""
         if self.binded and not force_rebind:
             self.logger.warning("Already bound, ignoring bind()")
             return
@@ -120,30 +134,37 @@ class Module(BaseModule):
         if sorted(d.name for d in data) != sorted(self._data_names):
             raise MXNetError(f"bind: data_shapes expected the data names {self._data_names}, "
                              f"got {[d.name for d in data]}")
-        self.for_training, self.inputs_need_grad = for_training, inputs_need_grad
-        reqs = {}
-        for name in self._symbol.list_arguments():
-            if name in self._param_names:
-                fixed = name in self._fixed_param_names
-                reqs[name] = grad_req if for_training and not fixed else "null"
-            elif name in self._data_names:
-                reqs[name] = "write" if inputs_need_grad else "null"
-            else:
-                reqs[name] = "null"
-        shapes = {d.name: d.shape for d in data + labels}
-        types = {d.name: d.dtype for d in data + labels}
+        if self.binded and self.params_initialized:     # a rebind keeps the trained parameters
+            self._exec_group.get_params(self._arg_params, self._aux_params)
+        self.binded, self._exec_group = False, None
+        self.for_training, self.inputs_need_grad, self._grad_req = for_training, inputs_need_grad, grad_req
+        shared_group = None
         if shared_module is not None:
-            self._arg_params, self._aux_params = shared_module.get_params()
-            self.params_initialized = True
-        self._exec = self._symbol.simple_bind(self._context, grad_req=reqs, type_dict=types, **shapes)
+            if not (shared_module.binded and shared_module.params_initialized):
+                raise MXNetError("bind: shared_module expected bound with initialized parameters")
+            shared_group = shared_module._exec_group
+            if len(shared_group.execs) < len(self._context):
+                raise MXNetError("bind: shared_module expected at least as many contexts as this module")
+        self._exec_group = DataParallelExecutorGroup(
+            self._symbol, self._context, self._work_load_list, data, labels or None, self._param_names,
+            for_training, inputs_need_grad, shared_group, logger=self.logger,
+            fixed_param_names=self._fixed_param_names, grad_req=grad_req, state_names=self._state_names,
+            group2ctxs=self._group2ctxs)
         self._data_shapes, self._label_shapes = data, labels
         self.binded = True
-        if self.params_initialized:        # a rebind keeps the parameters
-            self._exec.copy_params_from(self._arg_params, self._aux_params)
+        if shared_module is not None:
+            self.params_initialized = True
+            self._arg_params, self._aux_params = shared_module._arg_params, shared_module._aux_params
+        elif self.params_initialized:
+            self._exec_group.set_params(self._arg_params, self._aux_params)
         else:
-            self._arg_params = {n: nd.zeros(self._exec.arg_dict[n].shape, dtype=self._exec.arg_dict[n].dtype)
-                                for n in self._param_names}
-            self._aux_params = {n: nd.zeros(a.shape, dtype=a.dtype) for n, a in self._exec.aux_dict.items()}
+            group = self._exec_group
+            self._arg_params = {n: nd.zeros(a[0].shape, dtype=a[0].dtype, stype=a[0].stype)
+                                for n, a in zip(group.param_names, group.param_arrays)}
+            self._aux_params = {n: nd.zeros(a[0].shape, dtype=a[0].dtype, stype=a[0].stype)
+                                for n, a in zip(group.aux_names, group.aux_arrays)}
+        if shared_module is not None and shared_module.optimizer_initialized:
+            self.borrow_optimizer(shared_module)
 
     def init_params(self, initializer=Uniform(0.01), arg_params=None, aux_params=None, allow_missing=False,
                     force_init=False, allow_extra=False):
@@ -172,21 +193,32 @@ class Module(BaseModule):
         for name, arr in sorted(self._aux_params.items()):
             fill(name, arr, aux_params)
         self.params_initialized = True
-        self._exec.copy_params_from(self._arg_params, self._aux_params, allow_extra_params=allow_extra)
+        self._exec_group.set_params(self._arg_params, self._aux_params, allow_extra=allow_extra)
 
     def get_params(self):
-        """``(arg_params, aux_params)``: copies of the current parameter values."""
+        """``(arg_params, aux_params)``: the current parameter values (the mean over devices; with
+        updates on the kvstore, the store's)."""
         self._check_ready("get_params")
-        for name in self._param_names:
-            self._arg_params[name][:] = self._exec.arg_dict[name]
-        for name in self._aux_names:
-            self._aux_params[name][:] = self._exec.aux_dict[name]
+        self._exec_group.get_params(self._arg_params, self._aux_params)
+        if self._kvstore is not None and self._update_on_kvstore:
+            for name, value in sorted(self._arg_params.items()):
+                if value.stype == "row_sparse":
+                    self._kvstore.row_sparse_pull(name, value, row_ids=nd.arange(0, value.shape[0]))
         return self._arg_params, self._aux_params
 
     def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True, allow_extra=False):
-        """Set the parameters from ``arg_params`` / ``aux_params``."""
-        self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
-                         allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
+        """Set the parameters from ``arg_params`` / ``aux_params`` (a name the module lacks is a
+        ValueError unless ``allow_extra``)."""
+        if not allow_missing:
+            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                             allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
+            return
+        if self.params_initialized and not force_init:
+            warnings.warn("Parameters already initialized and force_init=False. set_params call ignored.",
+                          stacklevel=2)
+            return
+        self._exec_group.set_params(arg_params, aux_params, allow_extra=allow_extra)
+        self.params_initialized = True
 
     def save_params(self, fname):
         """Save the parameters (``arg:``/``aux:`` names) to ``fname``."""
@@ -205,97 +237,149 @@ class Module(BaseModule):
     def init_optimizer(self, kvstore="local", optimizer="sgd", optimizer_params=(("learning_rate", 0.01),),
                        force_init=False):
         """Create the optimizer (a name with ``optimizer_params``, or an Optimizer) with
-        ``rescale_grad = 1 / batch size``, and its updater."""
+        ``rescale_grad = 1 / batch size`` and, for several contexts, the kvstore that sums the
+        gradients (and updates the parameters, unless ``MXNET_UPDATE_ON_KVSTORE=0``)."""
         self._check_ready("init_optimizer")
         if self.optimizer_initialized and not force_init:
             self.logger.warning("optimizer already initialized, ignoring...")
             return
-        batch_size = self._data_shapes[0].shape[DataDesc.get_batch_axis(self._data_shapes[0].layout)]
-        idx2name = dict(enumerate(self._param_names))
+        self._exec_group.get_params(self._arg_params, self._aux_params)    # the kvstore starts from these
+        kvstore, update_on_kvstore = _create_kvstore(kvstore, len(self._context), self._arg_params)
+        batch_size = self._exec_group.batch_size
+        if kvstore is not None and "dist" in kvstore.type and "_sync" in kvstore.type:
+            batch_size *= kvstore.num_workers
+        rescale_grad = 1.0 / batch_size
+        names = self._exec_group.param_names
+        n = len(self._context)
+        idx2name = (dict(enumerate(names)) if update_on_kvstore
+                    else {i * n + k: name for k in range(n) for i, name in enumerate(names)})
         if isinstance(optimizer, str):
             params = dict(optimizer_params)
-            params.setdefault("rescale_grad", 1.0 / batch_size)
+            params.setdefault("rescale_grad", rescale_grad)
             optimizer = _opt.create(optimizer, sym=self._symbol, param_idx2name=idx2name, **params)
-        elif not isinstance(optimizer, _opt.Optimizer):
+        elif isinstance(optimizer, _opt.Optimizer):
+            if optimizer.rescale_grad != rescale_grad:
+                warnings.warn(f"Optimizer created manually outside Module but rescale_grad is not normalized to "
+                              f"1.0/batch_size/num_workers ({optimizer.rescale_grad} vs. {rescale_grad}). Is this "
+                              "intended?", stacklevel=2)
+            if not optimizer.idx2name:
+                optimizer.idx2name = idx2name.copy()
+        else:
             raise MXNetError(f"init_optimizer: expected an optimizer name or an Optimizer, got {optimizer!r}")
-        self._optimizer = optimizer
-        self._updater = _opt.get_updater(optimizer)
+        self._optimizer, self._kvstore, self._update_on_kvstore = optimizer, kvstore, update_on_kvstore
+        self._updater = None
+        if kvstore is not None:
+            if self._compression_params:
+                kvstore.set_gradient_compression(self._compression_params)
+            if update_on_kvstore:
+                kvstore.set_optimizer(optimizer)
+            _initialize_kvstore(kvstore, self._exec_group.param_arrays, self._arg_params, self._param_names,
+                                update_on_kvstore)
+        if not update_on_kvstore:
+            self._updater = _opt.get_updater(optimizer)
         self.optimizer_initialized = True
         if self._preload_opt_states is not None:
             self.load_optimizer_states(self._preload_opt_states)
             self._preload_opt_states = None
 
+    def borrow_optimizer(self, shared_module):
+        """Use ``shared_module``'s optimizer, kvstore and updater (bucketing's modules share them)."""
+        if not shared_module.optimizer_initialized:
+            raise MXNetError("borrow_optimizer: expected shared_module with an initialized optimizer")
+        self._optimizer, self._kvstore = shared_module._optimizer, shared_module._kvstore
+        self._update_on_kvstore, self._updater = shared_module._update_on_kvstore, shared_module._updater
+        self.optimizer_initialized = True
+
     def save_optimizer_states(self, fname):
-        """Save the updater's states to ``fname`` (atomically)."""
+        """Save the optimizer states (the kvstore's when it updates) to ``fname`` (atomically)."""
+        if self._update_on_kvstore:
+            self._kvstore.save_optimizer_states(fname)
+            return
         from ..fileio import write_atomic
         write_atomic(fname, self._updater.get_states(), "optimizer states")
 
     def load_optimizer_states(self, fname):
-        """Load the updater's states from ``fname``."""
+        """Load the optimizer states (into the kvstore when it updates) from ``fname``."""
+        if self._update_on_kvstore:
+            self._kvstore.load_optimizer_states(fname)
+            return
         self._updater.set_states(read_file(fname, "optimizer states file"), source=os.fspath(fname))
 
     # ---- per batch -------------------------------------------------------------------------------
     def forward(self, data_batch, is_train=None):
-        """Run the executor on ``data_batch`` (training mode by default when bound for training); a
-        batch with other shapes than the bound ones reshapes the executor first."""
+        """Run the executors on ``data_batch`` (training mode by default when bound for training);
+        a batch with other shapes than the bound ones reshapes them first."""
         self._check_ready("forward")
-        is_train = self.for_training if is_train is None else is_train
         data = list(data_batch.data)
-        labels = list(data_batch.label or []) if self._label_names else []
         if len(data) != len(self._data_names):
             raise MXNetError(f"forward: expected {len(self._data_names)} data arrays ({self._data_names}), "
                              f"got {len(data)}")
         new_shapes = [tuple(d.shape) for d in data]
-        if new_shapes != [d.shape for d in self._data_shapes]:
-            self.reshape([DataDesc(d.name, s, d.dtype, d.layout) for d, s in zip(self._data_shapes, new_shapes)],
-                         [DataDesc(d.name, tuple(a.shape), d.dtype, d.layout)
-                          for d, a in zip(self._label_shapes, labels)] or None)
-        feed = dict(zip(self._data_names, data))
-        feed.update({d.name: a for d, a in zip(self._label_shapes, labels)})
-        self._exec.forward(is_train=is_train, **feed)
+        labels = list(getattr(data_batch, "label", None) or []) if self._label_names else []
+        unbound_labels = labels and self._exec_group.label_shapes is None    # bound by a label-less reshape
+        if new_shapes != [tuple(d.shape) for d in self._data_shapes] or unbound_labels:
+            provided = getattr(data_batch, "provide_data", None)
+            dshapes = provided or [DataDesc(d.name, s, d.dtype, d.layout)
+                                   for d, s in zip(self._data_shapes, new_shapes)]
+            lshapes = getattr(data_batch, "provide_label", None) if labels else None
+            lshapes = lshapes or [DataDesc(d.name, tuple(a.shape), d.dtype, d.layout)
+                                  for d, a in zip(self._label_shapes, labels)] or None
+            self.reshape(dshapes, lshapes)
+        self._exec_group.forward(data_batch, is_train)
 
     def backward(self, out_grads=None):
         """Gradients of the last training forward (``out_grads`` for outputs that are not losses)."""
         self._check_ready("backward")
-        self._exec.backward(out_grads)
+        self._exec_group.backward(out_grads=out_grads)
 
     def update(self):
-        """One optimizer step on every parameter that has a gradient."""
+        """One optimizer step: gradients summed over devices (kvstore), every parameter updated."""
         if not self.optimizer_initialized:
             raise MXNetError("update: expected init_optimizer first")
-        for index, name in enumerate(self._param_names):
-            grad = self._exec.grad_dict.get(name)
-            if grad is not None:
-                self._updater(index, grad, self._exec.arg_dict[name])
+        group = self._exec_group
+        if self._update_on_kvstore:
+            _update_params_on_kvstore(group.param_arrays, group.grad_arrays, self._kvstore, group.param_names)
+        else:
+            _update_params(group.param_arrays, group.grad_arrays, updater=self._updater,
+                           num_device=len(self._context), kvstore=self._kvstore, param_names=group.param_names)
 
     def get_outputs(self, merge_multi_context=True):
-        """The outputs of the last forward."""
+        """The outputs of the last forward (per output, one array per device when not merged)."""
         self._check_ready("get_outputs")
-        return list(self._exec.outputs)
+        return self._exec_group.get_outputs(merge_multi_context=merge_multi_context)
 
     def get_input_grads(self, merge_multi_context=True):
         """The gradients of the data inputs (bind with ``inputs_need_grad=True``)."""
         if not self.inputs_need_grad:
             raise MXNetError("get_input_grads: expected bind(..., inputs_need_grad=True)")
-        return [self._exec.grad_dict[n] for n in self._data_names]
+        return self._exec_group.get_input_grads(merge_multi_context=merge_multi_context)
+
+    def get_states(self, merge_multi_context=True):
+        """The arrays of ``state_names`` (e.g. RNN states)."""
+        self._check_ready("get_states")
+        return self._exec_group.get_states(merge_multi_context=merge_multi_context)
+
+    def set_states(self, states=None, value=None):
+        """Set the states from ``states`` (as ``get_states(merge_multi_context=False)`` gives) or to ``value``."""
+        self._check_ready("set_states")
+        self._exec_group.set_states(states, value)
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
         """Update ``eval_metric`` with ``labels`` and the outputs of the last forward."""
-        eval_metric.update(list(labels or []), self.get_outputs())
+        self._exec_group.update_metric(eval_metric, labels, pre_sliced)
 
     def reshape(self, data_shapes, label_shapes=None):
-        """Bind the executor for new input shapes, sharing the parameters (and their gradients)."""
+        """Executors for new input shapes, sharing the parameters (and their gradients)."""
         self._check_bound("reshape")
         data = as_descs(data_shapes, "reshape: data_shapes")
         labels = [d for d in as_descs(label_shapes, "reshape: label_shapes") if d.name in self._label_names]
-        self._exec = self._exec.reshape(partial_shaping=True, allow_up_sizing=True,
-                                        **{d.name: d.shape for d in data + labels})
+        self._exec_group.reshape(data, labels or None)    # no labels: inferred from the data
         self._data_shapes, self._label_shapes = data, labels or self._label_shapes
 
     def install_monitor(self, mon):
         """Install a monitor (an object with ``install(executor)``, as MXNet's ``mx.mon.Monitor``)."""
         self._check_bound("install_monitor")
-        mon.install(self._exec)
+        self._exec_group.install_monitor(mon)
 
     def __repr__(self):
         state = "bound" if self.binded else "not bound"
