@@ -28,7 +28,8 @@ Example::
 from .base import InitDesc, Initializer, alias, allow_file_initializers, create, register
 from .builtin import Bilinear, Constant, LSTMBias, MSRAPrelu, Normal, One, Orthogonal, Uniform, Xavier, Zero
 from .composite import Load, Mixed
+from .fused_rnn import FusedRNN
 
 __all__ = ["InitDesc", "Initializer", "register", "alias", "create", "Zero", "One", "Constant",
-           "Uniform", "Normal", "Orthogonal", "Xavier", "MSRAPrelu", "Bilinear", "LSTMBias", "Mixed", "Load",
+           "Uniform", "Normal", "Orthogonal", "Xavier", "MSRAPrelu", "Bilinear", "LSTMBias", "FusedRNN", "Mixed", "Load",
            "allow_file_initializers"]
