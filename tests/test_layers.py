@@ -22,13 +22,14 @@ LAYERS = [
     ("ops", {"ops"}),
     ("ndarray, autograd, deferred state", {"ndarray", "autograd", "deferred.state", "numpy", "numpy_extension",
                                            "random", "ufunc_helper", "operator"}),
-    ("symbol, deferred.trace", {"symbol", "deferred"}),   # deferred: mx._deferred_compute and its tracer
+    ("symbol, deferred.trace", {"symbol", "deferred", "contrib"}),   # deferred: mx._deferred_compute and its tracer
     ("compiler", {"compiler", "profiler", "op_monitor"}),
     ("optimizer", {"initializer", "optimizer", "lr_scheduler"}),
     # the single-process kvstore: Trainer (gluon) sums gradients and runs update_on_kvstore through it
     ("kvstore", {"kvstore"}),
-    ("gluon", {"gluon", "viz", "image", "metric"}),
-    ("module, io", {"module", "io", "callback", "monitor", "model"}),
+    # contrib.amp converts HybridBlocks and drives the Trainer, so it sits with gluon, above the rest of contrib
+    ("gluon", {"gluon", "viz", "image", "metric", "contrib.amp"}),
+    ("module, io", {"module", "io", "callback", "monitor", "model", "rnn"}),
     ("lab", {"lab"}),
     ("public helpers", {"test_utils", "util", "numpy_op_signature"}),
 ]

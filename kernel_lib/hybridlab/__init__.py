@@ -32,6 +32,8 @@ from .attribute import AttrScope  # noqa: F401
 from . import symbol  # noqa: F401
 from . import operator  # noqa: F401  (mx.operator: CustomOp / CustomOpProp)
 from . import symbol as sym  # noqa: F401
+from . import contrib  # noqa: F401  (mx.contrib.nd / mx.contrib.sym)
+from .contrib import amp as _contrib_amp  # noqa: F401,E402  (mx.contrib.amp: sits in the gluon layer)
 # MXNet 1.x ``F.np`` / ``F.npx``: with F = mx.nd they are mx.np / mx.npx (mxnet.ndarray.numpy)
 nd.np, nd.npx = np, npx
 _sys.modules[__name__ + '.ndarray.numpy'], _sys.modules[__name__ + '.ndarray.numpy_extension'] = np, npx
@@ -50,6 +52,7 @@ _sys.modules[__name__ + '.metric'] = metric
 _sys.modules[__name__ + '.visualization'] = viz
 from . import profiler  # noqa: F401
 from . import io, model, callback, module  # noqa: F401
+from . import rnn  # noqa: F401  (mx.rnn: the legacy symbolic RNN cells)
 from . import image  # noqa: F401
 from . import module as mod  # noqa: F401
 from . import test_utils  # noqa: F401

@@ -31,18 +31,24 @@ _STAR_MODULES = {"time", "gzip", "struct", "traceback", "numbers", "sys", "os", 
                  "bz2", "zipfile", "json"}
 
 __all__ = ["default_context", "set_default_context", "default_dtype", "default_rtols", "default_atols",
-           "default_numeric_eps", "get_tols", "same", "almost_equal", "assert_almost_equal", "assert_allclose",
+           "default_numeric_eps", "get_tols", "same", "almost_equal", "assert_almost_equal", "assert_allclose", "assert_almost_equal_ignore_nan",
            "assert_exception", "rand_shape_2d", "rand_shape_3d", "rand_shape_nd", "rand_ndarray", "random_arrays",
            "simple_forward", "check_symbolic_forward", "check_symbolic_backward", "check_numeric_gradient",
            "same_array", "environment", "list_gpus", "check_gluon_hybridize_consistency", "use_np", "np_reduce",
            "random_sample", "effective_dtype", "discard_stderr", "retry", "is_op_runnable", "collapse_sum_like",
            "gen_buckets_probs_with_ppf", "chi_square_check", "verify_generator", "check_consistency",
-           "compare_optimizer", "compare_ndarray_tuple", "same_symbol_structure", "get_rtol", "get_atol", "get_etol", "has_tvm_ops", "new_matrix_with_real_eigvals_nd", "new_sym_matrix_with_real_eigvals_nd", "mx", "np",
+           "compare_optimizer", "compare_ndarray_tuple", "same_symbol_structure", "get_rtol", "get_atol", "get_etol", "has_tvm_ops", "new_matrix_with_real_eigvals_nd", "new_sym_matrix_with_real_eigvals_nd", "is_aarch64_run", "mx", "np",
            # what MXNet's module has at its top level, which ``from mxnet.test_utils import *`` hands on
            *sorted(_STAR_MODULES), "npt", "rnd", *_SCIPY_STATS, "OrderedDict", "contextmanager", "Context",
            "current_context", "array", "Symbol", "getenv", "setenv", "Features"]
 
 _default_ctx = [None]
+
+
+def is_aarch64_run():
+    """Whether this runs on an aarch64 machine (MXNet's test helper)."""
+    import platform
+    return "aarch64" in platform.machine()
 
 
 def default_context():
@@ -129,6 +135,19 @@ def assert_allclose(a, b, rtol=1e-07, atol=0, equal_nan=True):
     np.testing.assert_allclose(_numpy(a), _numpy(b), rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
+def assert_almost_equal_ignore_nan(a, b, rtol=None, atol=None, names=("a", "b")):
+    """``assert_almost_equal`` after setting both arrays to 0 wherever either holds NaN.
+
+    >>> import numpy as np
+    >>> assert_almost_equal_ignore_nan(np.array([1.0, np.nan]), np.array([1.0, 5.0]))
+    """
+    a, b = np.copy(_numpy(a)), np.copy(_numpy(b))
+    nan_mask = np.logical_or(np.isnan(a), np.isnan(b))
+    a[nan_mask] = 0
+    b[nan_mask] = 0
+    assert_almost_equal(a, b, rtol, atol, names)
+
+
 def assert_exception(f, exception_type, *args, **kwargs):
     """Raise AssertionError unless ``f(*args, **kwargs)`` raises ``exception_type``."""
     try:
@@ -185,8 +204,13 @@ def random_arrays(*shapes):
 
 
 def same_array(array1, array2):
-    """Whether two NDArrays share their memory."""
-    return np.shares_memory(_numpy(array1), _numpy(array2)) if array1.context == cpu() else array1 is array2
+    """Whether two NDArrays share their memory (any CPU device: their NumPy buffers overlap)."""
+    if array1 is array2:
+        return True
+    data1, data2 = getattr(array1, "_data", None), getattr(array2, "_data", None)
+    if isinstance(data1, np.ndarray) and isinstance(data2, np.ndarray):
+        return bool(np.shares_memory(data1, data2))
+    return np.shares_memory(_numpy(array1), _numpy(array2)) if array1.context == cpu() else False
 
 
 def _location(sym, location, ctx, dtype):
@@ -199,8 +223,14 @@ def _location(sym, location, ctx, dtype):
             raise MXNetError(f"location has {unknown}, which are not arguments of the symbol ({names})")
     else:
         location = dict(zip(names, location))
-    return {k: array(v, ctx=ctx, dtype=dtype or getattr(v, "dtype", None) or default_dtype())
-            for k, v in location.items()}
+    return {k: array(v, ctx=ctx, dtype=_dtype_for(v, dtype)) for k, v in location.items()}
+
+
+def _dtype_for(value, dtype):
+    # MXNet's ``dtype="asnumpy"``: keep each array's own dtype; None: that too (float32 for lists)
+    if dtype is None or (isinstance(dtype, str) and dtype == "asnumpy"):
+        return getattr(value, "dtype", None) or default_dtype()
+    return dtype
 
 
 def _aux(sym, aux_states, ctx, dtype):
@@ -209,7 +239,8 @@ def _aux(sym, aux_states, ctx, dtype):
         return None
     if not isinstance(aux_states, dict):
         aux_states = dict(zip(sym.list_auxiliary_states(), aux_states))
-    return {k: array(v, ctx=ctx, dtype=dtype or default_dtype()) for k, v in aux_states.items()}
+    return {k: array(v, ctx=ctx, dtype=default_dtype() if dtype is None else _dtype_for(v, dtype))
+            for k, v in aux_states.items()}
 
 
 def simple_forward(sym, ctx=None, is_train=False, **inputs):
@@ -247,7 +278,9 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     reqs = {n: (grad_req if isinstance(grad_req, str) else grad_req.get(n, "null")) if n in expected else "null"
             for n in sym.list_arguments()}
     initial = {n: np.random.normal(size=args[n].shape) for n in expected}
-    grads = {n: array(v, ctx=ctx, dtype=args[n].dtype) for n, v in initial.items()}
+    asnumpy = isinstance(dtype, str) and dtype == "asnumpy"
+    grads = {n: array(v, ctx=ctx, dtype=getattr(expected[n], "dtype", args[n].dtype) if asnumpy else args[n].dtype)
+             for n, v in initial.items()}
     ex = sym.bind(ctx, args, args_grad=grads, grad_req=reqs, aux_states=_aux(sym, aux_states, ctx, dtype))
     ex.forward(is_train=True)
     if out_grads is not None:
@@ -256,13 +289,13 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
         out_grads = [array(g, ctx=ctx, dtype=o.dtype) for g, o in zip(out_grads, ex.outputs)]
     ex.backward(out_grads)
     for name, want in expected.items():
-        got = ex.grad_dict[name].asnumpy()
+        got = grads[name].asnumpy()     # the arrays bound as gradients (MXNet's test reads those)
         if reqs[name] == "add":
             got = got - initial[name]
-        elif reqs[name] == "null":
-            got = initial[name]
+        elif reqs[name] == "null":       # the buffer must be left as it was
+            want = initial[name]
         assert_almost_equal(want, got, rtol, atol, ("EXPECTED_" + name, "BACKWARD_" + name), equal_nan)
-    return {n: ex.grad_dict[n].asnumpy() for n in expected}
+    return {n: grads[n].asnumpy() for n in expected}
 
 
 def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rtol=None, atol=None, grad_nodes=None,
@@ -283,24 +316,28 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
                   aux_states=aux)
 
     def objective():
+        # the projected output, elementwise (MXNet subtracts the two sides elementwise before summing,
+        # so the elements the shift leaves alone cancel exactly, even in float16)
         if aux is not None:
             for k, v in aux.items():
                 ex.aux_dict[k][:] = v
-        return float((ex.forward(is_train=use_forward_train)[0].asnumpy() * projection.asnumpy()).sum())
+        return ex.forward(is_train=use_forward_train)[0].asnumpy() * projection.asnumpy()
 
     objective()
     ex.backward([projection])
     eps = numeric_eps if numeric_eps is not None else default_numeric_eps()[np.dtype(dtype)]
     for name in grad_nodes:
         symbolic = ex.grad_dict[name].asnumpy().copy()
-        value = args[name].asnumpy()
-        numeric = np.zeros_like(value, dtype=np.float64)
+        value = np.ascontiguousarray(args[name].asnumpy())
+        numeric = np.zeros(value.shape, dtype=np.float64)
         for i in range(value.size):
+            sides = []
             for sign in (1, -1):
                 shifted = value.copy()
                 shifted.ravel()[i] += sign * eps / 2
                 ex.arg_dict[name][:] = shifted
-                numeric.ravel()[i] += sign * objective() / eps
+                sides.append(objective())
+            numeric.ravel()[i] = (sides[0] - sides[1]).sum() / eps
         ex.arg_dict[name][:] = value
         assert_almost_equal(numeric, symbolic, rtol if rtol is not None else 1e-2, atol,
                             ("NUMERICAL_" + name, "BACKWARD_" + name))

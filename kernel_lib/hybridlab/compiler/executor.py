@@ -35,6 +35,7 @@ from .. import autograd
 from ..base import MXNetError
 from ..device import current_device
 from ..ndarray.creation import zeros
+from ..symbol.unknown_dims import resolve_unknown_dims
 from .cached_op import CachedOp
 from .instrument import HookMonitor
 from .memory import plan as memory_plan
@@ -54,9 +55,7 @@ def _by_name(values, names, what, required=True):
         values = dict(zip(names, values))
     elif not isinstance(values, dict):
         raise MXNetError(f"bind: {what} expected a list or a dict of NDArrays, got {type(values).__name__}")
-    unknown = sorted(set(values) - set(names))
-    if unknown:
-        raise MXNetError(f"bind: {what} has names that are not in the symbol: {unknown}; expected some of {names}")
+    values = {n: v for n, v in values.items() if n in names}    # MXNet ignores names the symbol lacks
     missing = [n for n in names if values.get(n) is None]
     if required and missing:
         raise MXNetError(f"bind: {what} expected an array for every name, missing {missing}")
@@ -106,7 +105,13 @@ class Executor:
             self.grad_dict[name] = grads[name]
         if self.grad_dict and args_grad is not None:   # gradient arrays asked for (bind's None: made here)
             _check_differentiable(symbol, self.grad_dict)
-        self._op = cached_op or CachedOp(symbol)    # reshaped executors share it: one program per signature
+        self._resolved = False      # MXNet 1.x: 0 dims of creation ops (sym.zeros((0, H))) are inferred
+        if cached_op is None:
+            bound = {n: a.shape for n, a in {**self.arg_dict, **self.aux_dict}.items() if a is not None}
+            program = resolve_unknown_dims(symbol, bound)
+            self._resolved = program is not symbol
+            cached_op = CachedOp(program)
+        self._op = cached_op        # reshaped executors share it: one program per signature
         # read at bind, as MXNet's executor reads it (get_optimized_symbol shows its effect)
         self._eliminate_common_expr = os.environ.get("MXNET_ELIMINATE_COMMON_EXPR", "1") != "0"
         # as MXNet's, the output arrays exist from bind on and each forward writes into them (a
@@ -114,6 +119,8 @@ class Executor:
         self.outputs = outputs if outputs is not None else self._allocate_outputs()
         self._heads = None
         self._monitor = None
+        bound = list(self.arg_dict.values()) + list(self.aux_dict.values())
+        self._placed = any(a.context != self._ctx for a in bound)
 
     def _output_specs(self):
         """``[(shape, dtype)]`` of the outputs for the bound arrays, or ``None`` where inference
@@ -189,6 +196,8 @@ class Executor:
         return self.outputs
 
     def _run(self, inputs):
+        if self._placed:       # group2ctx placements: copies to the executor's device, recorded
+            inputs = [x if x.context == self._ctx else x.as_in_context(self._ctx) for x in inputs]
         if self._monitor is None:
             return self._op(*inputs)
         return self._op.call_monitored(inputs, self._monitor)
@@ -196,13 +205,27 @@ class Executor:
     def backward(self, out_grads=None, is_train=True):
         """Write the gradients of the last training ``forward`` into ``grad_dict`` (``out_grads``:
         one head gradient per output; loss outputs such as SoftmaxOutput need none)."""
-        if self._heads is None:
-            raise MXNetError("backward: expected a forward() first, got none")
         if not self.grad_dict:
             return
+        if self._heads is None:   # MXNet runs the backward pass on whatever its forward buffers hold:
+            self.forward(is_train=is_train)     # here a forward fills them first
         if out_grads is not None and not isinstance(out_grads, (list, tuple)):
             out_grads = [out_grads]
+        if out_grads is not None:
+            out_grads = [self._head_grad(i, g) for i, g in enumerate(out_grads)]
         autograd.backward(self._heads, head_grads=out_grads, train_mode=is_train)
+
+    def _head_grad(self, i, grad):
+        # MXNet copies each head gradient into a buffer of its output's dtype, and never reads the head
+        # gradient of an output whose op has no gradient (shape_array, argmax: any shape passes)
+        if grad is None or i >= len(self._heads) or not hasattr(grad, "astype"):
+            return grad
+        head = self._heads[i]
+        node = self._symbol.entries[i][0] if i < len(self._symbol.entries) else None
+        if tuple(grad.shape) != head.shape and node is not None and node.op is not None \
+                and getattr(node.op, "grad", True) is None:
+            return None
+        return grad.astype(head.dtype) if grad.dtype != head.dtype else grad
 
     def set_monitor_callback(self, callback, monitor_all=False):
         """Call ``callback(name, array)`` with every op output of each forward (and the op inputs
@@ -252,7 +275,7 @@ class Executor:
             aux[name] = _view_or_zeros(shape, old.dtype, old.context, old)
         reqs = {n: (self._reqs[n] if grads.get(n) is not None else "null") for n in self._arg_names}
         new = Executor(self._symbol, self._ctx, args, {n: g for n, g in grads.items() if g is not None} or None,
-                       reqs, aux, cached_op=self._op, outputs=[])
+                       reqs, aux, cached_op=None if self._resolved else self._op, outputs=[])
         new.outputs = new._allocate_outputs(share=self.outputs)
         return new
 
@@ -341,7 +364,10 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, 
                 shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
     """``Symbol.simple_bind``: infer every shape from the input shapes in ``kwargs`` (and dtypes
     from ``type_dict``, float32 otherwise) and bind zero-filled arrays (gradients too, except for
-    ``grad_req='null'`` arguments).
+    ``grad_req='null'`` arguments). As MXNet's: a variable of ``ctx_group`` g lives on
+    ``group2ctx[g]``; ``shared_arg_names`` found in ``shared_exec`` (same shape and dtype) reuse its
+    arrays and gradients, the other arguments reuse the memory of ``shared_buffer[name]`` (a dict,
+    updated with what is allocated); auxiliary states of ``shared_exec`` are shared.
 
     >>> import hybridlab as mx
     >>> net = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=3, name='fc')
@@ -349,6 +375,7 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, 
     >>> {k: v.shape for k, v in ex.arg_dict.items()}
     {'data': (2, 4), 'fc_weight': (3, 4), 'fc_bias': (3,)}
     """
+    kwargs = {k: v for k, v in kwargs.items() if isinstance(v, tuple)}   # MXNet ignores other keywords
     arg_shapes, _, aux_shapes = symbol.infer_shape(**kwargs)
     if arg_shapes is None:
         raise MXNetError(f"simple_bind: cannot infer the shapes of every argument from {kwargs}; expected the "
@@ -361,11 +388,43 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, 
     arg_types = [t or np.float32 for t in arg_types]
     aux_types = [t or np.float32 for t in aux_types]
     ctx = ctx or current_device()
-    args = {n: zeros(s, ctx=ctx, dtype=t) for n, s, t in zip(arg_names, arg_shapes, arg_types)}
-    aux = {n: zeros(s, ctx=ctx, dtype=t) for n, s, t in zip(aux_names, aux_shapes, aux_types)}
+    attrs = symbol.attr_dict()
     reqs = _grad_reqs(grad_req, arg_names)
-    grads = {n: zeros(s, ctx=ctx, dtype=t) for n, s, t in zip(arg_names, arg_shapes, arg_types) if reqs[n] != "null"}
+    shared = set(shared_arg_names or ())
+
+    def device(name):     # MXNet's group2ctx: a variable of ctx_group g lives on group2ctx[g]
+        group = attrs.get(name, {}).get("__ctx_group__")
+        return (group2ctx or {}).get(group, ctx) if group is not None else ctx
+
+    def stype(name):
+        code = (stype_dict or {}).get(name) or attrs.get(name, {}).get("__storage_type__")
+        return _STYPES.get(str(code), code) if code is not None else None
+
+    def fits(arr, shape, dtype):
+        return arr is not None and arr.shape == tuple(shape) and arr.dtype == dtype
+
+    args, grads, aux = {}, {}, {}
+    for n, s, t in zip(arg_names, arg_shapes, arg_types):
+        if shared_exec is not None and n in shared and fits(shared_exec.arg_dict.get(n), s, t):
+            args[n] = shared_exec.arg_dict[n]          # a parameter of the shared executor
+            if reqs[n] != "null" and fits(shared_exec.grad_dict.get(n), s, t):
+                grads[n] = shared_exec.grad_dict[n]
+        elif shared_buffer is not None and n not in shared and stype(n) in (None, "default"):
+            old = shared_buffer.get(n)                 # an input: memory shared with other executors
+            args[n] = _view_or_zeros(s, t, device(n), old if old is not None and old.dtype == t else None)
+            if old is None or args[n].size > old.size:
+                shared_buffer[n] = args[n]
+        else:
+            args[n] = zeros(s, ctx=device(n), dtype=t, stype=stype(n))
+        if reqs[n] != "null" and n not in grads:
+            grads[n] = zeros(s, ctx=device(n), dtype=t)
+    for n, s, t in zip(aux_names, aux_shapes, aux_types):
+        old = shared_exec.aux_dict.get(n) if shared_exec is not None else None
+        aux[n] = old if fits(old, s, t) else zeros(s, ctx=device(n), dtype=t)
     return Executor(symbol, ctx, args, grads or None, reqs, aux)
+
+
+_STYPES = {"0": "default", "1": "row_sparse", "2": "csr"}
 
 
 def evaluate(symbol, ctx=None, **kwargs):

@@ -252,11 +252,53 @@ def propagate(nodes, tables, report=_SymbolReport):
 _SAME_AS_OUTPUT = {same_shape: None, unary_shape: 1}
 
 
+# ops whose data input has the output's batch axis (MXNet's FullyConnected and Convolution shape
+# rules assign it backwards): a legacy begin state ``zeros((0, H))`` read by one learns its batch size
+_BATCH_FROM_OUTPUT = frozenset(("FullyConnected", "Convolution"))
+
+
+def _batch_from_output(node, kind, values, vals):
+    out = values.get((id(node), 0))
+    data = vals[0] if vals else None
+    if out is None or not out or not out[0] or data is None or not data or data[0]:
+        return
+    try:
+        vals[0] = kind.merge(data, (out[0],) + tuple(data[1:]))
+    except _Conflict:
+        raise _error(kind, node, 0, data, out, "the output has this input's batch size") from None
+
+
+# ops whose output holds the input's elements in another shape: an input with one unknown (0) dimension
+# gets it from a known output's size (MXNet's ReverseReshapeInferShape)
+_SIZE_FROM_OUTPUT = frozenset(("Reshape",))
+
+
+def _size_from_output(node, kind, values, vals):
+    out = values.get((id(node), 0))
+    data = vals[0] if vals else None
+    if out is None or 0 in out or data is None or list(data).count(0) != 1:
+        return
+    rest = 1
+    for d in data:
+        rest *= d or 1
+    size = 1
+    for d in out:
+        size *= d
+    if size % rest == 0:
+        vals[0] = tuple(d or size // rest for d in data)
+
+
 def _from_output(node, kind, values, vals):
     """Fill ``vals`` (the inputs' shapes) from ``node``'s known output where its op's shape rule
     makes them equal (``_SAME_AS_OUTPUT``): ``cast(w)`` read as a convolution's weight gives ``w``
-    that weight's shape."""
+    that weight's shape; a FullyConnected's or Convolution's data gets the output's batch size."""
     if not kind.partial or kind.name != "shape":
+        return
+    if node.op.name in _BATCH_FROM_OUTPUT:
+        _batch_from_output(node, kind, values, vals)
+        return
+    if node.op.name in _SIZE_FROM_OUTPUT:
+        _size_from_output(node, kind, values, vals)
         return
     try:
         n_same = _SAME_AS_OUTPUT[node.op.infer_shape]
@@ -336,6 +378,14 @@ def _step(node, a, keys, kind, values, report):
         if not _same(merged, old):
             values[key] = merged
             changed_outputs.append(key)
+    if changed_outputs and kind.partial and kind.name == "shape" and node.op.name in _SIZE_FROM_OUTPUT:
+        # the output this step found may complete the input (a Reshape whose output is known though its
+        # input has an unknown dimension)
+        vals = [values.get(key) for key in keys]
+        _size_from_output(node, kind, values, vals)
+        if keys and vals[0] is not None and not _same(vals[0], values.get(keys[0])):
+            values[keys[0]] = kind.merge(values.get(keys[0]), vals[0])
+            changed.append(keys[0])
     return changed, changed_outputs
 
 

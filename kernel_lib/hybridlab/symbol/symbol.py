@@ -426,8 +426,8 @@ def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, ini
     if not isinstance(name, str):
         raise TypeError(f"Expect a string for variable `name`, got {type(name).__name__}")
     attrs = _attribute.node_attrs(attr)
-    if shape is not None:
-        attrs["__shape__"] = str(tuple(shape))
+    if shape is not None:       # an int is a 1-d shape, as MXNet reads "1"
+        attrs["__shape__"] = str((int(shape),) if isinstance(shape, int) else tuple(shape))
     if lr_mult is not None:
         attrs["__lr_mult__"] = str(lr_mult)        # as MXNet writes it: lr_mult=1 is "1"
     if wd_mult is not None:
