@@ -73,7 +73,8 @@ def test_convert_symbol_puts_casts_where_mxnet_does():
 
 
 def test_convert_symbol_multicast_and_output_cast():
-    s = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=4, name="fc1") + mx.sym.var("b")
+    with mx.name.NameManager():       # the '+' node is _plus0, as in a fresh MXNet process
+        s = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=4, name="fc1") + mx.sym.var("b")
     out = amp.convert_symbol(mx.sym.relu(s, name="r"))
     assert _nodes(out)[0] == FC_ADD_RELU
     assert out.list_outputs() == ["r_0_amp_cast_float32_output"]

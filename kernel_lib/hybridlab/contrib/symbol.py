@@ -1,8 +1,8 @@
 """``mx.contrib.symbol``: the ``_contrib_*`` operators of ``mx.sym`` under their short names.
 
     >>> import hybridlab as mx
-    >>> mx.contrib.symbol.box_nms(mx.sym.var('data')).list_outputs()
-    ['_contrib_box_nms0_output0']
+    >>> mx.contrib.symbol.box_nms(mx.sym.var('data'), name='nms').list_outputs()
+    ['nms_output0']
 """
 from ..symbol import contrib as _contrib
 
