@@ -75,43 +75,6 @@ def load_checkpoint(prefix, epoch):
 
 
 # ---- data-parallel updates through a kvstore (what Module.init_optimizer / update use) ----------------
-def _create_kvstore(kvstore, num_device, arg_params):
-    """``(kvstore or None, update_on_kvstore)`` as MXNet's: a name makes a store only for several
-    devices (or a 'dist' type); updates run on the store unless ``MXNET_UPDATE_ON_KVSTORE=0`` or,
-    for 'local', a parameter has more than 16M elements.
-
-    >>> import hybridlab as mx
-    >>> _create_kvstore('local', 1, {})
-    (None, False)
-    >>> kv, on_kv = _create_kvstore('local', 2, {'w': mx.nd.zeros((2,))})
-    >>> kv.type, on_kv
-    ('local', True)
-    """
-    import os
-
-    import numpy as np
-
-    from . import kvstore as kvs
-    update_on_kvstore = bool(int(os.getenv("MXNET_UPDATE_ON_KVSTORE", "1")))
-    if kvstore is None:
-        kv = None
-    elif isinstance(kvstore, kvs.KVStoreBase):
-        kv = kvstore
-    elif isinstance(kvstore, str):
-        if num_device == 1 and "dist" not in kvstore:
-            kv = None
-        else:
-            kv = kvs.create(kvstore)
-            if kvstore == "local" and arg_params:
-                if max(int(np.prod(p.shape)) for p in arg_params.values()) > 1024 * 1024 * 16:
-                    update_on_kvstore = False
-    else:
-        raise TypeError(f"kvstore must be KVStore, str or None, got {type(kvstore).__name__}")
-    if kv is None:
-        return None, False
-    return kv, update_on_kvstore and kv.is_capable(kvs.KVStoreBase.OPTIMIZER)
-
-
 def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names, update_on_kvstore):
     """Give the store each parameter (``param_arrays[i]``: its array on every device); when it
     updates, every device starts from ``arg_params``' value."""

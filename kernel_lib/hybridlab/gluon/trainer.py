@@ -42,41 +42,6 @@ from .parameter import Parameter
 
 __all__ = ["Trainer"]
 
-_LARGE = 1024 * 1024 * 16     # MXNet: a 'local' store keeps updates off the store above this size
-
-
-def _update_on_kvstore_env():
-    return bool(int(os.getenv("MXNET_UPDATE_ON_KVSTORE", "1")))
-
-
-def _create_kvstore(kvstore, num_device, params):
-    """(store or None, update_on_kvstore) for dense weights, as MXNet's ``model._create_kvstore``."""
-    update_on_kvstore = _update_on_kvstore_env()
-    if kvstore is None:
-        kv = None
-    elif isinstance(kvstore, kvs.KVStoreBase):
-        kv = kvstore
-    elif isinstance(kvstore, str):
-        if num_device == 1 and "dist" not in kvstore:
-            kv = None                      # one device, one machine: nothing to aggregate
-        else:
-            kv = kvs.create(kvstore)
-            if kvstore == "local" and max((_size(p.shape) for p in params), default=0) > _LARGE:
-                update_on_kvstore = False
-    else:
-        raise TypeError(f"kvstore must be KVStore, str or None, got {type(kvstore).__name__}")
-    if kv is None:
-        return None, False
-    return kv, update_on_kvstore and kv.is_capable(kvs.KVStoreBase.OPTIMIZER)
-
-
-def _size(shape):
-    n = 1
-    for d in shape or ():
-        n *= max(int(d), 0)
-    return n
-
-
 class Trainer:
     """Updates ``params`` (a dict/ParameterDict of Parameters, or a list) with ``optimizer`` (a name
     for ``mx.optimizer.create`` with ``optimizer_params``, or an Optimizer instance).
@@ -162,6 +127,7 @@ class Trainer:
 
     def _init_kvstore(self):
         """Create the kvstore and decide ``_update_on_kvstore`` (MXNet's rules)."""
+        shapes = [p.shape for p in self._params]
         config = self._kvstore_params
         self._contexts = self._check_contexts() or self._contexts
         num_device = len(self._contexts) if self._contexts else 1
@@ -182,7 +148,7 @@ class Trainer:
                 raise ValueError("Cannot set update_on_kvstore=False when sparse weights are present.")
         elif self._contains_sparse_grad:
             # dense weights, sparse gradients: push and pull the gradients, update here
-            kvstore, _ = _create_kvstore(config["kvstore"], num_device, self._params)
+            kvstore, _ = kvs.for_devices(config["kvstore"], num_device, shapes)
             self._distributed = "dist" in kvstore.type if kvstore else False
             update_on_kvstore = self._distributed
             if config["update_on_kvstore"] is not None:
@@ -193,7 +159,7 @@ class Trainer:
             if kvstore is not None and not isinstance(kvstore, kvs.KVStore):
                 raise ValueError(f"Cannot use {type(kvstore)} for multi-device training with sparse gradients")
         else:
-            kvstore, update_on_kvstore = _create_kvstore(config["kvstore"], num_device, self._params)
+            kvstore, update_on_kvstore = kvs.for_devices(config["kvstore"], num_device, shapes)
             self._distributed = "dist" in kvstore.type if kvstore else False
             if config["update_on_kvstore"] is not None:
                 update_on_kvstore = config["update_on_kvstore"]

@@ -15,5 +15,6 @@ Example::
 """
 from .base import create, KVStoreBase, TestStore  # noqa: F401
 from .kvstore import KVStore  # noqa: F401
+from .for_devices import for_devices  # noqa: F401
 
-__all__ = ["create", "KVStore", "KVStoreBase", "TestStore"]
+__all__ = ["create", "for_devices", "KVStore", "KVStoreBase", "TestStore"]

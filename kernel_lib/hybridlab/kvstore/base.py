@@ -102,8 +102,22 @@ def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
+class OneWorker:
+    """``rank`` 0 and ``num_workers`` 1: the stores of one process (mixed in before KVStoreBase)."""
+
+    @property
+    def rank(self):
+        """Always 0: one worker."""
+        return 0
+
+    @property
+    def num_workers(self):
+        """Always 1: one worker."""
+        return 1
+
+
 @KVStoreBase.register
-class TestStore(KVStoreBase):
+class TestStore(OneWorker, KVStoreBase):
     """A store for tests: ``pushpull`` sums the values given and writes the sum out, ``broadcast``
     copies; nothing is kept, and it cannot run an optimizer (``is_capable('optimizer')`` is False,
     so a Trainer using it updates the weights itself)."""
@@ -133,14 +147,6 @@ class TestStore(KVStoreBase):
     @property
     def type(self):
         return "teststore"
-
-    @property
-    def rank(self):
-        return 0
-
-    @property
-    def num_workers(self):
-        return 1
 
     def set_optimizer(self, optimizer):
         raise NotImplementedError("TestStore cannot run an optimizer (is_capable('optimizer') is False)")

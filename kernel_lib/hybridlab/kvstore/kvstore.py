@@ -32,7 +32,7 @@ from ..base import MXNetError
 from ..device import cpu
 from ..fileio import read_file, write_atomic
 from ..ndarray.ndarray import NDArray
-from .base import KVStoreBase
+from .base import KVStoreBase, OneWorker
 
 __all__ = ["KVStore"]
 
@@ -71,7 +71,7 @@ def _wrap_like(cls, xp_array, device):
     return cls._wrap(xp_array, device)
 
 
-class KVStore(KVStoreBase):
+class KVStore(OneWorker, KVStoreBase):
     """A single-process key-value store of type ``name`` (made by ``mx.kv.create``)."""
 
     def __init__(self, name="local"):
@@ -90,16 +90,6 @@ class KVStore(KVStoreBase):
     def type(self):
         """The type name given to ``create`` ('local', 'device', ...)."""
         return self._type
-
-    @property
-    def rank(self):
-        """Always 0: one worker."""
-        return 0
-
-    @property
-    def num_workers(self):
-        """Always 1: one worker."""
-        return 1
 
     def is_capable(self, capability):
         """True for ``'optimizer'`` (updates on push); another capability is a ValueError."""

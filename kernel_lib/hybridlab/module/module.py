@@ -6,7 +6,8 @@ executors (arguments that are neither data nor labels nor states are the paramet
 fills them (an initializer, or given ``arg_params``/``aux_params``); ``init_optimizer`` creates the
 optimizer with ``rescale_grad = 1 / batch size`` and, for several contexts, the kvstore that sums the
 gradients over devices (updating the parameters itself unless ``MXNET_UPDATE_ON_KVSTORE=0``), as
-MXNet's ``model._create_kvstore``; then ``forward`` / ``backward`` / ``update`` per batch, or ``fit``
+``mx.kv.for_devices`` chooses it (MXNet's ``model._create_kvstore``); then ``forward`` / ``backward`` /
+``update`` per batch, or ``fit``
 (``BaseModule``). A batch whose shapes differ from the bound ones reshapes the executors (sharing the
 parameters), so variable batch sizes and sequence lengths work; the cached op keeps one compiled
 program per input signature. With one context the batch goes into the one executor as it is.
@@ -35,7 +36,8 @@ from ..device import current_device
 from ..fileio import read_file
 from ..initializer import InitDesc, Uniform
 from ..io.batch import DataDesc, as_descs
-from ..model import (_create_kvstore, _initialize_kvstore, _update_params, _update_params_on_kvstore,
+from .. import kvstore as kvs
+from ..model import (_initialize_kvstore, _update_params, _update_params_on_kvstore,
                      load_checkpoint, load_params_file, save_params_file)
 from .base_module import BaseModule
 from .executor_group import DataParallelExecutorGroup
@@ -244,7 +246,8 @@ class Module(BaseModule):
             self.logger.warning("optimizer already initialized, ignoring...")
             return
         self._exec_group.get_params(self._arg_params, self._aux_params)    # the kvstore starts from these
-        kvstore, update_on_kvstore = _create_kvstore(kvstore, len(self._context), self._arg_params)
+        shapes = [p.shape for p in self._arg_params.values()]
+        kvstore, update_on_kvstore = kvs.for_devices(kvstore, len(self._context), shapes)
         batch_size = self._exec_group.batch_size
         if kvstore is not None and "dist" in kvstore.type and "_sync" in kvstore.type:
             batch_size *= kvstore.num_workers
