@@ -379,3 +379,47 @@ def test_collected_programs_leave_linecache_at_the_next_compile():
     linecache.checkcache()
     CachedOp(mx.sym.exp(mx.sym.var("y")))(mx.nd.ones((3,)))
     assert filename not in linecache.cache
+
+
+def _new_op_graphs(name):
+    """Graphs over ops added for MXNet's unit tests (spatial sampling, im2col, contrib boxes and
+    attention, random pdfs, amp casts, an optimizer update, the legacy 0-dim zeros the executor
+    resolves at bind), node names from ``name``."""
+    x = mx.sym.var(name("x"))                                          # (2, 3, 4, 4)
+    loc = mx.sym.var(name("loc"))                                      # (2, 6)
+    st = mx.sym.SpatialTransformer(x, loc, target_shape=(4, 4), transform_type="affine",
+                                   sampler_type="bilinear", name=name("st"))
+    cols = mx.sym.im2col(st, kernel=(2, 2), name=name("cols"))
+    resized = mx.sym.contrib.BilinearResize2D(x, height=3, width=3, name=name("resize"))
+    pooled = mx.sym.contrib.AdaptiveAvgPooling2D(resized, output_size=1, name=name("pool"))
+    pdf = mx.sym.random_pdf_normal(mx.sym.amp_cast(loc, dtype="float32", name=name("cast")),
+                                   mx.sym.zeros((2,)), mx.sym.ones((2,)), name=name("pdf"))
+    boxes = mx.sym.contrib.box_iou(mx.sym.slice_axis(loc, axis=1, begin=0, end=4, name=name("b")),
+                                   mx.sym.slice_axis(loc, axis=1, begin=2, end=6, name=name("c")),
+                                   name=name("iou"))
+    legacy = mx.sym.elemwise_add(mx.sym.zeros((0, 6), name=name("z")), loc, name=name("legacy"))
+    return [cols, pooled, pdf, boxes], legacy, [x, loc]
+
+
+def test_this_change_s_ops_keep_hostile_names_out_of_generated_code(canary):
+    def outputs(name):
+        heads, legacy, inputs = _new_op_graphs(name)
+        rng = np.random.RandomState(1)
+        args = {name("x"): mx.nd.array(rng.uniform(size=(2, 3, 4, 4))),
+                name("loc"): mx.nd.array(rng.uniform(0.1, 0.9, size=(2, 6)))}
+        exe = mx.sym.Group(heads + [legacy]).bind(mx.cpu(), args)   # resolves the legacy (0, 6) zeros first
+        values = [o.asnumpy() for o in exe.forward()]
+        net = mx.gluon.SymbolBlock(mx.sym.Group(heads), inputs)
+        net.hybridize()
+        values += [o.asnumpy() for o in net(args[name("x")], args[name("loc")])]
+        return values, exe, net
+
+    clean, _, _ = outputs(lambda n: n)
+    got, exe, net = outputs(hostile)
+    for a, b in zip(got, clean):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    op = net.cached_op
+    sources = [op.source(next(iter(op.signatures))), exe._op.source(next(iter(exe._op.signatures)))]
+    for source in sources:
+        assert_inert(source)
+    assert any(CANARY in line for line in sources[0].split("\n"))   # the names are there, as comments
