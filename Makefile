@@ -57,9 +57,12 @@ lab: install
 
 # Debian packages the tests use: chromium (the browser of tests/ui, driven by the python `playwright`
 # package of the test extra; never `playwright install`: no browser downloads) and graphviz (`dot`,
-# for the SVG fallback of graph outputs). Installed as root when missing.
+# for the SVG fallback of graph outputs) and Open MPI (mpirun and the library mpi4py loads: the
+# distributed kvstore's tests start real workers on loopback). Installed as root when missing, before
+# the venv, so that mpi4py finds its MPI.
 system-packages:
 	@missing=""; [ -x /usr/bin/chromium ] || missing="chromium"; command -v dot >/dev/null || missing="$$missing graphviz"; \
+	command -v mpirun >/dev/null || missing="$$missing openmpi-bin libopenmpi-dev"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y $$missing; \
 	  else echo "make test: missing Debian packages ($$missing); install them as root: apt-get install -y $$missing" >&2; exit 1; fi; \
@@ -78,7 +81,7 @@ $(MXNET_VENV)/bin/python:
 mxnet-venv: $(MXNET_VENV)/bin/python
 
 # HYBRIDLAB_UI_TESTS=require: a missing browser piece fails the UI tests instead of skipping them
-test: install system-packages mxnet-venv
+test: system-packages install mxnet-venv
 	$(BIN)/jupyter labextension list 2>&1 | grep -E 'hybridlab .*enabled'
 	$(BIN)/jlpm test
 	HYBRIDLAB_MXNET_PYTHON=$(HYBRIDLAB_MXNET_PYTHON) HYBRIDLAB_UI_TESTS=require $(BIN)/python -m pytest -n 2 --dist loadfile

@@ -1,6 +1,6 @@
-"""``mx.kv`` / ``mx.kvstore``: MXNet 1.9.1's key-value stores for data-parallel training in one
-process: ``create`` ('local', 'device', registered stores such as 'teststore'), ``KVStore``,
-``KVStoreBase`` (with its registry) and ``TestStore``. Distributed types are not available here.
+"""``mx.kv`` / ``mx.kvstore``: MXNet 1.9.1's key-value stores for data-parallel training, in one
+process ('local', 'device') or over the processes of an MPI world ('dist_sync', 'dist_device_sync':
+``DistKVStore``): ``create``, ``KVStore``, ``KVStoreBase`` (with its registry) and ``TestStore``.
 
 Example::
 
@@ -16,5 +16,6 @@ Example::
 from .base import create, KVStoreBase, TestStore  # noqa: F401
 from .kvstore import KVStore  # noqa: F401
 from .for_devices import for_devices  # noqa: F401
+from .dist import DistKVStore  # noqa: F401
 
-__all__ = ["create", "for_devices", "KVStore", "KVStoreBase", "TestStore"]
+__all__ = ["create", "for_devices", "DistKVStore", "KVStore", "KVStoreBase", "TestStore"]

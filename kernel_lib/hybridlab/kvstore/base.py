@@ -168,8 +168,9 @@ def create(name="local"):
     and kept on the device of the first value; 2-bit gradient compression available); the other
     local names MXNet knows ('local_update_cpu', 'local_allreduce_cpu', 'local_allreduce_device')
     behave as these and report their own ``type``. A name registered with ``KVStoreBase.register``
-    makes that class. Distributed types ('dist_sync', 'dist_device_sync', 'dist_async', ...) and
-    'nccl' are an MXNetError here.
+    makes that class. Synchronous distributed types ('dist_sync', 'dist_device_sync', 'dist') make a
+    ``DistKVStore`` over the MPI world (``python -m hybridlab.launch`` starts the workers);
+    'dist_async' and 'nccl' are an MXNetError here.
 
     >>> import hybridlab as mx
     >>> kv = mx.kv.create('device')
@@ -180,19 +181,26 @@ def create(name="local"):
     >>> out.asnumpy().tolist()
     [2.0, 2.0]
     >>> try:
-    ...     mx.kv.create('dist_sync')
+    ...     mx.kv.create('dist_async')
     ... except mx.MXNetError as err:
-    ...     print(str(err)[:62])
-    kvstore 'dist_sync': distributed kvstores are not available in
+    ...     print(str(err)[:65])
+    kvstore 'dist_async': asynchronous updates need parameter servers
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be a string, got {type(name).__name__}")
     name = name.lower()
     if name in KVStoreBase.kv_registry:
         return KVStoreBase.kv_registry[name]()
+    if "dist" in name and "async" in name:
+        raise MXNetError(f"kvstore {name!r}: asynchronous updates need parameter servers, which hybridlab does "
+                         "not run; expected a synchronous type: 'dist_sync' or 'dist_device_sync' (MPI)")
+    from .dist import SYNC_TYPES
+    if name in SYNC_TYPES:
+        from .dist import DistKVStore
+        return DistKVStore(name)
     if any(d in name for d in _DISTRIBUTED):
-        raise MXNetError(f"kvstore {name!r}: distributed kvstores are not available in one process (hybridlab "
-                         "runs a single worker); expected a local type: 'local' or 'device'")
+        raise MXNetError(f"kvstore {name!r}: not available in hybridlab; expected 'local', 'device', "
+                         "'dist_sync' or 'dist_device_sync'")
     if name == "nccl":
         raise MXNetError("kvstore 'nccl': NCCL is not available in hybridlab; expected 'local' or 'device' "
                          "(which sum over every device)")

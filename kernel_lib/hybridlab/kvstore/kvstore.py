@@ -165,11 +165,17 @@ class KVStore(OneWorker, KVStoreBase):
             total = parts[0].astype(held.dtype, copy=True)
             for p in parts[1:]:
                 total += p
+            total = self._combine(k, total, held)
             if self._updater is not None:
                 recv = _wrap_like(type(vals[0]), total, device)
                 self._updater(k, recv, held)
             else:
                 held._data[...] = total
+
+    def _combine(self, key, total, held):
+        """The value a push delivers, from this process's sum over devices: itself here; the
+        distributed stores add the workers' sums."""
+        return total
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
         """Copy each key's held value into ``out`` (an NDArray or list, one per device). Row-sparse
