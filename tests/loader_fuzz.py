@@ -268,6 +268,41 @@ def _only(names):
     return seeds
 
 
+RECORDIO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "recordio")
+
+
+def _recordio_seeds(tmpdir):
+    """The RecordIO files real MXNet 1.9.1 wrote (tests/data/recordio), with their index files."""
+    def read(name):
+        with open(os.path.join(RECORDIO, name), "rb") as f:
+            return f.read()
+    return [{"a.rec": read(f"{stem}.rec"), "a.idx": read(f"{stem}.idx")} for stem in ("images", "grey")] + \
+        [{"a.rec": read("parts.rec"), "a.idx": b"0\t0\n"}]
+
+
+def _load_recordio(folder):
+    r = mx.recordio.MXRecordIO(os.path.join(folder, "a.rec"), "r")
+    while True:
+        s = r.read()
+        if s is None:
+            break
+        if len(s) >= 24:
+            mx.recordio.unpack(s)
+
+
+def _load_indexed_recordio(folder):
+    r = mx.recordio.MXIndexedRecordIO(os.path.join(folder, "a.idx"), os.path.join(folder, "a.rec"), "r")
+    for k in r.keys:
+        r.read_idx(k)
+
+
+def _load_image_record_iter(folder):
+    it = mx.io.ImageRecordIter(path_imgrec=os.path.join(folder, "a.rec"), path_imgidx=os.path.join(folder, "a.idx"),
+                               data_shape=(3, 4, 4), batch_size=2)
+    for batch in it:
+        batch.data[0].asnumpy()
+
+
 LOADERS = {
     "nd.load": Loader("nd.load", _params_seeds, _load_nd),
     "nd.load_frombuffer": Loader("nd.load_frombuffer", _params_seeds, _load_frombuffer),
@@ -280,6 +315,9 @@ LOADERS = {
     "Block.load": Loader("Block.load", _only({"m-model.json", "m-model.params"}), _load_block),
     "load_parameters": Loader("load_parameters", _only({"m.params"}), _load_parameters),
     "Trainer.load_states": Loader("Trainer.load_states", _only({"m.states"}), _load_states),
+    "recordio.MXRecordIO": Loader("recordio.MXRecordIO", _recordio_seeds, _load_recordio),
+    "recordio.MXIndexedRecordIO": Loader("recordio.MXIndexedRecordIO", _recordio_seeds, _load_indexed_recordio),
+    "ImageRecordIter": Loader("ImageRecordIter", _recordio_seeds, _load_image_record_iter),
 }
 
 

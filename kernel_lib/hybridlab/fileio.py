@@ -43,7 +43,7 @@ try:
 except ImportError:          # Windows
     _fcntl = None
 
-__all__ = ["write_atomic", "stale_temp_files", "read_file", "FileNotFound", "parse_json"]
+__all__ = ["write_atomic", "AtomicFile", "stale_temp_files", "read_file", "FileNotFound", "parse_json"]
 
 _WINDOWS = os.name == "nt"
 _TOKEN_HEX = 16
@@ -192,6 +192,105 @@ def _unlink_own(fd, name):
         pass
 
 
+class AtomicFile:
+    """A file written piece by piece (``write``, ``tell``) and put in place atomically by
+    ``commit()`` (the steps of the module docstring); ``abort()`` removes it and leaves the target
+    untouched. As a context manager it commits when the block ends normally and aborts on an
+    exception. Streaming writers (``recordio.MXRecordIO``) and ``write_atomic`` use it.
+
+    >>> import os, tempfile
+    >>> from hybridlab.fileio import AtomicFile
+    >>> path = os.path.join(tempfile.mkdtemp(), "log.bin")
+    >>> with AtomicFile(path, "log") as f:
+    ...     _ = f.write(b"ab"); _ = f.write(b"c")
+    ...     print(f.tell(), os.path.exists(path))
+    3 False
+    >>> open(path, "rb").read()
+    b'abc'
+    """
+
+    def __init__(self, path, what="file"):
+        shown = os.fspath(path)
+        if isinstance(shown, bytes):
+            shown = os.fsdecode(shown)
+        self.shown, self.what = shown, what
+        self.path = path = os.path.abspath(shown)
+        if os.path.isdir(path):         # fail before writing what may be gigabytes
+            raise MXNetError(f"cannot save {what} {shown!r}: it is a folder, expected a file name")
+        try:
+            self._mode = stat.S_IMODE(os.stat(path).st_mode)
+        except OSError:
+            self._mode = 0o666 & ~_umask()
+        _clean_stale(path)
+        self._fd, self._tmp = _create_temp(path, shown, what)
+        self._file = os.fdopen(self._fd, "wb", closefd=False)
+        self.closed = False
+
+    def _fail(self, err):
+        self.abort()
+        if isinstance(err, OSError):
+            raise MXNetError(f"cannot save {self.what} {self.shown!r}: {err.strerror or err}") from None
+        raise err
+
+    def write(self, data):
+        """Append ``data`` (bytes-like); returns the number of bytes written."""
+        if self.closed:
+            raise MXNetError(f"cannot write {self.what} {self.shown!r}: it is already closed")
+        try:
+            return self._file.write(data)
+        except BaseException as err:
+            self._fail(err)
+
+    def tell(self):
+        """Bytes written so far."""
+        return self._file.tell()
+
+    def commit(self):
+        """Flush, sync and rename the file into place (then the folder is synced)."""
+        if self.closed:
+            return
+        fd = self._fd
+        try:
+            self._file.close()
+            os.fsync(fd)
+            if _fcntl is None:          # Windows: a file cannot be renamed while open
+                os.close(fd)
+                self._fd = fd = None
+                os.chmod(self._tmp, self._mode)
+            else:
+                os.fchmod(fd, self._mode)
+            # The lock is held through the rename, so no cleaner can take the file before it is in place.
+            os.replace(self._tmp, self.path)
+        except BaseException as err:
+            self._fail(err)
+        self.closed = True
+        if fd is not None:
+            os.close(fd)
+        _sync_folder(os.path.dirname(self.path), self.shown, self.what)
+
+    def abort(self):
+        """Remove the temporary file; the target stays as it was."""
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            self._file.close()
+        except OSError:
+            pass
+        _unlink_own(self._fd, self._tmp)
+        if self._fd is not None:
+            os.close(self._fd)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, tb):
+        if kind is None:
+            self.commit()
+        else:
+            self.abort()
+
+
 def write_atomic(path, pieces, what="file"):
     """Write ``pieces`` (bytes, str, or an iterable of bytes-like chunks) to ``path`` atomically,
     keeping an existing file's permissions; ``what`` names the file kind in errors. Readers see the
@@ -207,39 +306,16 @@ def write_atomic(path, pieces, what="file"):
     ...
     hybridlab.base.MXNetError: cannot save file '...': it is a folder, expected a file name
     """
-    shown = os.fspath(path)
-    if isinstance(shown, bytes):
-        shown = os.fsdecode(shown)
-    path = os.path.abspath(shown)
     if isinstance(pieces, str):
         pieces = [pieces.encode("utf-8")]
     elif isinstance(pieces, (bytes, bytearray, memoryview)):
         pieces = [pieces]
-    if os.path.isdir(path):         # fail before writing what may be gigabytes
-        raise MXNetError(f"cannot save {what} {shown!r}: it is a folder, expected a file name")
+    out = AtomicFile(path, what)
     try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
-    except OSError:
-        mode = 0o666 & ~_umask()
-    _clean_stale(path)
-    fd, tmp = _create_temp(path, shown, what)
-    try:
-        with os.fdopen(fd, "wb", closefd=False) as f:
-            for piece in pieces:
-                f.write(piece)
-        os.fsync(fd)
-        if _fcntl is None:          # Windows: a file cannot be renamed while open
-            os.close(fd)
-            fd = None
-            os.chmod(tmp, mode)
-        else:
-            os.fchmod(fd, mode)
-        # The lock is held through the rename, so no cleaner can take the file before it is in place.
-        os.replace(tmp, path)
+        for piece in pieces:
+            out.write(piece)
     except BaseException as err:
-        _unlink_own(fd, tmp)
-        if fd is not None:
-            os.close(fd)
+        out.abort()
         close = getattr(pieces, "close", None)
         if close is not None:
             try:
@@ -247,11 +323,9 @@ def write_atomic(path, pieces, what="file"):
             except Exception:
                 pass
         if isinstance(err, OSError):
-            raise MXNetError(f"cannot save {what} {shown!r}: {err.strerror or err}") from None
+            raise MXNetError(f"cannot save {what} {out.shown!r}: {err.strerror or err}") from None
         raise
-    if fd is not None:
-        os.close(fd)
-    _sync_folder(os.path.dirname(path), shown, what)
+    out.commit()
 
 
 class FileNotFound(MXNetError, FileNotFoundError):

@@ -1,6 +1,9 @@
 """``mx.io``: MXNet 1.x's data iterators for the symbolic Module API: ``DataDesc`` (a named input
 shape), ``DataBatch`` (one batch of data and labels) and ``NDArrayIter`` (batches from in-memory
-arrays, with MXNet's last-batch handling), ``CSVIter`` (batches streamed from CSV files).
+arrays, with MXNet's last-batch handling), ``CSVIter`` (batches streamed from CSV files),
+``MNISTIter`` (MNIST's idx files, with MXNet's shuffle order and per-worker parts), ``ResizeIter``
+(a fixed number of batches per epoch), ``PrefetchingIter`` (the next batches read in threads) and
+``ImageRecordIter`` (images of a RecordIO file, decoded and cropped as MXNet's C++ iterator).
 
 Example::
 
@@ -14,6 +17,11 @@ Example::
 """
 from .batch import DataBatch, DataDesc  # noqa: F401
 from .csv_iter import CSVIter  # noqa: F401
+from .image_record_iter import ImageRecordIter  # noqa: F401
+from .mnist_iter import MNISTIter  # noqa: F401
 from .ndarray_iter import DataIter, NDArrayIter  # noqa: F401
+from .prefetching_iter import PrefetchingIter  # noqa: F401
+from .resize_iter import ResizeIter  # noqa: F401
 
-__all__ = ["CSVIter", "DataBatch", "DataDesc", "DataIter", "NDArrayIter"]
+__all__ = ["CSVIter", "DataBatch", "DataDesc", "DataIter", "ImageRecordIter", "MNISTIter", "NDArrayIter",
+           "PrefetchingIter", "ResizeIter"]

@@ -126,7 +126,8 @@ class CSVIter(DataIter):
     """Batches of ``batch_size`` samples from ``data_csv`` (and ``label_csv``); see the module
     docstring. ``getdata()`` / ``getlabel()`` return one NDArray each, as MXNet's native iterators.
     Accepted and unused (threading knobs of MXNet's C++ iterator): ``prefetch_buffer``, ``ctx``,
-    ``preprocess_threads``, ``num_parts``, ``part_index``."""
+    ``preprocess_threads``, and ``num_parts`` / ``part_index``, which MXNet 1.9.1's CSVIter also
+    ignores (every part reads every row there too: shard a CSV per worker by its files)."""
 
     def __init__(self, data_csv, data_shape, batch_size, label_csv="NULL", label_shape=(1,), round_batch=True,
                  dtype=None, data_name="data", label_name="softmax_label", **kwargs):

@@ -66,7 +66,7 @@ def _named(arrays, default_name, what):
     from ..ndarray.ndarray import NDArray
     if arrays is None or (isinstance(arrays, (list, tuple, dict)) and len(arrays) == 0):
         return []           # MXNet: label=[] is no label
-    if isinstance(arrays, (np.ndarray, NDArray, list)) and not (isinstance(arrays, list) and arrays and
+    if _is_csr(arrays) or isinstance(arrays, (np.ndarray, NDArray, list)) and not (isinstance(arrays, list) and arrays and
                                                                 isinstance(arrays[0], (np.ndarray, NDArray))):
         arrays = [arrays]
     if isinstance(arrays, (list, tuple)):
@@ -77,7 +77,19 @@ def _named(arrays, default_name, what):
     else:
         raise MXNetError(f"NDArrayIter: {what} expected an array, a list of arrays or a dict of arrays, "
                          f"got {type(arrays).__name__}")
-    return [(name, a.asnumpy() if isinstance(a, NDArray) else np.asarray(a)) for name, a in items]
+    return [(name, a.asnumpy() if isinstance(a, NDArray) else a.toarray() if _is_csr(a) else np.asarray(a))
+            for name, a in items]
+
+
+def _is_csr(a):
+    """A CSRNDArray or a SciPy sparse matrix: its batches are CSRNDArrays."""
+    return getattr(a, "stype", None) == "csr" or (hasattr(a, "tocsr") and hasattr(a, "toarray"))
+
+
+def _csr_names(arrays):
+    if isinstance(arrays, dict):
+        return {name for name, a in arrays.items() if _is_csr(a)}
+    return set()
 
 
 class NDArrayIter(DataIter):
@@ -90,6 +102,13 @@ class NDArrayIter(DataIter):
         if last_batch_handle not in ("pad", "discard", "roll_over"):
             raise MXNetError(f"NDArrayIter: last_batch_handle expected 'pad', 'discard' or 'roll_over', "
                              f"got {last_batch_handle!r}")
+        self._csr = _csr_names(data) | _csr_names(label)
+        for arrays, name in ((data, data_name), (label, label_name)):
+            if not isinstance(arrays, dict) and _is_csr(arrays):
+                self._csr.add(name)
+        if self._csr and last_batch_handle != "discard":
+            raise NotImplementedError(f"NDArrayIter: CSR inputs ({', '.join(sorted(self._csr))}) expected "
+                                      f"last_batch_handle='discard', got {last_batch_handle!r}")
         self.data = _named(data, data_name, "data")
         self.label = _named(label, label_name, "label")
         sizes = {name: a.shape[0] for name, a in self.data + self.label}
@@ -148,7 +167,8 @@ class NDArrayIter(DataIter):
 
     def _take(self, arrays):
         from ..ndarray.ndarray import array
-        return [array(a[self._batch], dtype=np.float32) for _, a in arrays]
+        batches = [array(a[self._batch], dtype=np.float32) for _, a in arrays]
+        return [b.tostype("csr") if name in self._csr else b for (name, _), b in zip(arrays, batches)]
 
     def getdata(self):
         return self._take(self.data)

@@ -1,6 +1,6 @@
 """Datasets: ``Dataset`` (``__getitem__``/``__len__`` plus ``transform``, ``transform_first``,
 ``filter``, ``take``, ``shard``), ``SimpleDataset`` (wraps any sequence), ``ArrayDataset`` (zips
-arrays of equal length).
+arrays of equal length), ``RecordFileDataset`` (the records of a RecordIO file).
 
 Example::
 
@@ -12,9 +12,12 @@ Example::
     >>> pairs[1]
     (-2, 'b')
 """
+import os
+
+from ... import recordio
 from ...ndarray.ndarray import NDArray
 
-__all__ = ["Dataset", "SimpleDataset", "ArrayDataset"]
+__all__ = ["Dataset", "SimpleDataset", "ArrayDataset", "RecordFileDataset"]
 
 
 class Dataset:
@@ -91,6 +94,36 @@ class ArrayDataset(Dataset):
 
     def __len__(self):
         return self._length
+
+
+class RecordFileDataset(Dataset):
+    """The records of the RecordIO file ``filename`` (``.rec``) as raw bytes, in the order of its
+    index file (the same name with ``.idx``, as ``tools/im2rec.py`` writes it).
+
+    Example::
+
+        >>> import os, tempfile
+        >>> import hybridlab as mx
+        >>> d = tempfile.mkdtemp()
+        >>> w = mx.recordio.MXIndexedRecordIO(os.path.join(d, 'a.idx'), os.path.join(d, 'a.rec'), 'w')
+        >>> for i in range(3):
+        ...     w.write_idx(i, b'rec%d' % i)
+        >>> w.close()
+        >>> ds = mx.gluon.data.RecordFileDataset(os.path.join(d, 'a.rec'))
+        >>> len(ds), ds[2]
+        (3, b'rec2')
+    """
+
+    def __init__(self, filename):
+        self.idx_file = os.path.splitext(filename)[0] + ".idx"
+        self.filename = filename
+        self._record = recordio.MXIndexedRecordIO(self.idx_file, self.filename, "r")
+
+    def __getitem__(self, idx):
+        return self._record.read_idx(self._record.keys[idx])
+
+    def __len__(self):
+        return len(self._record.keys)
 
 
 class _LazyTransformDataset(Dataset):

@@ -1,6 +1,7 @@
 """Vision datasets (MXNet 1.9.1's ``gluon.data.vision``): ``MNIST``, ``FashionMNIST``, ``CIFAR10``,
-``CIFAR100`` and ``ImageFolderDataset``. A sample is ``(image, label)``: the image a uint8 NDArray
-(H, W, C) (28x28x1 for MNIST, 32x32x3 for CIFAR), the label a ``numpy.int32``.
+``CIFAR100``, ``ImageRecordDataset`` (the images of a RecordIO file) and ``ImageFolderDataset``. A
+sample is ``(image, label)``: the image a uint8 NDArray (H, W, C) (28x28x1 for MNIST, 32x32x3 for
+CIFAR), the label a ``numpy.int32``.
 
 The files are MXNet's: ``root`` (default ``$MXNET_HOME/datasets/<name>``, ``~/.mxnet`` when unset)
 holds them; missing ones, or ones whose SHA-1 differs from MXNet's, are downloaded from MXNet's
@@ -29,10 +30,11 @@ import warnings
 import numpy as np
 
 from .... import image
+from .... import recordio
 from .... import ndarray as nd
 from ....base import MXNetError
 from ...utils import check_sha1, download
-from ..dataset import Dataset
+from ..dataset import Dataset, RecordFileDataset
 
 __all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "ImageRecordDataset", "ImageFolderDataset"]
 
@@ -226,14 +228,47 @@ class CIFAR100(CIFAR10):
         return 0 + self._fine_label
 
 
-class ImageRecordDataset(Dataset):
-    """Not implemented in hybridlab (no RecordIO reader yet): raises ``NotImplementedError``.
-    Use :class:`ImageFolderDataset` over the images instead."""
+class ImageRecordDataset(RecordFileDataset):
+    """The images of a RecordIO file (``.rec`` with its ``.idx``, as ``tools/im2rec.py`` writes them):
+    ``ds[i]`` is ``(image, label)``, the image a uint8 NDArray (H, W, 3) RGB (``flag=1``) or (H, W, 1)
+    grey (``flag=0``), the label the record's (a float, or a float32 array for multi-label records);
+    ``transform(image, label)`` is applied to each sample. Decoding follows OpenCV's conventions
+    (MXNet's pixels for lossless formats, grey conversion included; JPEG within a few levels).
+
+    Example::
+
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> import hybridlab as mx
+        >>> d = tempfile.mkdtemp()
+        >>> w = mx.recordio.MXIndexedRecordIO(os.path.join(d, 'a.idx'), os.path.join(d, 'a.rec'), 'w')
+        >>> w.write_idx(0, mx.recordio.pack_img((0, 3.0, 0, 0), np.zeros((2, 5, 3), np.uint8), img_fmt='.png'))
+        >>> w.close()
+        >>> img, label = mx.gluon.data.vision.ImageRecordDataset(os.path.join(d, 'a.rec'))[0]
+        >>> img.shape, img.dtype, label
+        ((2, 5, 3), dtype('uint8'), 3.0)
+    """
 
     def __init__(self, filename, flag=1, transform=None):
-        raise NotImplementedError(f"ImageRecordDataset({filename!r}): hybridlab has no RecordIO (.rec) reader. "
-                                  f"Unpack the images into one folder per class and use "
-                                  f"gluon.data.vision.ImageFolderDataset(root, flag={flag}, transform=...) instead.")
+        super().__init__(filename)
+        if flag not in (0, 1, True, False):
+            raise ValueError(f"ImageRecordDataset: flag expected 0 (grayscale) or 1 (color), got {flag!r}")
+        self._flag = int(flag)
+        self._transform = transform
+
+    def __getitem__(self, idx):
+        record = super().__getitem__(idx)
+        where = f"ImageRecordDataset {self.filename!r}, record {self._record.keys[idx]!r}"
+        try:
+            header, payload = recordio.unpack(record)
+        except MXNetError as err:
+            raise MXNetError(f"{where}: {err}") from None
+        img = recordio.decode_cv(payload, self._flag, where)
+        img = img[:, :, None] if self._flag == 0 else img[:, :, ::-1]
+        img = nd.array(np.ascontiguousarray(img), dtype=np.uint8)
+        if self._transform is not None:
+            return self._transform(img, header.label)
+        return img, header.label
 
 
 class ImageFolderDataset(Dataset):
