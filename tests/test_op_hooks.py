@@ -60,11 +60,11 @@ def test_monitor_all_names_inputs_like_mxnet():
         hook, seen = recorder()
         net.register_op_hook(hook, monitor_all=True)
         net(mx.nd.ones((2, 3, 4)))
-        # MXNet names Activation's input 'input0' (no FListInputNames there); ours has the registry's name
+        # MXNet names Activation's input 'input0' (registered without FListInputNames), Dense's by name
         assert [n for n, _, _ in seen] == [
             "hybridsequential_dense0_fwd_data", "hybridsequential_dense0_fwd_weight",
             "hybridsequential_dense0_fwd_bias", "hybridsequential_dense0_fwd_output",
-            "hybridsequential_activation0_fwd_data", "hybridsequential_activation0_fwd_output"]
+            "hybridsequential_activation0_fwd_input0", "hybridsequential_activation0_fwd_output"]
 
 
 class Splitter(gluon.HybridBlock):

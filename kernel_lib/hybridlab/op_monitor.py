@@ -31,6 +31,7 @@ import time
 
 from . import monitor_state
 from .base import MXNetError
+from .compiler.instrument import input_label
 
 __all__ = ["acquire", "release", "hooks", "installed"]
 
@@ -68,7 +69,7 @@ def _wrap(op, plain):
             if monitor_all:
                 names = op.input_names(a)
                 for i, x in enumerate(arrays):
-                    _call(callback, f"{base}_{names[i] if i < len(names) else f'input{i}'}", op, x, ctx.device)
+                    _call(callback, f"{base}_{input_label(op, names, i)}", op, x, ctx.device)
         timed = monitor_state.switches.imperative
         t0 = time.perf_counter() if timed else 0.0
         res = plain(ctx, a, *arrays)

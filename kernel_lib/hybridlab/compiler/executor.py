@@ -37,7 +37,7 @@ from ..device import current_device
 from ..ndarray.creation import zeros
 from ..symbol.unknown_dims import resolve_unknown_dims
 from .cached_op import CachedOp
-from .instrument import HookMonitor
+from .executor_monitor import ExecutorMonitor, run_monitored
 from .memory import plan as memory_plan
 from .passes._graph import backward_nodes
 from .passes.cse import eliminate_common_subexpressions
@@ -200,7 +200,7 @@ class Executor:
             inputs = [x if x.context == self._ctx else x.as_in_context(self._ctx) for x in inputs]
         if self._monitor is None:
             return self._op(*inputs)
-        return self._op.call_monitored(inputs, self._monitor)
+        return run_monitored(self._op, inputs, self._monitor)
 
     def backward(self, out_grads=None, is_train=True):
         """Write the gradients of the last training ``forward`` into ``grad_dict`` (``out_grads``:
@@ -228,9 +228,10 @@ class Executor:
         return grad.astype(head.dtype) if grad.dtype != head.dtype else grad
 
     def set_monitor_callback(self, callback, monitor_all=False):
-        """Call ``callback(name, array)`` with every op output of each forward (and the op inputs
-        with ``monitor_all``), named as MXNet does (``<node>_output``)."""
-        self._monitor = HookMonitor(lambda name, op_name, array: callback(name, array), monitor_all)
+        """Call ``callback(name, array)`` with every op output of each forward and backward (and
+        the op inputs with ``monitor_all``), named as MXNet's executor does (``<node>_output``,
+        ``<node>_backward_output<i>``; see ``compiler.executor_monitor``). A reshaped executor keeps it."""
+        self._monitor = ExecutorMonitor(lambda name, op_name, array: callback(name, array), monitor_all)
 
     # ---- parameters and shapes ------------------------------------------------------------------
     def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
@@ -277,6 +278,7 @@ class Executor:
         new = Executor(self._symbol, self._ctx, args, {n: g for n, g in grads.items() if g is not None} or None,
                        reqs, aux, cached_op=None if self._resolved else self._op, outputs=[])
         new.outputs = new._allocate_outputs(share=self.outputs)
+        new._monitor = self._monitor       # as MXNet's reshape, the monitor callback goes along
         return new
 
     def get_optimized_symbol(self):

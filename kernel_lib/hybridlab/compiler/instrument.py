@@ -62,6 +62,30 @@ class Monitor:
         pass
 
 
+# Ops MXNet 1.9.1 registers without FListInputNames: its monitor names their inputs ``input<i>``
+# (recorded with MXNET_SUBGRAPH_BACKEND=NONE from every op hybridlab also has).
+UNLISTED_INPUTS = frozenset("""
+    Activation BlockGrad Cast Flatten Reshape SoftmaxActivation _copy _sample_multinomial _shuffle
+    _div_scalar _equal_scalar _greater_equal_scalar _greater_scalar _hypot_scalar _lesser_equal_scalar
+    _lesser_scalar _logical_and_scalar _logical_or_scalar _logical_xor_scalar _maximum_scalar _minimum_scalar
+    _minus_scalar _mod_scalar _mul_scalar _not_equal_scalar _plus_scalar _power_scalar _rdiv_scalar
+    _rminus_scalar _rmod_scalar _rpower_scalar abs arccos arccosh arcsin arcsinh arctan arctanh argmax
+    argmax_channel argmin argsort broadcast_axis broadcast_to cbrt ceil clip cos cosh degrees erf erfinv exp
+    expand_dims expm1 fix floor gamma gammaln hard_sigmoid log log10 log1p log2 logical_not make_loss max mean
+    min nanprod nansum negative norm ones_like prod radians rcbrt reciprocal relu rint round rsqrt shape_array
+    sigmoid sign sin sinh size_array slice_axis smooth_l1 softsign sort sqrt square sum tan tanh topk
+    transpose trunc zeros_like
+""".split())
+
+
+
+def input_label(op, names, i):
+    """MXNet's name for input ``i`` of ``op`` in monitor and op-hook tensor names: the op's input
+    name (``data``, ``weight``), or ``input<i>`` for the ops registered without input names."""
+    unlisted = op.name in UNLISTED_INPUTS or any(a in UNLISTED_INPUTS for a in op.aliases)
+    return f"input{i}" if unlisted or i >= len(names) else names[i]
+
+
 class HookMonitor(Monitor):
     """Calls ``callback(name, op_name, NDArray)`` for each node's outputs (and inputs when
     ``monitor_all``), with MXNet's tensor names (see the module docstring)."""
@@ -86,7 +110,7 @@ class HookMonitor(Monitor):
             node = self.nodes[k]
             names = node.input_names()
             for i, value in enumerate(inputs):
-                self._call(node, f"{node.name}_{names[i] if i < len(names) else f'input{i}'}", value)
+                self._call(node, f"{node.name}_{input_label(node.op, names, i)}", value)
 
     def exit(self, k, outputs):
         node = self.nodes[k]

@@ -271,7 +271,7 @@ class TensorInspector(SnapshotWidget):
         def hook(name, op_name, arr):
             me = ref()
             if me is not None:
-                me._record(name, op_name, arr)
+                me._keep_tensor(name, op_name, arr)
 
         self._hook = hook
         self._handles = [block.register_forward_pre_hook(pre), block.register_forward_hook(post)]
@@ -370,7 +370,7 @@ class TensorInspector(SnapshotWidget):
             self._names[tensor] = node
         return node
 
-    def _record(self, name, op_name, arr):
+    def _keep_tensor(self, name, op_name, arr):
         if self._current is None:      # this call is not inspected
             return
         try:

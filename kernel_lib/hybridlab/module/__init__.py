@@ -1,6 +1,9 @@
 """``mx.mod``: MXNet 1.x's symbolic Module API. ``Module`` binds a symbol to arrays and trains it
 (``fit``), scores it and predicts with it; ``BaseModule`` holds the loops; ``MutableModule`` is a
-Module for inputs whose shapes change from batch to batch (detection, variable-length text).
+Module for inputs whose shapes change from batch to batch (detection, variable-length text);
+``BucketingModule`` keeps one Module per bucket (sequence length) sharing one set of parameters;
+``SequentialModule`` chains modules; ``PythonModule`` / ``PythonLossModule`` are modules written in
+Python (a loss computed with NumPy, say).
 
 Example::
 
@@ -16,5 +19,9 @@ Example::
 from .base_module import BaseModule  # noqa: F401
 from .module import Module  # noqa: F401
 from .mutable_module import MutableModule  # noqa: F401
+from .bucketing_module import BucketingModule  # noqa: F401
+from .sequential_module import SequentialModule  # noqa: F401
+from .python_module import PythonModule, PythonLossModule  # noqa: F401
 
-__all__ = ["BaseModule", "Module", "MutableModule"]
+__all__ = ["BaseModule", "Module", "MutableModule", "BucketingModule", "SequentialModule", "PythonModule",
+           "PythonLossModule"]

@@ -379,6 +379,20 @@ class Module(BaseModule):
         self._exec_group.reshape(data, labels or None)    # no labels: inferred from the data
         self._data_shapes, self._label_shapes = data, labels or self._label_shapes
 
+    @property
+    def _total_exec_bytes(self):
+        """Bytes of the arrays this module's executors hold (arguments, gradients, auxiliary states,
+        outputs; each array counted once), MXNet's memory figure of a bound module."""
+        seen, total = set(), 0
+        for ex in (self._exec_group.execs if self._exec_group is not None else []):
+            arrays = (list(ex.arg_dict.values()) + list(ex.grad_dict.values()) + list(ex.aux_dict.values())
+                      + list(ex.outputs))
+            for a in arrays:
+                if a is not None and id(a) not in seen:
+                    seen.add(id(a))
+                    total += a.size * a.dtype.itemsize
+        return total
+
     def install_monitor(self, mon):
         """Install a monitor (an object with ``install(executor)``, as MXNet's ``mx.mon.Monitor``)."""
         self._check_bound("install_monitor")

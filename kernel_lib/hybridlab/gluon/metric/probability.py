@@ -54,8 +54,10 @@ class Perplexity(EvalMetric):
             if label.size != pred.size / pred.shape[-1]:
                 raise ValueError(f"shape mismatch: {label.shape} vs. {pred.shape}")
             label = label.reshape(-1).astype("int64")
+            # as MXNet's pick (mode 'clip'): a label out of range reads the nearest class
+            picked = numpy.clip(label, 0, pred.shape[self.axis] - 1)
             probs = numpy.take_along_axis(numpy.moveaxis(pred, self.axis, -1).reshape(-1, pred.shape[self.axis]),
-                                          label[:, None], axis=-1)[:, 0]
+                                          picked[:, None], axis=-1)[:, 0]
             if self.ignore_label is not None:
                 ignore = label == self.ignore_label
                 num -= int(ignore.sum())
