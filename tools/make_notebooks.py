@@ -7,6 +7,7 @@ import pathlib
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from lesson_data_parallel import DATA_PARALLEL
 from lesson_debug_hybridize import DEBUG_HYBRIDIZE
 
 HERE = pathlib.Path(__file__).resolve().parent.parent / "notebooks"
@@ -126,6 +127,10 @@ Calling a block on a `Symbol` returns the graph. The compiled program is plain P
     new_code_cell("""graph = net(mx.sym.var('data'))
 print(graph.list_arguments())
 mx.viz.print_summary(graph, shape={'data': (1, 512)})"""),
+    new_markdown_cell("""A Symbol (or a hybridized block) as a cell's result is drawn by the JupyterLab extension: the
+graph of the forward pass, its Block scopes as boxes, each edge labelled with the shape it carries
+(click a node for its attributes; the notebook keeps the drawing when saved)."""),
+    new_code_cell("""graph"""),
     new_code_cell("""print(net.cached_op)"""),
     new_markdown_cell("""## Why hybridize: speed
 Imperative calls pay Python dispatch per op; the compiled program pays it once per call."""),
@@ -310,8 +315,9 @@ loader = gluon.data.DataLoader(gluon.data.ArrayDataset(x_train, y_train), batch_
 metric = mx.metric.Accuracy()"""),
     new_code_cell("""epochs = 6
 progress = widgets.IntProgress(min=0, max=epochs * len(loader), description='training')
-status = widgets.Label()
-display(widgets.VBox([progress, status]))
+display(progress)
+curves = mx.lab.TrainingPlot('loss', 'train accuracy', title='LeNet on digits')
+display(curves)                   # redraws live: a point every 5 steps
 start = time.perf_counter()
 for epoch in range(epochs):
     metric.reset()
@@ -323,13 +329,24 @@ for epoch in range(epochs):
         trainer.step(data.shape[0])
         metric.update(label, out)
         progress.value += 1
-    status.value = f'epoch {epoch + 1}: loss {loss.mean().asscalar():.3f}, train {metric.get()[1]:.3f}'
+        if progress.value % 5 == 0:
+            curves.add(loss=loss.mean().asscalar(), **{'train accuracy': metric.get()[1]})
 test_acc = (net(mx.nd.array(x_test)).asnumpy().argmax(axis=1) == y_test).mean()
 print(f'{epochs} epochs in {time.perf_counter() - start:.1f} s, test accuracy {test_acc:.3f}')
-assert test_acc > 0.9"""),
+assert test_acc > 0.9 and curves.latest('loss') < curves.series['loss'][0][1]"""),
     new_markdown_cell("""The block rebuilt its program only when the input signature changed (the last batch is
 smaller, and the test set is one big batch):"""),
     new_code_cell("""print(net.rebuild_history)"""),
+    new_markdown_cell("""## What hybridizing buys per training step
+The same step (forward under `autograd.record()`, then backward) imperatively and hybridized with
+each flag set, on one batch. Timings on a shared machine are noisy: compare the modes of one run,
+and press *Run again* to see how much they move."""),
+    new_code_cell("""batch = mx.nd.array(x_train[:64])
+step_timing = mx.lab.TimingPanel(net, batch, calls=10, backward=True)
+print(step_timing.text())
+step_timing"""),
+    new_markdown_cell("""The compiled graph the training ran (open the backward graph in the selector):"""),
+    new_code_cell("""mx.lab.GraphView(net)"""),
 ]
 
 
@@ -338,7 +355,7 @@ def main():
     meta = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
     lessons = (("01-ndarray-and-autograd", NDARRAY_AND_AUTOGRAD), ("02-hybridize", HYBRIDIZE),
                ("03-see-it-in-jupyterlab", SEE_IT), ("04-train-on-digits", DIGITS),
-               ("05-debug-hybridize", DEBUG_HYBRIDIZE))
+               ("05-debug-hybridize", DEBUG_HYBRIDIZE), ("06-data-parallel", DATA_PARALLEL))
     for name, cells in lessons:
         for i, cell in enumerate(cells):
             cell["id"] = f"{name[:2]}-{i:02d}"     # stable ids: regenerating does not churn the files
