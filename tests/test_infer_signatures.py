@@ -139,7 +139,7 @@ def test_zero_size_inputs_are_exact_shapes():
     net = _mlp()
     net(mx.nd.ones((1, 5)))
     net.hybridize()
-    out = net(mx.nd.ones((0, 5)))
+    out = net(mx.nd.empty((0, 5)))        # legacy nd.ones/zeros refuse a 0 dim, as MXNet 1.x
     assert out.shape == (0, 2)
     prog = net.hybridization.cached_op.program()
     head, i = net.hybridization.cached_op._outputs[0]

@@ -48,6 +48,20 @@ def _concat_infer(a, in_shapes, key="dim"):
     return [tuple(out)]
 
 
+def _concat_partial(a, in_shapes, outs, key="dim"):
+    """Partial symbolic inference (MXNet's ConcatShape): every input has the output's size on every
+    axis but the concatenated one."""
+    out = outs[0]
+    if out is None:
+        return
+    dim = normalize_axis(a[key], len(out))
+    for i, s in enumerate(in_shapes):
+        if s is None or len(s) == len(out):
+            exp = list(out)
+            exp[dim] = s[dim] if s is not None else 0
+            merge_shape(in_shapes, i, tuple(exp), f"inputs agree with the output on every axis except {key}")
+
+
 def _concat_grad(F, a, inputs, outputs, ograds, key="dim"):
     dim = normalize_axis(a[key], inputs[0].ndim)
     res, start = [], 0
@@ -63,7 +77,8 @@ def concat_op(name, default_dim, aliases=(), np=(), doc=""):
                           attrs={"num_args": Attr("int"), "dim": Attr("int", default_dim)},
                           bounds={"num_args": (1, None)},
                           compute=lambda ctx, a, *xs: ctx.xp.concatenate(xs, axis=a["dim"]),
-                          infer_shape=_concat_infer, grad=_concat_grad, doc=doc))
+                          infer_shape=_concat_infer, infer_partial=_concat_partial, grad=_concat_grad,
+                          doc=doc))
 
 
 concat_op("Concat", 1, aliases=("concat",),
@@ -160,11 +175,32 @@ def _split_infer(a, in_shapes):
     return [None] * _n_split(a) if in_shapes[0] is None else _split_shapes(a, in_shapes[0])
 
 
+def _split_partial(a, in_shapes, outs):
+    """Partial symbolic inference (MXNet's SliceChannel shape rule): the input from any output, the
+    split axis ``num_outputs`` times as long (or put back when ``squeeze_axis`` removed it)."""
+    data = in_shapes[0]
+    if data is None:
+        return
+    axis = normalize_axis(a["axis"], len(data))
+    k = a["num_outputs"]
+    for out in outs:
+        if out is None:
+            continue
+        if a["squeeze_axis"] and len(out) == len(data) - 1:
+            back = tuple(out[:axis]) + (k,) + tuple(out[axis:])
+        elif len(out) == len(data):
+            back = tuple(d * k if i == axis else d for i, d in enumerate(out))
+        else:
+            continue
+        merge_shape(in_shapes, 0, back, f"the input is the outputs joined along axis {axis}")
+
+
 register(OpDef("SliceChannel", aliases=("split",), family="shape", num_outputs=_n_split,
                output_names=lambda a: tuple(f"output{i}" for i in range(a["num_outputs"])),
                attrs={"num_outputs": Attr("int"), "axis": Attr("int", 1), "squeeze_axis": Attr("bool", False)},
                bounds={"num_outputs": (1, None)},
                compute=_split_compute, infer_shape=_split_infer, infer_type=lambda a, d: [d[0]] * _n_split(a),
+               infer_partial=_split_partial,
                grad=_split_grad, doc="Split into `num_outputs` equal parts along `axis` (outputs output0..); "
                                      "squeeze_axis drops the axis when each part has size 1."))
 register(OpDef("_split_v2", family="shape", num_outputs=_n_split,

@@ -158,9 +158,18 @@ def _batch_dot_infer(a, s):
     return [tuple(x or y for x, y in zip(l[:-2], r[:-2])) + (m, n)]
 
 
+def _batch_dot_partial(a, s, outs):
+    """Partial symbolic inference (MXNet's BatchDotShape): nothing while lhs's last or rhs's
+    second-to-last dimension is unknown."""
+    l, r = s
+    if l is not None and r is not None and len(l) == len(r) >= 3 and not (l[-1] and r[-2]):
+        return False
+    return True
+
+
 register(OpDef(
     "batch_dot", family="linalg", npx="batch_dot", inputs=("lhs", "rhs"), attrs={**_T_ATTRS, **_STYPE},
-    compute=_batch_dot_compute, infer_shape=_batch_dot_infer,
+    compute=_batch_dot_compute, infer_shape=_batch_dot_infer, infer_partial=_batch_dot_partial,
     grad=lambda F, a, ins, outs, og: list(_matmul_grads(F.batch_dot, ins[0], ins[1], og[0],
                                                         a["transpose_a"], a["transpose_b"])),
     doc="Batched matrix product: (B..., M, K) x (B..., K, N) -> (B..., M, N); transpose_a/transpose_b "

@@ -16,6 +16,13 @@ An op definition holds
     or a tuple of all outputs (hidden ones included),
   * ``infer_shape(a, in_shapes)`` and ``infer_type(a, in_dtypes)``: no data needed; they may fill
     unknown (``None``) input entries in place (parameter shapes) and return the output list,
+  * ``infer_partial(a, in_shapes, out_shapes)``: MXNet's rule for symbolic partial inference (a 0
+    dimension is unknown), asked there only, before ``infer_shape``: it fills unknown input entries
+    in place from the known outputs (``out_shapes``, one per output, ``None`` when unknown: a
+    transpose's input from its output, a Convolution's batch and stride-1 spatial sizes) and
+    returns ``False`` when MXNet infers nothing for the node yet (``where`` with an unknown
+    condition). Without it, ops whose ``infer_shape`` is ``same_shape`` / ``unary_shape`` give
+    their inputs the output's shape.
   * ``grad(F, a, inputs, outputs, ograds)``: input gradients written with registered ops through
     the namespace ``F`` (``mx.nd`` now, ``mx.sym`` for graph-level backward), ``None`` for inputs
     without a gradient. An op without ``grad`` is not differentiable. Callers run it through
@@ -209,7 +216,7 @@ class OpDef:
                  all_inputs=None, random=(), np_random=(), monotone=False, window_max=False,
                  train_variant=None, zero_grad=False, bounds=None, grad_mode=False, inline=None,
                  out_kernel=None, train_side_effect=None, lowering=None, open_attrs=False, count_attr=None,
-                 var_init=None):
+                 var_init=None, infer_partial=None):
         self.name = name
         self.inputs = inputs
         self.variadic = variadic
@@ -231,6 +238,7 @@ class OpDef:
         self.compute = compute
         self.infer_shape = infer_shape
         self.infer_type = infer_type or _same_dtype
+        self.infer_partial = infer_partial      # partial symbolic inference only: see the module docstring
         self.grad = grad
         self.grad_mode = bool(grad_mode)   # grad takes the forward's mode as ``training=``
         self.zero_grad = bool(zero_grad) and grad is None

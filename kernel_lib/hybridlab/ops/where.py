@@ -13,7 +13,7 @@ Example::
 """
 from .binary_factories import sum_to
 from .binary_math import as_array, promote
-from .infer import InferError, broadcast_shape, merge_shape
+from .infer import InferError, broadcast_shape, known, merge_shape
 from .registry import OpDef, register
 from .select_cpu import select
 
@@ -31,6 +31,18 @@ def _where_infer(a, in_shapes):
     return [ref]
 
 
+def _where_partial(a, in_shapes, outs):
+    """Partial symbolic inference (MXNet's WhereOpShape): nothing until the condition's shape is
+    known; then x and y also get the output's shape."""
+    if not known(in_shapes[0]):
+        return False
+    if outs[0] is not None:
+        for i in (1, 2):
+            if in_shapes[i] is None or len(in_shapes[i]) == len(outs[0]):
+                merge_shape(in_shapes, i, outs[0], "x and y have the output's shape")
+    return True
+
+
 def _where_compute(ctx, a, cond, x, y):
     dt = promote(x.dtype, y.dtype)
     c = cond != 0
@@ -46,6 +58,7 @@ def _where_grad(F, a, inputs, outputs, ograds):
 
 
 register(OpDef("where", inputs=("condition", "x", "y"), compute=_where_compute, infer_shape=_where_infer,
+               infer_partial=_where_partial,
                infer_type=lambda a, d: [promote(d[1], d[2])], grad=_where_grad,
                doc="Elements of x where condition is nonzero, else of y. x and y have one shape; condition "
                    "has that shape too, or is 1-D and picks whole rows along the first axis."))

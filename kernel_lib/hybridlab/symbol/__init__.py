@@ -16,7 +16,7 @@ import types as _types
 
 from .. import ops as _ops  # noqa: F401
 from .graph import Node, topo_order  # noqa: F401
-from .namespace import populate as _populate
+from .namespace import contrib_function as _contrib_fn, populate as _populate
 from .symbol import Group, Symbol, Variable, compose, var  # noqa: F401
 
 _OP_NAMES = _populate(globals(), "sym")
@@ -33,13 +33,22 @@ np._Symbol = Symbol            # MXNet's NumPy-style symbol class: one Symbol cl
 _populate(npx.__dict__, "sym.npx")
 from .numpy_fronts import install as _install_np_fronts  # noqa: E402
 _install_np_fronts(np, globals())     # tensordot, inner, outer, vdot, linalg: front ends choosing ops
-contrib = _types.SimpleNamespace(**{n[len("_contrib_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_contrib_")})
+# named by their contrib name, as MXNet names them: contrib.Proposal(...) makes node "proposal0"
+contrib = _types.SimpleNamespace(**{n[len("_contrib_"):]: _contrib_fn(n) for n in _OP_NAMES if n.startswith("_contrib_")})
 contrib.__doc__ = "MXNet's contrib operators (``F.contrib.boolean_mask``...)."
 from .contrib_zipfian import rand_zipfian as _rand_zipfian  # noqa: E402  (a Python function in MXNet)
 contrib.rand_zipfian = _rand_zipfian
 linalg = _types.SimpleNamespace(**{n[len("_linalg_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_linalg_")})
 linalg.__doc__ = "MXNet's linalg operators (``F.linalg.gemm2``, ``F.linalg.potrf``...)."
 _internal = _types.SimpleNamespace(**{n: globals()[n] for n in _OP_NAMES if n.startswith("_")})
+image = _types.SimpleNamespace(**{n[len("_image_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_image_")})
+image.__doc__ = "MXNet's image operators (``mx.sym.image.normalize``, ``to_tensor``...)."
+_ops.custom.symbol_functions["Custom"] = globals()["Custom"]    # mx.operator.PythonOp.get_symbol's nodes
+# MXNet 1.x ``mx.sym.sparse``: every op (sparse storage runs on dense values here) and ``retain``
+sparse = _types.ModuleType(__name__ + ".sparse", "mx.sym's op functions under MXNet's sparse namespace.")
+_populate(sparse.__dict__, "sym")
+sparse.retain = globals()["_sparse_retain"]
+_sys.modules[sparse.__name__] = sparse
 
 
 # MXNet 1.x Symbol's fluent methods (besides reshape/astype/flatten/transpose defined by hand)

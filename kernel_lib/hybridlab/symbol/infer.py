@@ -48,8 +48,8 @@ def _merge_shape(old, new):
     if new is None or old == new:
         return old
     new = tuple(int(d) for d in new)
-    if any(d < 0 for d in new):     # an op computed with unknown dims: not an answer
-        return old
+    if any(d < 0 for d in new):     # MXNet's -1 (a creation op's shape), or a size computed from unknowns
+        new = tuple(max(d, 0) for d in new)
     if old is None:
         return new
     if len(old) != len(new) or any(a and b and a != b for a, b in zip(old, new)):
@@ -97,7 +97,9 @@ def _clip(text, n=80):
     return repr(text) if len(text) <= n else repr(text[:n]) + f"... ({len(text)} characters)"
 
 
-def _var_shape(node):
+def _var_shape(node, np_shape=False):
+    """A variable's ``__shape__`` attribute; ``()`` is unknown, unless under NumPy shape semantics
+    (a scalar)."""
     text = node.attrs.get("__shape__")
     if text is None:
         return None
@@ -106,7 +108,7 @@ def _var_shape(node):
     except (MXNetError, ValueError, TypeError, OverflowError, RecursionError):
         raise MXNetError(f"variable {node.name!r}: attribute __shape__ expected a shape such as '(256, 0)', "
                          f"got {_clip(text)}") from None
-    return shape or None          # legacy: ndim 0 means unknown
+    return shape if np_shape else shape or None          # legacy: ndim 0 means unknown
 
 
 def _var_dtype(node):
@@ -248,65 +250,34 @@ def propagate(nodes, tables, report=_SymbolReport):
 
 
 # shape rules under which an output has the shape of inputs (all of them / the first): partial
-# inference also runs them backwards, from a known output to unknown inputs (MXNet's ElemwiseShape)
+# inference also runs them backwards, from a known output to unknown inputs (MXNet's ElemwiseShape),
+# for ops without an ``infer_partial`` rule of their own
 _SAME_AS_OUTPUT = {same_shape: None, unary_shape: 1}
 
 
-# ops whose data input has the output's batch axis (MXNet's FullyConnected and Convolution shape
-# rules assign it backwards): a legacy begin state ``zeros((0, H))`` read by one learns its batch size
-_BATCH_FROM_OUTPUT = frozenset(("FullyConnected", "Convolution"))
-
-
-def _batch_from_output(node, kind, values, vals):
-    out = values.get((id(node), 0))
-    data = vals[0] if vals else None
-    if out is None or not out or not out[0] or data is None or not data or data[0]:
-        return
-    try:
-        vals[0] = kind.merge(data, (out[0],) + tuple(data[1:]))
-    except _Conflict:
-        raise _error(kind, node, 0, data, out, "the output has this input's batch size") from None
-
-
-# ops whose output holds the input's elements in another shape: an input with one unknown (0) dimension
-# gets it from a known output's size (MXNet's ReverseReshapeInferShape)
-_SIZE_FROM_OUTPUT = frozenset(("Reshape",))
-
-
-def _size_from_output(node, kind, values, vals):
-    out = values.get((id(node), 0))
-    data = vals[0] if vals else None
-    if out is None or 0 in out or data is None or list(data).count(0) != 1:
-        return
-    rest = 1
-    for d in data:
-        rest *= d or 1
-    size = 1
-    for d in out:
-        size *= d
-    if size % rest == 0:
-        vals[0] = tuple(d or size // rest for d in data)
-
-
-def _from_output(node, kind, values, vals):
-    """Fill ``vals`` (the inputs' shapes) from ``node``'s known output where its op's shape rule
-    makes them equal (``_SAME_AS_OUTPUT``): ``cast(w)`` read as a convolution's weight gives ``w``
-    that weight's shape; a FullyConnected's or Convolution's data gets the output's batch size."""
+def _from_output(node, a, kind, values, vals, given, report):
+    """Fill ``vals`` (the inputs' shapes) from ``node``'s known outputs, in partial shape inference
+    only: by its op's ``infer_partial`` rule (a transpose's input from its output, a Convolution's
+    batch size), or, where the op's shape rule makes them equal (``_SAME_AS_OUTPUT``), with the
+    output's shape (``cast(w)`` read as a convolution's weight gives ``w`` that weight's shape).
+    False when the op's rule says that it infers nothing yet (``where`` with an unknown condition)."""
     if not kind.partial or kind.name != "shape":
-        return
-    if node.op.name in _BATCH_FROM_OUTPUT:
-        _batch_from_output(node, kind, values, vals)
-        return
-    if node.op.name in _SIZE_FROM_OUTPUT:
-        _size_from_output(node, kind, values, vals)
-        return
+        return True
+    op = node.op
+    node_id = id(node)
+    if op.infer_partial is not None:
+        outs = [values.get((node_id, i)) for i in range(node.num_outputs())]
+        try:
+            return op.infer_partial(a, vals, outs) is not False
+        except InferError as err:
+            raise report.infer_error(kind, node, a, err, given) from None
     try:
-        n_same = _SAME_AS_OUTPUT[node.op.infer_shape]
+        n_same = _SAME_AS_OUTPUT[op.infer_shape]
     except (KeyError, TypeError):
-        return
-    out = values.get((id(node), 0))
+        return True
+    out = values.get((node_id, 0))
     if out is None:
-        return
+        return True
     for i in range(len(vals) if n_same is None else min(n_same, len(vals))):
         if known(vals[i]):
             continue
@@ -314,6 +285,7 @@ def _from_output(node, kind, values, vals):
             vals[i] = kind.merge(vals[i], out)
         except _Conflict:
             raise _error(kind, node, i, vals[i], out, "the output has this input's shape") from None
+    return True
 
 
 def _step(node, a, keys, kind, values, report):
@@ -321,7 +293,8 @@ def _step(node, a, keys, kind, values, report):
     outputs)``."""
     given = [values.get(key) for key in keys]
     vals = list(given)
-    _from_output(node, kind, values, vals)
+    if not _from_output(node, a, kind, values, vals, given, report):
+        return [], []
     # ops treat a None input as unknown, but a 0 dimension may trip a check (broadcasting)
     partial_dims = kind.partial and any(v is not None and 0 in v for v in given)
     try:
@@ -378,14 +351,22 @@ def _step(node, a, keys, kind, values, report):
         if not _same(merged, old):
             values[key] = merged
             changed_outputs.append(key)
-    if changed_outputs and kind.partial and kind.name == "shape" and node.op.name in _SIZE_FROM_OUTPUT:
-        # the output this step found may complete the input (a Reshape whose output is known though its
-        # input has an unknown dimension)
-        vals = [values.get(key) for key in keys]
-        _size_from_output(node, kind, values, vals)
-        if keys and vals[0] is not None and not _same(vals[0], values.get(keys[0])):
-            values[keys[0]] = kind.merge(values.get(keys[0]), vals[0])
-            changed.append(keys[0])
+    if changed_outputs and kind.partial and kind.name == "shape" and node.op.infer_partial is not None:
+        # the outputs this step found may complete the inputs (a Reshape whose output is known from
+        # its attributes though its input has an unknown dimension)
+        given = [values.get(key) for key in keys]
+        vals = list(given)
+        _from_output(node, a, kind, values, vals, given, report)
+        for i, key in enumerate(keys):
+            if vals[i] is None or vals[i] is given[i]:
+                continue
+            try:
+                merged = kind.merge(given[i], vals[i])
+            except _Conflict:
+                raise _error(kind, node, i, given[i], vals[i]) from None
+            if not _same(merged, given[i]):
+                values[key] = merged
+                changed.append(key)
     return changed, changed_outputs
 
 
@@ -394,8 +375,10 @@ def _bad_value(kind, node, what, value, err):
                       f"which is not a {kind.name} ({type(err).__name__}: {err}){_where(node)}")
 
 
-def _run(symbol, args, kwargs, kind, convert):
-    """Inference from user-given values: ``(nodes, values, arg_nodes, aux_nodes)``."""
+def _run(symbol, args, kwargs, kind, convert, start=None):
+    """Inference from user-given values: ``(nodes, values, arg_nodes, aux_nodes)``. ``start(node,
+    given)``: a variable's value from the user's (``None`` when not given), by default the given
+    one or else the variable's attribute."""
     if args and kwargs:
         raise ValueError(f"Can only specify known argument {kind.name}s either by positional or kwargs way.")
     nodes = topo_order(symbol._outputs)
@@ -425,7 +408,9 @@ def _run(symbol, args, kwargs, kind, convert):
     values = {}
     for n in variables:
         v = given.get(id(n))
-        if v is None or (kind is SHAPE and not v):
+        if start is not None:
+            v = start(n, v)
+        elif v is None or (kind is SHAPE and not v):
             v = kind.var_attr(n)
         if v is not None:
             values[(id(n), 0)] = v
@@ -455,17 +440,72 @@ def _results(symbol, values, arg_nodes, aux_nodes):
             [values.get((id(n), 0)) for n in aux_nodes])
 
 
+class _Convention:
+    """How the symbolic API writes shapes, as MXNet 1.9.1 does. Legacy: an unknown shape is ``()``
+    and an unknown dimension 0 (a given -1 is read as 0). Under NumPy shape semantics
+    (``mx.util.np_shape()``, ``npx.set_np()``): an unknown shape is ``None``, an unknown dimension
+    -1, and ``()`` is a scalar. Inference itself runs on 0 = unknown dimension: NumPy's -1 become
+    0 there and are written back as -1; a 0 given or declared where no -1 is (an empty axis) stays a
+    0 and counts as known."""
+
+    def __init__(self, np_shape):
+        self.np_shape = np_shape
+        self.marked = False         # a -1 (NumPy semantics) was given or declared: 0s read back as -1
+
+    def given(self, v, where):
+        shape = _shape_arg(v, where)
+        if any(d < 0 for d in shape):
+            self.marked = True
+            shape = tuple(max(d, 0) for d in shape)
+        return shape
+
+    def start(self, node, v):
+        if v is not None and (v or self.np_shape):
+            return v
+        v = _var_shape(node, self.np_shape)
+        return None if v is None else self.given(v, f"variable {node.name!r}")
+
+    def scan(self, nodes):
+        """Creation ops declaring a -1 (``sym.ones(shape=(2, -1))``) mark unknown dimensions too."""
+        if self.np_shape and not self.marked:
+            self.marked = any(n.op is not None and n.op.family == "creation" and
+                              any(d < 0 for d in (n.parsed_attrs().get("shape") or ())) for n in nodes)
+
+    def known(self, shape):
+        if shape is None:
+            return False
+        return 0 not in shape if (self.marked or not self.np_shape) else True
+
+    def out(self, shape):
+        if shape is None:
+            return None if self.np_shape else ()
+        return tuple(-1 if d == 0 else d for d in shape) if self.np_shape and self.marked else shape
+
+
 def infer_shape(symbol, args, kwargs, partial=False):
     """``(arg_shapes, out_shapes, aux_shapes)`` in list_arguments / list_outputs /
     list_auxiliary_states order. Incomplete: ``(None, None, None)`` and a warning naming the
-    unknown arguments, or with ``partial`` the partial shapes (``()`` where nothing is known)."""
-    _, values, arg_nodes, aux_nodes = _run(symbol, args, kwargs, SHAPE, _shape_arg)
+    unknown arguments, or with ``partial`` the partial shapes: ``()`` where nothing is known and
+    0 for unknown dimensions, or ``None`` and -1 under NumPy shape semantics (``_Convention``).
+
+    >>> import hybridlab as mx
+    >>> y = mx.sym.transpose(mx.sym.var('x'), axes=(0, 2, 1))
+    >>> y.infer_shape_partial(x=(0, 3, 4))
+    ([(0, 3, 4)], [(0, 4, 3)], [])
+    >>> with mx.util.np_shape():
+    ...     y.infer_shape_partial(x=(-1, 3, 4))
+    ([(-1, 3, 4)], [(-1, 4, 3)], [])
+    """
+    from ..numpy_extension import is_np_shape     # here: numpy_extension imports the ndarray layer
+    conv = _Convention(is_np_shape())
+    nodes, values, arg_nodes, aux_nodes = _run(symbol, args, kwargs, SHAPE, conv.given, conv.start)
+    conv.scan(nodes)
     res = _results(symbol, values, arg_nodes, aux_nodes)
     if partial:
-        return tuple([s if s is not None else () for s in part] for part in res)
-    if all(known(s) for part in res for s in part):
+        return tuple([conv.out(s) for s in part] for part in res)
+    if all(conv.known(s) for part in res for s in part):
         return res
-    unknown = [f"{n.name}: {s if s is not None else ()}" for n, s in zip(arg_nodes, res[0]) if not known(s)]
+    unknown = [f"{n.name}: {conv.out(s)}" for n, s in zip(arg_nodes, res[0]) if not conv.known(s)]
     if len(unknown) > 10:
         unknown = unknown[:10] + ["..."]
     warnings.warn("Cannot decide shape for the following arguments (0s in shape means unknown dimensions). "

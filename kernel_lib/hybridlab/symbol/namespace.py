@@ -6,10 +6,10 @@ variables ``fc1_weight``, ``fc1_bias`` as in MXNet. Arguments bind as in ``mx.nd
 and ``attr=`` name the node and add attributes.
 """
 from ..ops.binder import make_binder, signature
-from ..ops.registry import NsName, all_ops
+from ..ops.registry import NsName, all_ops, get_op
 from .symbol import Symbol, compose
 
-__all__ = ["populate"]
+__all__ = ["populate", "contrib_function"]
 
 
 def _is_symbol(x):
@@ -40,6 +40,18 @@ def _make(op, ns):
         fn.__signature__ = sig
     fn.op, fn.binder = op, bind
     return fn
+
+
+def contrib_function(name):
+    """The ``mx.sym.contrib`` function of the op ``name`` (``_contrib_X``): named ``X`` and naming
+    its nodes ``x0``, ``x1``... as MXNet does (not ``_contrib_x0``).
+
+    >>> import hybridlab as mx
+    >>> with mx.name.NameManager():      # a fresh counter
+    ...     print(mx.sym.contrib.boolean_mask(mx.sym.var("a"), mx.sym.var("b")).name)
+    boolean_mask0
+    """
+    return _make(get_op(name), NsName(name[len("_contrib_"):]))
 
 
 def populate(namespace, kind="sym"):

@@ -1,13 +1,14 @@
-"""MXNet 1.x's unknown dimensions in creation ops: in a legacy symbolic graph, ``sym.zeros(shape=(0,
-H))`` (``_zeros``, ``_ones``, ``_full``) leaves the 0 dimension to shape inference, which fills it
-from the node's readers (MXNet's executor allocates the output from the inferred shape, not the
-attribute). The legacy RNN cells' begin states are made this way (the batch size is unknown when the
-graph is built).
+"""MXNet 1.x's unknown dimensions in creation ops: in a symbolic graph, ``sym.zeros(shape=(0, H))``
+or ``shape=(-1, H)`` (``_zeros``, ``_ones``, ``_full``) leaves that dimension to shape inference,
+which fills it from the node's readers (MXNet's executor allocates the output from the inferred
+shape, not the attribute). The legacy RNN cells' begin states are made this way (the batch size is
+unknown when the graph is built). Likewise a legacy sampler without a shape (``sym.random.normal()``,
+``_random_*`` with ``shape=()``) takes the shape of its readers.
 
 Compiled programs run exact shapes (a 0 is an empty axis), so an executor binding such a graph first
 asks ``resolve_unknown_dims`` for a copy whose creation nodes carry the shapes partial inference
 finds for the bound arrays. Under ``npx.set_np()`` (NumPy shape semantics) a 0 is an empty axis and
-nothing is resolved.
+only -1 dimensions are resolved.
 
 Example::
 
@@ -29,26 +30,29 @@ __all__ = ["resolve_unknown_dims"]
 _CREATION = frozenset(("_zeros", "_ones", "_full"))
 
 
-def _unresolved(node):
+def _unresolved(node, np_shape=False):
+    if (node.op is not None and node.op.family == "random" and node.op.n_inputs == 0 and not np_shape
+            and "shape" in node.op.attrs):
+        return not node.parsed_attrs()["shape"]     # a legacy sampler without a shape: its readers give it
     if node.op is None or node.op.name not in _CREATION:
         return False
-    return 0 in tuple(node.parsed_attrs()["shape"])
+    return any(d < 0 or d == 0 and not np_shape for d in node.parsed_attrs()["shape"])
 
 
 def resolve_unknown_dims(symbol, shapes):
-    """``symbol`` itself when no creation node has a 0 (unknown) dimension in its ``shape``;
-    otherwise a copy where each such node's shape is the one inferred from ``shapes`` (variable
-    name -> shape of the bound array). A node whose shape stays incomplete keeps its attribute."""
-    if is_np_shape():
-        return symbol
+    """``symbol`` itself when no creation node has an unknown (-1, or legacy 0) dimension in its
+    ``shape``; otherwise a copy where each such node's shape is the one inferred from ``shapes``
+    (variable name -> shape of the bound array). A node whose shape stays incomplete keeps its
+    attribute."""
+    np_shape = is_np_shape()
     nodes = topo_order(symbol._outputs)
-    if not any(_unresolved(n) for n in nodes):
+    if not any(_unresolved(n, np_shape) for n in nodes):
         return symbol
     values = {(id(n), 0): tuple(shapes[n.name]) for n in nodes if n.is_variable and n.name in shapes}
     propagate(nodes, [(SHAPE, values)])
     found = {}
     for n in nodes:
-        if _unresolved(n):
+        if _unresolved(n, np_shape):
             shape = values.get((id(n), 0))
             if shape is not None and 0 not in shape:
                 found[id(n)] = shape
