@@ -167,3 +167,35 @@ def test_recorded_value_into_part_of_an_unrecorded_array_is_refused_as_in_mxnet(
         loss = x.sum()
     loss.backward()
     assert y.grad.asnumpy().tolist() == [6.0, 6.0, 6.0, 6.0]
+
+
+def test_null_grad_req_variable_loses_its_buffer_after_backward():
+    # MXNet 1.9.1: backward frees the graph, and a variable with grad_req='null' read by it is no
+    # variable anymore (.grad is None); one the graph did not read keeps its buffer
+    a, b, c = mx.np.ones((2, 3)), mx.np.ones((3, 3)), mx.np.ones((2,))
+    a.attach_grad(grad_req="null")
+    b.attach_grad()
+    c.attach_grad(grad_req="null")
+    assert a.grad.shape == (2, 3)
+    with mx.autograd.record():
+        y = mx.np.matmul(a, b)
+    y.backward()
+    assert a.grad is None and c.grad is not None
+    assert b.grad.tolist() == [[2.0] * 3] * 3
+    # retain_graph keeps the graph, and with it the buffer
+    a.attach_grad(grad_req="null")
+    with mx.autograd.record():
+        y = mx.np.matmul(a, b)
+    y.backward(retain_graph=True)
+    assert a.grad is not None
+
+
+def test_views_of_a_variable_are_that_variable():
+    # as_np_ndarray / as_nd_ndarray share the variable (MXNet's shallow copy shares its autograd entry)
+    x = mx.nd.array([1.0, 2.0])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.np.sum(x.as_np_ndarray() * 3) + mx.np.sum(x.as_np_ndarray() ** 2)
+    y.backward()
+    assert x.grad.asnumpy().tolist() == [5.0, 7.0]      # 3 + 2x, both uses accumulated
+

@@ -301,3 +301,15 @@ def test_mx_random_has_multinomial():
     mx.random.seed(3)
     draws = mx.random.multinomial(mx.nd.array([[0.0, 1.0], [1.0, 0.0]]), shape=5)
     assert draws.shape == (2, 5) and draws.asnumpy().tolist() == [[1] * 5, [0] * 5]
+
+
+def test_legacy_sampler_without_shape_takes_its_readers_shape():
+    # MXNet 1.x: a _random_* node with shape () has an unknown shape, inferred from its readers
+    x = mx.sym.var("X")
+    y = mx.sym.random.randn(loc=1.0, scale=0.0, data=mx.sym.ones((2, 3))) + x   # randn(data=...) as MXNet's tests
+    assert y.infer_shape(X=(2, 3))[1] == [(2, 3)]
+    ex = y.bind(mx.cpu(), {"X": mx.nd.zeros((2, 3))})
+    assert ex.forward()[0].asnumpy().tolist() == [[1.0] * 3] * 2
+    # under NumPy shape semantics () is a scalar
+    with mx.util.np_shape(True):
+        assert mx.sym.random.uniform().infer_shape()[1] == [()]

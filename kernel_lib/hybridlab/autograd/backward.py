@@ -69,13 +69,19 @@ def tape_order(heads):
     return order
 
 
+def leaf_key(x):
+    """Which variable the leaf array ``x`` is: its gradient buffer, shared by the views of one
+    variable (``as_np_ndarray``, ``as_nd_ndarray``), else the array itself."""
+    return id(x) if x._grad is None else id(x._grad)
+
+
 def _accumulate(table, key, value):
     old = table.get(key)
     table[key] = value if old is None else F.elemwise_add(old, value)
 
 
 def run_backward(heads, head_grads, retain_graph, create_graph, train_mode):
-    """Gradients of ``heads`` w.r.t. every leaf reached: ``{id(leaf): (leaf, grad)}``."""
+    """Gradients of ``heads`` w.r.t. every leaf reached: ``{leaf_key(leaf): (leaf, grad)}``."""
     if isinstance(heads, NDArray):
         heads = [heads]
     if head_grads is None or isinstance(head_grads, NDArray):
@@ -84,7 +90,7 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode):
         raise MXNetError(f"backward: expected {len(heads)} head gradients (one per head), got {len(head_grads)}")
 
     node_grads = {}   # id(TapeNode) -> {output index: grad}
-    leaf_grads = {}   # id(leaf) -> grad
+    leaf_grads = {}   # leaf_key(leaf) -> grad
     leaves = {}
     for h, hg in zip(heads, head_grads):
         if hg is None:
@@ -95,13 +101,15 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode):
         if h._node is not None:
             _accumulate(node_grads.setdefault(id(h._node[0]), {}), h._node[1], hg)
         elif h._grad_req != "null":
-            leaves[id(h)] = h
-            _accumulate(leaf_grads, id(h), hg)
+            leaves[leaf_key(h)] = h
+            _accumulate(leaf_grads, leaf_key(h), hg)
         else:
             raise MXNetError(_NOT_IN_GRAPH)
 
     prev_rec, prev_train = set_recording(create_graph), set_training(train_mode)
     order = tape_order(heads)
+    if not retain_graph:
+        _drop_null_gradients(order)
     try:
         for node in reversed(order):
             grads = node_grads.pop(id(node), None)
@@ -129,21 +137,30 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode):
                 if isinstance(src, tuple):
                     _accumulate(node_grads.setdefault(id(src[0]), {}), src[1], g)
                 else:
-                    leaves[id(src)] = src
-                    _accumulate(leaf_grads, id(src), g)
+                    leaves[leaf_key(src)] = src
+                    _accumulate(leaf_grads, leaf_key(src), g)
             if not retain_graph:
                 node.freed = True
                 node.inputs, node.out_data = (), ()
         # As in MXNet, every variable of the graph gets a gradient: zero where none reached it
         for node in order:
             for src in node.sources:
-                if src is not None and src.__class__ is not tuple and id(src) not in leaf_grads:
-                    leaves[id(src)] = src
-                    leaf_grads[id(src)] = F.zeros_like(src.detach())
+                if src is not None and src.__class__ is not tuple and leaf_key(src) not in leaf_grads:
+                    leaves[leaf_key(src)] = src
+                    leaf_grads[leaf_key(src)] = F.zeros_like(src.detach())
     finally:
         set_recording(prev_rec)
         set_training(prev_train)
     return {k: (leaves[k], g) for k, g in leaf_grads.items()}
+
+
+def _drop_null_gradients(order):
+    """As MXNet's backward clears the graph it frees, a variable of the graph whose ``grad_req`` is
+    'null' loses its gradient buffer (``.grad`` is None afterwards): it is a constant from then on."""
+    for node in order:
+        for x in node.inputs:
+            if isinstance(x, NDArray) and x._node is None and x._grad_req == "null":
+                x._grad = None
 
 
 def _output_array(node, i):
@@ -200,7 +217,7 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     result = run_backward(heads, head_grads, retain_graph, create_graph, train_mode)
     out = []
     for v in variables:
-        entry = result.get(id(v))
+        entry = result.get(leaf_key(v))
         out.append(F.zeros_like(v.detach()) if entry is None else entry[1])
     return out
 

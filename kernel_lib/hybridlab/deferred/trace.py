@@ -159,7 +159,8 @@ def _constant_entry(value):
     if data.ndim != 0:
         return None
     full = get_op("_full")
-    kwargs = {"shape": (), "value": data.item(), "dtype": data.dtype}
+    value = data.item()
+    kwargs = {"shape": (), "value": int(value) if isinstance(value, bool) else value, "dtype": data.dtype}
     node = annotate(Node(full, _auto_name(full), full.format_attrs(kwargs)))
     node.meta["shapes"], node.meta["dtypes"] = [()], [data.dtype]
     return (node, 0)

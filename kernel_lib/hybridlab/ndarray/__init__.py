@@ -33,6 +33,8 @@ contrib.rand_zipfian = _rand_zipfian
 linalg = _types.SimpleNamespace(**{n[len("_linalg_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_linalg_")})
 linalg.__doc__ = "MXNet's linalg operators (``F.linalg.gemm2``, ``F.linalg.potrf``...)."
 _internal = _types.SimpleNamespace(**{n: globals()[n] for n in _OP_NAMES if n.startswith("_")})
+image = _types.SimpleNamespace(**{n[len("_image_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_image_")})
+image.__doc__ = "MXNet's image operators (``mx.nd.image.normalize``, ``to_tensor``...)."
 _internal.__doc__ = "Internal operators (MXNet's mx.nd._internal)."
 
 

@@ -13,6 +13,7 @@ Example::
 import warnings
 
 from ..base import MXNetError
+from ..ops.context import legacy_zero_size
 from ..ops.registry import get_op
 from .dispatch import invoke
 
@@ -50,12 +51,28 @@ def zeros(shape, ctx=None, dtype=None, stype=None, out=None, **kwargs):
         if out is not None:
             raise MXNetError(f"zeros: out= expected with storage type 'default', got stype={stype!r}")
         return sparse_zeros(stype, _shape(shape), ctx=ctx, dtype=dtype, **kwargs)
-    return _create("_zeros", {"shape": _shape(shape), **kwargs}, ctx, dtype, out)
+    return _create("_zeros", {"shape": _known_shape("zeros", shape), **kwargs}, ctx, dtype, out)
 
 
 def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
-    """An array of ones (float32 unless ``dtype`` says otherwise)."""
-    return _create("_ones", {"shape": _shape(shape), **kwargs}, ctx, dtype, out)
+    """An array of ones (float32 unless ``dtype`` says otherwise). Outside NumPy shape semantics
+    (``mx.util.np_shape()``), MXNet 1.x reads a 0 in ``shape`` (or ``shape=()``) as an unknown size,
+    so zero-size and 0-d arrays raise there, as in MXNet.
+
+    >>> import hybridlab as mx
+    >>> with mx.util.np_shape():
+    ...     mx.nd.ones(()).shape, mx.nd.ones((2, 0)).shape
+    ((), (2, 0))
+    """
+    return _create("_ones", {"shape": _known_shape("ones", shape), **kwargs}, ctx, dtype, out)
+
+
+def _known_shape(where, shape):
+    shape = _shape(shape)
+    if legacy_zero_size(shape):
+        raise MXNetError(f"{where}: shape {shape} has an unknown (0) size or no dimension: expected positive "
+                         "sizes, or NumPy shape semantics for zero-size and 0-d arrays (mx.util.np_shape())")
+    return shape
 
 
 def full(shape, val, ctx=None, dtype=None, out=None):
@@ -64,8 +81,10 @@ def full(shape, val, ctx=None, dtype=None, out=None):
 
 
 def empty(shape, ctx=None, dtype=None, stype=None):
-    """A new array (MXNet leaves it uninitialised; hybridlab fills it with zeros)."""
-    return zeros(shape, ctx=ctx, dtype=dtype, stype=stype)
+    """A new array (MXNet leaves it uninitialised; hybridlab fills it with zeros); zero sizes are allowed."""
+    if stype not in (None, "default"):
+        return zeros(shape, ctx=ctx, dtype=dtype, stype=stype)
+    return _create("_zeros", {"shape": _shape(shape)}, ctx, dtype, None)
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):

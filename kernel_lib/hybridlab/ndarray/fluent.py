@@ -94,6 +94,8 @@ def attach(nd, np):
             raise TypeError(f"transpose() got unexpected keyword arguments {sorted(kwargs)}; expected axes")
         if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
             axes = tuple(axes[0] or ())
+        if self._np:        # np.transpose: a repeated axis is a ValueError
+            return np.transpose(self, axes or None)
         return nd.transpose(self, axes=axes) if axes else nd.transpose(self)
 
     def broadcast_to(self, shape):

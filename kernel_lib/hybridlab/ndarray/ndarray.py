@@ -77,8 +77,8 @@ def _as_array(value, like):
         # Python scalars and lists are "weak": they take the array's dtype unless they need a float
         if data.dtype.kind == "f":
             data = data.astype(like.dtype if like.dtype.kind == "f" else np.float32)
-        elif data.dtype.kind in "iub" and like.dtype.kind in "iubf":
-            data = data.astype(like.dtype)
+        elif data.dtype.kind in "iub" and like.dtype.kind in "iubf" and (like.dtype.kind != "b" or data.dtype.kind == "b"):
+            data = data.astype(like.dtype)     # (an int stays an int next to a bool array: 14 is not True)
     return NDArray._wrap(like._device.put(data), like._device, like._np)
 
 
@@ -324,7 +324,8 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
 
     def as_np_ndarray(self):
         """The same data viewed with ``mx.np`` semantics (0-d reductions, NumPy-style repr)."""
-        out = self.detach() if self._node is None else self._view()
+        # a variable's view shares its gradient buffer (MXNet's shallow copy shares the autograd entry)
+        out = self.detach() if self._node is None and self._grad is None else self._view()
         out._np, out._trace = True, self._trace      # still the same traced value under deferred compute
         return out
 

@@ -25,8 +25,8 @@ from ..device import current_device
 from . import namespace as _namespace
 from .ndarray import NDArray
 
-__all__ = ["BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "csr_matrix", "row_sparse_array", "zeros",
-           "empty", "array"]
+__all__ = ["BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "csr_matrix", "row_sparse_array", "retain",
+           "zeros", "empty", "array"]
 
 STYPES = ("default", "csr", "row_sparse")
 
@@ -66,6 +66,15 @@ class BaseSparseNDArray(NDArray):
         if isinstance(other, NDArray):
             return out
         return type(self)._from_dense(out._data, out._device, self._np)
+
+    def as_in_context(self, device):
+        """This array on ``device``, of the same storage type (itself if it is there already)."""
+        if device == self._device:
+            return self
+        out = NDArray.as_in_context(self, device)
+        return type(self)._from_dense(out._data, out._device, self._np)
+
+    as_in_ctx = to_device = as_in_context
 
     def _shape_text(self):
         return "x".join(str(d) for d in self.shape)
@@ -218,6 +227,22 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
         return _from_host(RowSparseNDArray, host, ctx, dtype or (data.dtype if data.dtype != np.float64 else None))
     arr = _host(arg1)
     return _from_host(RowSparseNDArray, arr, ctx, dtype or (arr.dtype if isinstance(arg1, NDArray) else None))
+
+
+def retain(data, indices):
+    """The rows of the row-sparse ``data`` listed in ``indices``, the others dropped (zero), as a
+    ``RowSparseNDArray``.
+
+    Example::
+
+        >>> import hybridlab as mx
+        >>> r = mx.nd.sparse.retain(mx.nd.array([[1, 2], [3, 4], [5, 6]]).tostype('row_sparse'),
+        ...                         mx.nd.array([0, 2]))
+        >>> r.stype, r.indices.asnumpy().tolist()
+        ('row_sparse', [0, 2])
+    """
+    out = globals()["_sparse_retain"](data, indices)
+    return RowSparseNDArray._from_dense(out._data, out._device, out._np)
 
 
 def zeros(stype, shape, ctx=None, dtype=None, **kwargs):

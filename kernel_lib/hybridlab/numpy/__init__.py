@@ -19,6 +19,7 @@ _populate(globals(), "np", np_style=True)
 from .creation import *  # noqa: F401,F403,E402
 from .manipulation import *  # noqa: F401,F403,E402  (replaces the generated clip, split, concatenate)
 from . import random  # noqa: E402,F401
+from . import _internal  # noqa: E402,F401  (mx.np._internal: the _npi_* ops)
 from . import linalg  # noqa: E402,F401
 from .stacking import *  # noqa: F401,F403,E402
 from .shaping import *  # noqa: F401,F403,E402
@@ -28,6 +29,12 @@ from .mathfuncs import *  # noqa: F401,F403,E402
 from .logic import *  # noqa: F401,F403,E402  (replaces the generated where, unique, argsort)
 from .binning import *  # noqa: F401,F403,E402
 from .memory import *  # noqa: F401,F403,E402
+from ._call import UFUNCS as _UFUNCS, wrap_ufunc as _wrap_ufunc  # noqa: E402
+
+for _name in _UFUNCS:             # NumPy's ufunc keywords (where=, casting=...) checked as MXNet does
+    if _name in globals():
+        globals()[_name] = _wrap_ufunc(globals()[_name], _name)
+del _name
 
 pi, e, inf, nan, newaxis = _onp.pi, _onp.e, _onp.inf, _onp.nan, None
 float16, float32, float64 = _onp.float16, _onp.float32, _onp.float64

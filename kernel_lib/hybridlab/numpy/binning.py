@@ -1,8 +1,8 @@
 """``mx.np`` functions that put values into bins or flat indices into coordinates, with MXNet 1.9.1's
 signatures and limits: ``histogram`` (the ``_npi_histogram`` op: equal bins need ``range``; bins as
 an array of edges), ``searchsorted`` (the ``_npi_searchsorted`` op; a ``sorter`` is applied with
-``take`` first) and ``unravel_index`` (row-major only, computed by NumPy on the host, as MXNet's
-fallback does).
+``take`` first) and ``unravel_index`` (row-major only; the ``_npi_unravel_index_fallback`` op, split into one array
+per dimension).
 
 Example::
 
@@ -17,7 +17,8 @@ Example::
 """
 import numpy as _onp
 
-from ..base import MXNetTypeError, MXNetValueError
+from ..base import MXNetValueError
+from ..deferred.state import tracing as _tracing
 from .. import numpy as _np
 from ._call import as_array, call
 
@@ -78,9 +79,11 @@ def searchsorted(a, v, side="left", sorter=None):
 
 
 def unravel_index(indices, shape, order="C"):   # noqa: A002
-    """The coordinates (a tuple of arrays of ``indices``' shape and integer dtype, one per dimension)
-    of flat row-major ``indices`` (integers, in range) into an array of ``shape``; a number gives a
-    tuple of NumPy ints. Only ``order='C'`` is supported (as in MXNet 1.9.1).
+    """The coordinates (a tuple of arrays of ``indices``' shape and dtype, one per dimension) of flat
+    row-major integer ``indices`` (each in ``[0, prod(shape))``) into an array of ``shape``; a number
+    gives a tuple of NumPy ints. Only ``order='C'`` is supported (as in MXNet 1.9.1). While a block is
+    hybridized the coordinates come as one array of shape ``(len(shape),) + indices.shape`` (what
+    MXNet's symbol gives), whose rows are the coordinates.
 
     >>> import hybridlab as mx
     >>> [int(i) for i in mx.np.unravel_index(1621, (6, 7, 8, 9))]
@@ -90,13 +93,6 @@ def unravel_index(indices, shape, order="C"):   # noqa: A002
         raise NotImplementedError("Do not support column-major (Fortran-style) order at this moment")
     if isinstance(indices, _NUMBERS):
         return _onp.unravel_index(indices, shape)
-    like = indices if isinstance(indices, _np.ndarray) else None
-    host = indices.asnumpy() if like is not None else _onp.asarray(indices)
-    try:
-        coords = _onp.unravel_index(host, shape)
-    except TypeError as err:
-        raise MXNetTypeError(f"np.unravel_index: {err} (indices expected integers, got {host.dtype})") from None
-    except ValueError as err:
-        raise MXNetValueError(f"np.unravel_index: {err}") from None
-    device = like.device if like is not None else None
-    return tuple(_np.array(c.astype(host.dtype), dtype=host.dtype, device=device) for c in coords)
+    shape = (shape,) if isinstance(shape, _NUMBERS) else tuple(shape)
+    out = call("_npi_unravel_index_fallback", as_array(indices), shape=shape)
+    return out if _tracing.active else tuple(out)

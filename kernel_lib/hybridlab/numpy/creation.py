@@ -80,7 +80,7 @@ def full(shape, fill_value, dtype=None, order="C", ctx=None, device=None, out=No
     """
     _check_order(order, "full")
     if isinstance(fill_value, NDArray):
-        ret = invoke(get_op("broadcast_to"), [fill_value], {"shape": _shape(shape)}, None, np_style=True)
+        ret = invoke(get_op("_npi_broadcast_to"), [fill_value], {"shape": _shape(shape)}, None, np_style=True)
         return ret if dtype is None else ret.astype(dtype)
     if isinstance(fill_value, (bool, _onp.bool_)):
         fill_value = int(fill_value)
@@ -100,6 +100,8 @@ def arange(start, stop=None, step=1, dtype=None, ctx=None, device=None):
     """
     if stop is None:
         start, stop = 0, start
+    if step is None:
+        step = 1
     if step == 0:
         raise MXNetError("np.arange: step expected a non-zero value, got 0")
     n = max(int(math.ceil((stop - start) / step)), 0)

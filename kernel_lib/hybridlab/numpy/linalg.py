@@ -221,10 +221,14 @@ def _matrix_norm(x, ord, row, col, keepdims):
     return out if keepdims else _np.squeeze(out, axis=(row, col))
 
 
+_ORD_NAMES = {"inf": _onp.inf, "-inf": -_onp.inf, "f": "fro"}   # MXNet's spellings of norm orders
+
+
 def norm(x, ord=None, axis=None, keepdims=False):
     """Vector or matrix norm, as ``numpy.linalg.norm``: ``axis`` None (the whole array for
     ``ord=None``; a vector or matrix by ``x.ndim`` otherwise), an int (vector norms) or a pair (matrix
-    norms: 'fro', 'nuc', +-1, +-2, +-inf).
+    norms: 'fro', 'nuc', +-1, +-2, +-inf). As in MXNet, ``ord`` may also be spelled 'inf', '-inf'
+    (the infinities) or 'f' ('fro').
 
     >>> import hybridlab as mx
     >>> x = mx.np.array([[1.0, -2.0], [3.0, -4.0]])
@@ -236,6 +240,8 @@ def norm(x, ord=None, axis=None, keepdims=False):
     x = as_array(x)
     if x.dtype.kind in "iub":
         x = x.astype(_onp.float32)
+    if isinstance(ord, str):
+        ord = _ORD_NAMES.get(ord, ord)   # noqa: A001
     if axis is None:
         if ord is None:
             return _vector_norm(_np.reshape(x, (-1,)), None, 0, False) if not keepdims else \
@@ -351,18 +357,26 @@ def tensorinv(a, ind=2):
 
 
 def tensorsolve(a, b, axes=None):
-    """Solve ``tensordot(a, x, b.ndim) = b`` for ``x``.
+    """Solve ``tensordot(a, x, b.ndim) = b`` for ``x``. As MXNet's ``_npi_tensorsolve``: ``x`` has the
+    shape ``a.shape[k:]`` (``axes`` moved last) with ``k = b.ndim`` when ``a`` has more dimensions
+    than ``b``, else ``b.ndim - a.ndim`` (so ``a`` and ``b`` of shape (1, 1, 1) give (1, 1, 1)); a 0-d
+    ``b`` gives ``a``'s shape, a 0-d ``a`` a 0-d ``x``; float32 when both are float32, else float64.
 
     >>> import hybridlab as mx
     >>> mx.np.linalg.tensorsolve(mx.np.eye(4).reshape(2, 2, 4), mx.np.ones((2, 2))).shape
     (4,)
     """
     a, b = as_array(a), as_array(b)
+    if not (a.dtype == _onp.float32 and b.dtype == _onp.float32):
+        a, b = a.astype(_onp.float64, copy=False), b.astype(_onp.float64, copy=False)
     if axes is not None:
         axes = [operator.index(x) % a.ndim for x in axes]
         rest = [i for i in range(a.ndim) if i not in axes]
         a = _np.transpose(a, rest + axes)
-    xshape = a.shape[b.ndim:]
+    if a.ndim == 0 or b.ndim == 0:
+        xshape = a.shape
+    else:
+        xshape = a.shape[b.ndim if a.ndim > b.ndim else b.ndim - a.ndim:]
     n = math.prod(xshape)
     x = solve(_np.reshape(a, (-1, n)), _np.reshape(b, (-1,)))
     return _np.reshape(x, xshape)

@@ -1,7 +1,7 @@
 """``mx.np`` checks and logic, composed of registered ops: isnan, isinf, isposinf, isneginf, isfinite,
 all, any, allclose, isclose, array_equal, array_equiv, nonzero, flatnonzero, argwhere, count_nonzero,
 and the NumPy signatures of where (one argument: nonzero), unique (return_index/inverse/counts,
-axis) and argsort (``kind`` accepted).
+axis), sort and argsort (``kind`` accepted).
 
 Example::
 
@@ -17,19 +17,16 @@ import numpy as _onp
 from ..base import MXNetValueError
 from .. import numpy as _np
 from ._call import as_array, call
+from ._ufunc_args import bool_unary
 
 __all__ = ["isnan", "isinf", "isposinf", "isneginf", "isfinite", "all", "any", "alltrue", "sometrue", "allclose",
            "isclose", "array_equal", "array_equiv", "nonzero", "flatnonzero", "argwhere", "count_nonzero", "where",
-           "unique", "argsort", "signbit"]
+           "unique", "sort", "argsort", "signbit"]
 
 _generated_where = _np.where
 
 
-def _host(host, like, dtype=None):
-    """A host NumPy result as an array on ``like``'s device."""
-    return _np.array(_onp.asarray(host, dtype=dtype), device=like.device)
-
-
+@bool_unary
 def isnan(x, out=None):
     """True where ``x`` is NaN.
 
@@ -41,6 +38,7 @@ def isnan(x, out=None):
     return call("_npi_not_equal", x, x, out=out)
 
 
+@bool_unary
 def isinf(x, out=None):
     """True where ``x`` is +inf or -inf.
 
@@ -51,6 +49,7 @@ def isinf(x, out=None):
     return call("_npi_equal", _np.abs(as_array(x)), _onp.inf, out=out)
 
 
+@bool_unary
 def isposinf(x, out=None):
     """True where ``x`` is +inf.
 
@@ -61,6 +60,7 @@ def isposinf(x, out=None):
     return call("_npi_equal", as_array(x), _onp.inf, out=out)
 
 
+@bool_unary
 def isneginf(x, out=None):
     """True where ``x`` is -inf.
 
@@ -71,6 +71,7 @@ def isneginf(x, out=None):
     return call("_npi_equal", as_array(x), -_onp.inf, out=out)
 
 
+@bool_unary
 def isfinite(x, out=None):
     """True where ``x`` is neither NaN nor infinite.
 
@@ -251,23 +252,22 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     >>> u.tolist(), idx.tolist(), inv.tolist(), cnt.tolist()
     ([1.0, 3.0], [1, 0], [1, 0, 1], [1, 2])
     """
-    ar = as_array(ar)
-    if not (return_index or return_inverse or return_counts) and axis is None:
-        return call("unique", ar)   # the op: traceable under hybridize
-    res = _onp.unique(ar.asnumpy(), return_index=return_index, return_inverse=return_inverse,
-                      return_counts=return_counts, axis=axis)
-    if not isinstance(res, tuple):
-        return _host(res, ar)
-    out = [_host(res[0], ar)]
-    i = 1
-    for flag in (return_index, return_inverse, return_counts):
-        if flag:
-            r = res[i]
-            if flag is return_inverse and axis is None:
-                r = r.reshape(-1)
-            out.append(_host(r, ar, _onp.int64))
-            i += 1
-    return tuple(out)
+    res = call("unique", as_array(ar), return_index=bool(return_index), return_inverse=bool(return_inverse),
+               return_counts=bool(return_counts), axis=axis)    # the op: traceable under hybridize
+    return tuple(res) if isinstance(res, (list, tuple)) else res
+
+
+def sort(a, axis=-1, kind=None, order=None):
+    """A sorted copy of ``a`` along ``axis`` (``axis=None``: flattened); ``kind`` is accepted (the
+    sort is stable), ``order`` is not supported.
+
+    >>> import hybridlab as mx
+    >>> mx.np.sort(mx.np.array([[3, 1], [0, 2]]), None, "quicksort").tolist()
+    [0.0, 1.0, 2.0, 3.0]
+    """
+    if order is not None:
+        raise MXNetValueError(f"np.sort: order= is not supported (expected None, got {order!r})")
+    return call("sort", as_array(a), axis=axis, is_ascend=True)
 
 
 def argsort(a, axis=-1, kind=None, order=None):

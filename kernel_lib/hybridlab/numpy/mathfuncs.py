@@ -13,6 +13,7 @@ import numpy as _onp
 from ..base import MXNetValueError
 from .. import numpy as _np
 from ._call import as_array, call, slice_axis
+from ..deferred.state import tracing as _tracing
 
 __all__ = ["diff", "ediff1d", "trace", "polyval", "float_power", "heaviside", "deg2rad", "rad2deg", "nan_to_num",
            "fabs", "positive", "round_", "modf", "divmod", "logspace", "meshgrid", "indices", "tri", "bincount",
@@ -131,11 +132,16 @@ def rad2deg(x, out=None):
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None, **kwargs):
-    """NaN to ``nan``, +inf to ``posinf`` (largest finite by default), -inf to ``neginf``.
+    """NaN to ``nan``, +inf to ``posinf`` (largest finite by default), -inf to ``neginf``;
+    ``copy=False`` writes the result into ``x`` and returns it (as NumPy; while a graph is being
+    traced the result is a new array, as MXNet's symbolic nan_to_num).
 
     >>> import hybridlab as mx
     >>> mx.np.nan_to_num(mx.np.array([mx.np.nan, 1.0]), nan=-1.0).tolist()
     [-1.0, 1.0]
+    >>> x = mx.np.array([mx.np.inf, 2.0])
+    >>> mx.np.nan_to_num(x, copy=False, posinf=9.0) is x, x.tolist()
+    (True, [9.0, 2.0])
     """
     x = as_array(x)
     if x.dtype.kind != "f":
@@ -145,7 +151,11 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None, **kwargs):
     neginf = info.min if neginf is None else neginf
     out = _np.where(_np.isnan(x), _np.full_like(x, nan), x)
     out = _np.where(_np.isposinf(x), _np.full_like(x, posinf), out)
-    return _np.where(_np.isneginf(x), _np.full_like(x, neginf), out)
+    out = _np.where(_np.isneginf(x), _np.full_like(x, neginf), out)
+    if not copy and not _tracing.active:
+        x[...] = out
+        return x
+    return out
 
 
 def fabs(x, out=None):
@@ -248,7 +258,11 @@ def indices(dimensions, dtype=_onp.int32, ctx=None, device=None):
     >>> mx.np.indices((2, 2))[0].tolist()
     [[0, 0], [1, 1]]
     """
-    return _np.array(_onp.indices(tuple(dimensions), dtype=dtype), ctx=ctx, device=device)
+    device = ctx if device is None else device
+    attrs = {"dimensions": tuple(dimensions), "dtype": _onp.int32 if dtype is None else dtype}
+    if device is not None:
+        attrs["ctx"] = device
+    return call("_npi_indices", **attrs)
 
 
 def tri(N, M=None, k=0, dtype=None, ctx=None, device=None):
@@ -262,16 +276,21 @@ def tri(N, M=None, k=0, dtype=None, ctx=None, device=None):
 
 
 def bincount(x, weights=None, minlength=0):
-    """Number of occurrences (or summed ``weights``) of each non-negative integer of ``x`` (host
-    computation, no gradient).
+    """Number of occurrences (or summed ``weights``) of each non-negative integer of the 1-d integer
+    ``x``, at least ``minlength`` bins; the dtype of ``x`` (of ``weights`` when given), as in MXNet.
+    No gradient; the ``_npi_bincount`` op, whose output length depends on the values.
 
     >>> import hybridlab as mx
     >>> mx.np.bincount(mx.np.array([0, 1, 1, 3], dtype="int64")).tolist()
     [1, 2, 0, 1]
     """
-    x = as_array(x)
-    w = weights.asnumpy() if isinstance(weights, _np.ndarray) else weights
-    return _np.array(_onp.bincount(x.asnumpy(), w, minlength), device=x.device)
+    if not isinstance(x, _np.ndarray):
+        raise TypeError("Input data should be NDarray")
+    if minlength < 0:
+        raise ValueError("Minlength value should greater than 0")
+    if weights is None:
+        return call("_npi_bincount", x, minlength=minlength, has_weights=False)
+    return call("_npi_bincount", x, as_array(weights), minlength=minlength, has_weights=True)
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):

@@ -1,7 +1,11 @@
 """``mx.np.random``: NumPy-style sampling functions generated from the random ops, plus MXNet's other
 ``np.random`` samplers composed of them (every draw comes from the device generator, so
-``mx.np.random.seed`` makes them reproducible). ``uniform`` and ``normal`` accept array parameters
+``mx.np.random.seed`` makes them reproducible). Distribution parameters may be numbers or arrays
 (broadcast against ``size``); ``shuffle`` shuffles in place and returns None.
+
+Parameters are checked as MXNet checks them (``scale >= 0``, ``a > 0``, gamma's ``shape > 0`` and
+``scale > 0``): a number at the call, raising ``ValueError``; an array where the graph runs, through
+``npx.constraint_check`` (so a hybridized block checks every call's values).
 
 Example::
 
@@ -11,6 +15,11 @@ Example::
     (3,)
     >>> mx.np.random.beta(2.0, 3.0, size=(2, 2)).shape
     (2, 2)
+    >>> try:
+    ...     mx.np.random.exponential(-1.0)
+    ... except ValueError as err:
+    ...     print(err)
+    np.random.exponential: expected scale >= 0, got -1.0
 """
 import numpy as _onp
 
@@ -21,7 +30,7 @@ from ..ops.context import seed as _seed
 from ._call import call as _call
 
 _populate(globals(), "np.random", np_style=True)
-_gen_uniform, _gen_normal, _gen_gamma, _gen_shuffle = uniform, normal, gamma, shuffle  # noqa: F821
+_gen_uniform, _gen_normal, _gen_shuffle = uniform, normal, shuffle  # noqa: F821
 
 
 def seed(seed_state):
@@ -33,6 +42,20 @@ def _size(size, *params):
     size = () if size is None else ((size,) if hasattr(size, "__index__") else tuple(size))
     shapes = [p.shape for p in params if isinstance(p, _NDArray)]
     return _onp.broadcast_shapes(size, *shapes) if shapes else size
+
+
+def _checked(fn, name, value, strict):
+    """``value`` checked against ``value > 0`` (``strict``) or ``value >= 0``: a number raises
+    ``ValueError`` now, an array is multiplied by ``npx.constraint_check`` of the test (True), which
+    raises where the graph runs."""
+    expected = f"{name} {'>' if strict else '>='} 0"
+    if isinstance(value, _NDArray):
+        test = _call("_npi_greater" if strict else "_npi_greater_equal", value, 0.0)
+        msg = f"np.random.{fn}: expected {expected} for every element of the array"
+        return value * _call("_npx_constraint_check", test, msg=msg)
+    if not (value > 0 if strict else value >= 0):
+        raise MXNetValueError(f"np.random.{fn}: expected {expected}, got {value}")
+    return value
 
 
 def _dev(params, ctx, device):
@@ -69,6 +92,7 @@ def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, device=None, out
     >>> mx.np.random.normal(mx.np.zeros(2), 1.0).shape
     (2,)
     """
+    scale = _checked("normal", "scale", scale, strict=False)
     if not isinstance(loc, _NDArray) and not isinstance(scale, _NDArray):
         return _gen_normal(loc, scale, size=() if size is None else size, dtype=dtype, device=device or ctx, out=out)
     return _std("normal", size, dtype, ctx, device, loc, scale) * scale + loc
@@ -81,15 +105,22 @@ def _u(size, dtype=None, ctx=None, device=None, *params):
 
 
 def gamma(shape, scale=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
-    """Gamma(shape, scale) samples.
+    """Gamma(shape, scale) samples (the ``_npi_gamma`` op, which checks ``shape > 0`` and
+    ``scale > 0``); ``shape`` and ``scale`` may be arrays, broadcast against ``size``.
 
     >>> import hybridlab as mx
     >>> mx.np.random.gamma(2.0, size=3).shape
     (3,)
+    >>> mx.np.random.gamma(mx.np.ones((2, 1)), mx.np.ones(3)).shape
+    (2, 3)
     """
-    if isinstance(shape, _NDArray) or isinstance(scale, _NDArray):
-        raise MXNetValueError("np.random.gamma: expected scalar shape and scale, got an array")
-    return _gen_gamma(shape, scale, size=() if size is None else size, dtype=dtype, device=device or ctx, out=out)
+    if out is not None:
+        size = out.shape
+    inputs = [p for p in (shape, scale) if isinstance(p, _NDArray)]
+    attrs = {n: (None if isinstance(p, _NDArray) else float(p)) for n, p in (("shape", shape), ("scale", scale))}
+    size = None if size is None or size == () else _size(size)
+    return _call("_npi_gamma", *inputs, size=size, dtype=dtype or _onp.float32, ctx=_dev(inputs, ctx, device),
+                 out=out, **attrs)
 
 
 def exponential(scale=1.0, size=None, ctx=None, out=None, device=None):
@@ -99,6 +130,7 @@ def exponential(scale=1.0, size=None, ctx=None, out=None, device=None):
     >>> mx.np.random.exponential(2.0, size=(2,)).shape
     (2,)
     """
+    scale = _checked("exponential", "scale", scale, strict=False)
     return -_log(_u(size, None, ctx, device, scale)) * scale
 
 
@@ -113,9 +145,9 @@ def beta(a, b, size=None, dtype=None, ctx=None, device=None):
     >>> float(mx.np.random.beta(1.0, 1.0, size=100).max()) <= 1.0
     True
     """
-    x = gamma(a, 1.0, size, dtype, ctx, device)
-    y = gamma(b, 1.0, size, dtype, ctx, device)
-    return x / (x + y)
+    x = gamma(a, 1.0, size, _onp.float64, ctx, device)
+    y = gamma(b, 1.0, size, _onp.float64, ctx, device)
+    return (x / (x + y)).astype(dtype or _onp.float32)
 
 
 def chisquare(df, size=None, dtype=None, ctx=None, device=None):
@@ -135,6 +167,7 @@ def gumbel(loc=0.0, scale=1.0, size=None, ctx=None, out=None, device=None):
     >>> mx.np.random.gumbel(size=(2, 2)).shape
     (2, 2)
     """
+    scale = _checked("gumbel", "scale", scale, strict=False)
     return loc - scale * _log(-_log(_u(size, None, ctx, device, loc, scale)))
 
 
@@ -145,6 +178,7 @@ def logistic(loc=0.0, scale=1.0, size=None, ctx=None, out=None, device=None):
     >>> mx.np.random.logistic(size=3).shape
     (3,)
     """
+    scale = _checked("logistic", "scale", scale, strict=False)
     u = _u(size, None, ctx, device, loc, scale)
     return loc + scale * _log(u / (1 - u))
 
@@ -156,6 +190,7 @@ def lognormal(mean=0.0, sigma=1.0, size=None, dtype=None, ctx=None, out=None, de
     >>> float(mx.np.random.lognormal(size=10).min()) > 0
     True
     """
+    sigma = _checked("lognormal", "sigma", sigma, strict=False)
     return _call("exp", normal(mean, sigma, size, dtype, ctx, device))
 
 
@@ -166,6 +201,7 @@ def pareto(a, size=None, ctx=None, out=None, device=None):
     >>> float(mx.np.random.pareto(3.0, size=10).min()) >= 0
     True
     """
+    a = _checked("pareto", "a", a, strict=True)
     return _u(size, None, ctx, device, a) ** (-1.0 / a) - 1
 
 
@@ -176,6 +212,7 @@ def power(a, size=None, ctx=None, out=None, device=None):
     >>> float(mx.np.random.power(2.0, size=10).max()) <= 1
     True
     """
+    a = _checked("power", "a", a, strict=True)
     return _u(size, None, ctx, device, a) ** (1.0 / a)
 
 
@@ -186,6 +223,7 @@ def rayleigh(scale=1.0, size=None, ctx=None, out=None, device=None):
     >>> mx.np.random.rayleigh(2.0, size=2).shape
     (2,)
     """
+    scale = _checked("rayleigh", "scale", scale, strict=False)
     return scale * _call("sqrt", -2 * _log(_u(size, None, ctx, device, scale)))
 
 
@@ -196,6 +234,7 @@ def weibull(a, size=None, ctx=None, out=None, device=None):
     >>> mx.np.random.weibull(1.5, size=2).shape
     (2,)
     """
+    a = _checked("weibull", "a", a, strict=True)
     return (-_log(_u(size, None, ctx, device, a))) ** (1.0 / a)
 
 
@@ -284,17 +323,32 @@ def multinomial(n, pvals, size=None, **kwargs):
 
 
 def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None):
-    """Samples of N(mean, cov): ``mean + z @ cholesky(cov).T``; shape ``size + mean.shape``.
+    """Samples of N(mean, cov): ``mean + cholesky(cov) @ z`` with z standard normal. As MXNet's,
+    ``mean`` (..., N) and ``cov`` (..., N, N) may carry batch dimensions that broadcast; the output
+    shape is ``size + broadcast(mean.shape, cov.shape[:-1])``, in ``mean``'s dtype (a float16 ``cov``
+    is factorized in float32). ``check_valid`` and ``tol`` are not supported (as MXNet).
 
     >>> import hybridlab as mx
     >>> mx.np.random.multivariate_normal(mx.np.zeros(2), mx.np.eye(2), size=4).shape
     (4, 2)
+    >>> mx.np.random.multivariate_normal(mx.np.zeros((3, 2)), mx.np.eye(2), size=(5,)).shape
+    (5, 3, 2)
     """
     from .. import numpy as _np
+    from ..base import MXNetNotImplementedError
+    for arg, value in (("check_valid", check_valid), ("tol", tol)):
+        if value is not None:
+            raise MXNetNotImplementedError(f"np.random.multivariate_normal: parameter {arg} is not supported, "
+                                           f"got {value!r}")
     mean, cov = _np.asarray(mean), _np.asarray(cov)
-    z = _std("normal", _size(size) + mean.shape, mean.dtype, None, mean.device)
-    L = _np.linalg.cholesky(cov)
-    return mean + _np.matmul(z, _np.swapaxes(L, -1, -2))
+    if mean.ndim < 1 or cov.ndim < 2 or cov.shape[-1] != cov.shape[-2] or cov.shape[-1] != mean.shape[-1]:
+        raise MXNetValueError(f"np.random.multivariate_normal: expected mean (..., N) and cov (..., N, N), "
+                              f"got shapes {mean.shape} and {cov.shape}")
+    batch = _onp.broadcast_shapes(mean.shape, cov.shape[:-1])
+    z = _std("normal", _size(size) + batch, mean.dtype, None, mean.device)
+    low = cov.astype(_onp.float32) if cov.dtype == _onp.float16 else cov   # no float16 LAPACK
+    L = _np.linalg.cholesky(low).astype(mean.dtype)
+    return mean + _np.squeeze(_np.matmul(L, _np.expand_dims(z, -1)), -1)
 
 
 def shuffle(x):

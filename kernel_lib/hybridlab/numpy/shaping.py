@@ -16,7 +16,7 @@ import numpy as _onp
 
 from ..base import MXNetValueError
 from .. import numpy as _np
-from ._call import as_array, call, concat, slice_axis
+from ._call import as_array, call, concat, slice_axis, take_host
 
 __all__ = ["moveaxis", "rollaxis", "roll", "rot90", "pad", "ravel", "tril", "triu", "flipud", "fliplr", "resize",
            "append", "insert", "delete", "tril_indices", "triu_indices", "tril_indices_from", "triu_indices_from",
@@ -132,6 +132,12 @@ def pad(x, pad_width=None, mode="constant", **kwargs):
         if not lo and not hi:
             continue
         n = x.shape[ax]
+        if mode in ("edge", "reflect", "symmetric", "wrap"):     # gather: NumPy's own index pattern
+            if n == 0:
+                raise MXNetValueError(f"np.pad: mode {mode!r} expected a non-empty axis {ax} to pad, got size 0")
+            idx = _onp.pad(_onp.arange(n), (lo, hi), mode=mode)    # (widths beyond n reflect again)
+            x = take_host(x, idx, ax)
+            continue
         parts = [_pad_side(x, ax, n, w, mode, value, left) for w, left in ((lo, True), (hi, False))]
         x = concat([p for p in (parts[0], x, parts[1]) if p is not None], ax)
     return x
@@ -145,22 +151,9 @@ def _pad_side(x, ax, n, w, mode, value, left):
     if mode == "constant":
         v = value[0 if left else 1] if isinstance(value, (tuple, list)) else value
         return _np.full(tuple(shape), v, dtype=x.dtype, device=x.device)
-    if mode == "edge":
-        edge = slice_axis(x, ax, 0, 1) if left else slice_axis(x, ax, n - 1, n)
-        return _np.broadcast_to(edge, tuple(shape))
     if mode in ("maximum", "minimum", "mean"):
         red = {"maximum": _np.max, "minimum": _np.min, "mean": _np.mean}[mode](x, axis=ax, keepdims=True)
         return _np.broadcast_to(red, tuple(shape))
-    if mode == "wrap":
-        if w > n:
-            raise MXNetValueError(f"np.pad: 'wrap' expects a width of at most {n}, got {w}")
-        return slice_axis(x, ax, n - w, n) if left else slice_axis(x, ax, 0, w)
-    if mode in ("reflect", "symmetric"):
-        off = 1 if mode == "reflect" else 0
-        if w > n - off:
-            raise MXNetValueError(f"np.pad: '{mode}' expects a width of at most {n - off} on axis {ax}, got {w}")
-        part = slice_axis(x, ax, off, off + w) if left else slice_axis(x, ax, n - off - w, n - off)
-        return _np.flip(part, ax)
     raise MXNetValueError(f"np.pad: mode expected one of constant, edge, reflect, symmetric, wrap, maximum, "
                           f"minimum, mean; got {mode!r}")
 
@@ -264,14 +257,17 @@ def _along(arr, obj, axis):
 
 def delete(arr, obj, axis=None):
     """``arr`` without the entries ``obj`` (an int, slice or index list) along ``axis`` (flattened when None).
+    As MXNet, entries of an index list outside ``[0, n)`` are ignored (a single int may be negative).
 
     >>> import hybridlab as mx
     >>> mx.np.delete(mx.np.array([[1, 2], [3, 4]]), 0, axis=1).tolist()
     [[2.0], [4.0]]
     """
     arr, obj, axis, n = _along(arr, obj, axis)
-    keep = _onp.delete(_onp.arange(n), obj)
-    return _np.take(arr, _np.array(keep, dtype=_onp.int64, device=arr.device), axis=axis)
+    if not isinstance(obj, slice) and _onp.ndim(obj) > 0 and _onp.asarray(obj).dtype.kind in "iu":
+        obj = _onp.asarray(obj)
+        obj = obj[(obj >= 0) & (obj < n)]     # as MXNet: an index array's out-of-range (and negative) entries are ignored
+    return take_host(arr, _onp.delete(_onp.arange(n), obj), axis)
 
 
 def insert(arr, obj, values, axis=None):
@@ -283,20 +279,21 @@ def insert(arr, obj, values, axis=None):
     """
     arr, obj, axis, n = _along(arr, obj, axis)
     values = as_array(values).astype(arr.dtype, copy=False) if not isinstance(values, _np.ndarray) else values
-    if _onp.ndim(obj) == 0 and not isinstance(obj, slice):
-        vals = values if values.ndim else _np.reshape(values, (1,))
-        vals = _np.reshape(vals, (1,) * (arr.ndim - vals.ndim) + vals.shape) if vals.ndim < arr.ndim else vals
+    idx = _onp.arange(n)[obj] if isinstance(obj, slice) else _onp.asarray(obj)
+    if idx.size == 1:     # NumPy: values as an arr.ndim array whose `axis` gives the count inserted
+        vals = _np.reshape(values, (1,) * (arr.ndim - values.ndim) + values.shape) if values.ndim < arr.ndim \
+            else values
+        if idx.ndim == 0:     # a scalar obj: values' first axis runs along `axis` (like a[:, 0:1])
+            vals = moveaxis(vals, 0, axis)
         m = vals.shape[axis]
     else:
-        idx = _onp.arange(n)[obj] if isinstance(obj, slice) else _onp.asarray(obj)
         m = idx.size
         vals = values
     shape = list(arr.shape)
     shape[axis] = m
     vals = _np.broadcast_to(vals.astype(arr.dtype, copy=False), tuple(shape))
     order = _onp.insert(_onp.arange(n), obj, n + _onp.arange(m))
-    joined = _np.concatenate([arr, vals], axis=axis)
-    return _np.take(joined, _np.array(order, dtype=_onp.int64, device=arr.device), axis=axis)
+    return take_host(_np.concatenate([arr, vals], axis=axis), order, axis)
 
 
 def _index_tuple(host, device):
@@ -344,7 +341,8 @@ def triu_indices_from(arr, k=0):
 
 
 def diag_indices_from(arr):
-    """Indices of the main diagonal of the square ``arr`` (one array per dimension).
+    """Indices of the main diagonal of the square ``arr`` (one int64 array per dimension; while a
+    block is hybridized, one array of shape ``(ndim, n)``, as MXNet's symbol gives).
 
     >>> import hybridlab as mx
     >>> [i.tolist() for i in mx.np.diag_indices_from(mx.np.ones((2, 2)))]
@@ -352,7 +350,9 @@ def diag_indices_from(arr):
     """
     if len(set(arr.shape)) != 1:
         raise MXNetValueError(f"np.diag_indices_from: expected equal dimensions, got {arr.shape}")
-    return _index_tuple(_onp.diag_indices(arr.shape[0], arr.ndim), arr.device)
+    out = call("_npi_diag_indices_from", arr)
+    from ..deferred.state import tracing
+    return out if tracing.active else tuple(out)
 
 
 def ndim(a):

@@ -11,7 +11,7 @@ import numpy as _onp
 
 from ..base import MXNetValueError
 from .. import numpy as _np
-from ._call import as_array, slice_axis
+from ._call import as_array, call
 
 __all__ = ["average", "quantile", "percentile", "median", "nanmax", "nanmin", "ptp"]
 
@@ -41,46 +41,35 @@ def average(a, axis=None, weights=None, returned=False, out=None):
     return (avg, scl) if returned else avg
 
 
+def _percentile(fn, a, q, scale, axis, out, interpolation, keepdims):
+    """The ``_npi_percentile`` op for ``q`` in percent: a number, a sequence, or an array (kept as
+    an input, so a hybridized graph takes it as data; ``scale`` 100 turns quantiles into percent)."""
+    interpolation = "linear" if interpolation is None else interpolation
+    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise MXNetValueError(f"np.{fn}: interpolation expected 'linear', 'lower', 'higher', 'midpoint' or "
+                              f"'nearest', got {interpolation!r}")
+    attrs = {"axis": axis, "interpolation": interpolation, "keepdims": keepdims}
+    a = as_array(a)
+    if isinstance(q, _np.ndarray):
+        return call("_npi_percentile", a, q * scale if scale != 1 else q, out=out, **attrs)
+    qs = _onp.asarray(q, dtype=_onp.float64) * scale
+    if qs.ndim == 0:
+        return call("_npi_percentile", a, q_scalar=float(qs), out=out, **attrs)
+    return call("_npi_percentile", a, _np.array(qs, device=a.device), out=out, **attrs)
+
+
 def quantile(a, q, axis=None, out=None, overwrite_input=None, interpolation="linear", keepdims=False):
-    """``q``-th quantiles (``q`` in [0, 1], scalar or 1-d) along ``axis``; interpolation 'linear',
-    'lower', 'higher', 'midpoint' or 'nearest', as NumPy.
+    """``q``-th quantiles (``q`` in [0, 1]: a number, a sequence or a 0-d/1-d array) along ``axis``
+    (an int, a tuple of ints, or None for all); interpolation 'linear', 'lower', 'higher',
+    'midpoint' or 'nearest', as NumPy's ``method``. float32 results (float64 for float64 data).
 
     >>> import hybridlab as mx
     >>> mx.np.quantile(mx.np.array([[1.0, 2.0], [3.0, 5.0]]), 0.5, axis=1).tolist()
     [1.5, 4.0]
+    >>> mx.np.quantile(mx.np.array([[1.0, 2.0], [3.0, 5.0]]), [0.0, 1.0], axis=(0, 1)).tolist()
+    [1.0, 5.0]
     """
-    a = as_array(a)
-    qs = _onp.asarray(q.asnumpy() if isinstance(q, _np.ndarray) else q, dtype=_onp.float64)
-    if _onp.any((qs < 0) | (qs > 1)):
-        raise MXNetValueError(f"np.quantile: q expected in [0, 1], got {qs}")
-    if axis is None:
-        src, ax = _np.reshape(a, (-1,)), 0
-    else:
-        src, ax = a, axis % a.ndim
-    s = _np.sort(src, axis=ax)
-    n = s.shape[ax]
-    results = []
-    for qq in qs.reshape(-1):
-        pos = qq * (n - 1)
-        lo, hi = int(_onp.floor(pos)), int(_onp.ceil(pos))
-        frac = pos - lo
-        if interpolation == "lower" or (interpolation == "nearest" and _onp.around(pos) == lo):
-            hi, frac = lo, 0.0
-        elif interpolation in ("higher", "nearest"):
-            lo, frac = hi, 0.0
-        elif interpolation == "midpoint":
-            frac = 0.5 if hi != lo else 0.0
-        elif interpolation != "linear":
-            raise MXNetValueError(f"np.quantile: unknown interpolation {interpolation!r}")
-        vlo = slice_axis(s, ax, lo, lo + 1)
-        v = vlo if hi == lo or frac == 0 else vlo + (slice_axis(s, ax, hi, hi + 1) - vlo) * frac
-        if keepdims:
-            if axis is None:
-                v = _np.reshape(v, (1,) * a.ndim)
-        else:
-            v = _np.squeeze(v, axis=ax)
-        results.append(v)
-    return results[0] if qs.ndim == 0 else _np.stack(results, axis=0)
+    return _percentile("quantile", a, q, 100.0, axis, out, interpolation, keepdims)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=None, interpolation="linear", keepdims=False):
@@ -89,10 +78,10 @@ def percentile(a, q, axis=None, out=None, overwrite_input=None, interpolation="l
     >>> import hybridlab as mx
     >>> float(mx.np.percentile(mx.np.array([0.0, 10.0]), 25))
     2.5
+    >>> mx.np.percentile(mx.np.array([1.0, 2.0, 3.0, 4.0]), 40, interpolation="nearest").tolist()
+    2.0
     """
-    qs = q.asnumpy() if isinstance(q, _np.ndarray) else q
-    return quantile(a, _onp.asarray(qs, dtype=_onp.float64) / 100.0, axis, out, overwrite_input, interpolation,
-                    keepdims)
+    return _percentile("percentile", a, q, 1, axis, out, interpolation, keepdims)
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -102,7 +91,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     >>> float(mx.np.median(mx.np.array([3.0, 1.0, 2.0])))
     2.0
     """
-    return quantile(a, 0.5, axis=axis, keepdims=keepdims)
+    return quantile(a, 0.5, axis=axis, out=out, keepdims=keepdims)
 
 
 def nanmax(a, axis=None, out=None, keepdims=False):

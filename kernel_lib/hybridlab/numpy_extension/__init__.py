@@ -14,7 +14,7 @@ _populate(globals(), "npx", np_style=True)
 
 from ..ndarray.params_file import npx_save as save, npx_load as load  # noqa: E402,F401
 
-_np_mode = {"array": False, "shape": False}     # off until set_np(), as in MXNet 1.9.1
+from ..ops.context import np_mode as _np_mode  # noqa: E402  (off until set_np(), as in MXNet 1.9.1)
 
 
 def set_np(shape=True, array=True, dtype=False):
@@ -85,16 +85,9 @@ def gpu_memory_info(device_id=0):
         return cp.cuda.runtime.memGetInfo()
 
 
-def constraint_check(x, msg="Constraint violated!"):
-    """Raise ``ValueError(msg)`` unless every element of ``x`` is true; returns True otherwise.
-
-    >>> import hybridlab as mx
-    >>> bool(mx.npx.constraint_check(mx.np.array([True, True]), "bad"))
-    True
-    """
-    from ..numpy import all as _all
-    if not bool(_all(x)):
-        raise ValueError(msg)
-    from ..numpy import array
-    return array(True, dtype=bool)
 from . import random  # noqa: E402,F401  (bernoulli, uniform_n, normal_n, seed)
+
+import types as _types  # noqa: E402
+image = _types.SimpleNamespace(**{n[len("_image_"):]: v for n, v in list(globals().items())
+                                  if n.startswith("_image_")})
+image.__doc__ = "MXNet's image operators (``mx.npx.image.to_tensor``, ``normalize``...)."
