@@ -54,9 +54,13 @@ from . import profiler  # noqa: F401
 from . import io, model, callback, module  # noqa: F401
 from . import rnn  # noqa: F401  (mx.rnn: the legacy symbolic RNN cells)
 from . import image  # noqa: F401
+from . import recordio  # noqa: F401
 from . import module as mod  # noqa: F401
+from . import monitor  # noqa: F401
+mon = monitor
 from . import test_utils  # noqa: F401
 from . import util  # noqa: F401
+from . import numpy_op_signature  # noqa: F401  (NumPy signatures of the builtin np ops)
 # MXNet's top-level np-mode switches (mxnet/__init__.py re-exports them from util)
 from .util import is_np_shape, set_np_shape, np_shape, use_np_shape  # noqa: F401
 from .util import is_np_array, np_array, use_np_array, use_np  # noqa: F401

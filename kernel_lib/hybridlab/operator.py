@@ -29,16 +29,22 @@ Example::
     >>> y.asnumpy().tolist(), x.grad.asnumpy().tolist()
     ([1.0, 4.0, 9.0], [2.0, 4.0, 6.0])
 """
+import collections
+import itertools
 import time
+import warnings
+
+import numpy as np
 
 from . import monitor_state
 from .autograd.state import Scope
 from .base import MXNetError
 from .ndarray.ndarray import NDArray
 from .ops import custom as _custom
-from .ops.registry import all_ops
+from .ops.registry import all_ops, get_op
 
-__all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators"]
+__all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators", "PythonOp", "NumpyOp",
+           "NDArrayOp", "OperatorArguments", "get_operator_arguments"]
 
 
 class CustomOp:
@@ -188,6 +194,23 @@ class _python_code:
         return False
 
 
+class _user_errors:
+    """Around a CustomOp's ``forward`` / ``backward``: an exception of the user's code (an assert, a
+    NumPy error) reaches the caller as an ``MXNetError`` naming the op, as MXNet reports errors of
+    custom operators; the original exception is its ``__cause__``. MXNetErrors pass unchanged."""
+
+    def __init__(self, op_type, op, method):
+        self.where = f"Custom {op_type!r}: {type(op).__name__}.{method}"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, err, tb):
+        if err is None or isinstance(err, MXNetError) or not isinstance(err, Exception):
+            return False
+        raise MXNetError(f"{self.where} raised {type(err).__name__}: {err}") from err
+
+
 def _forward(ctx, a, prop, arrays):
     args, outs, aux = _custom._names(prop)
     device = ctx.device
@@ -195,7 +218,7 @@ def _forward(ctx, a, prop, arrays):
     dtypes = _custom._custom_type(a, [x.dtype for x in arrays])
     out_data = _wrap([ctx.xp.zeros(s, d) for s, d in zip(shapes, dtypes)], device)
     op = _operator(a, prop, device, arrays)
-    with _python_code(a["op_type"], ctx.is_train):
+    with _python_code(a["op_type"], ctx.is_train), _user_errors(a["op_type"], op, "forward"):
         op.forward(is_train=ctx.is_train, req=["write"] * len(outs), in_data=_wrap(arrays[:len(args)], device),
                    out_data=out_data, aux=_wrap(arrays[len(args):], device))
     return tuple(o._data for o in out_data)
@@ -208,7 +231,7 @@ def _backward(ctx, a, prop, arrays):
     out_grad, inputs, out_data = arrays[:n_out], arrays[n_out:n_out + n_in], arrays[n_out + n_in:]
     in_grad = _wrap([ctx.xp.zeros_like(x) for x in inputs[:len(args)]], device)
     op = _operator(a, prop, device, inputs)
-    with _python_code(a["op_type"], ctx.is_train, "_backward_"):
+    with _python_code(a["op_type"], ctx.is_train, "_backward_"), _user_errors(a["op_type"], op, "backward"):
         op.backward(req=["write"] * len(args), out_grad=_wrap(out_grad, device),
                     in_data=_wrap(inputs[:len(args)], device), out_data=_wrap(out_data, device),
                     in_grad=in_grad, aux=_wrap(inputs[len(args):], device))
@@ -216,3 +239,159 @@ def _backward(ctx, a, prop, arrays):
 
 
 _custom.runner.update(forward=_forward, backward=_backward)
+
+
+# ---- MXNet 0.x Python operators (PythonOp, NumpyOp, NDArrayOp), on top of Custom --------------------
+_python_op_ids = itertools.count()
+
+
+class PythonOp:
+    """MXNet's deprecated base of ``NumpyOp`` / ``NDArrayOp`` (use ``CustomOp``): override
+    ``forward(in_data, out_data)``, ``backward(out_grad, in_data, out_data, in_grad)`` and, for other
+    than one input and one output of its shape, ``list_arguments``, ``list_outputs`` and
+    ``infer_shape(in_shape) -> (in_shapes, out_shapes)``; ``get_symbol(*inputs, name=...)`` makes
+    the node (a ``Custom`` node here). The defaults copy the input forward and write a gradient of
+    ones backward, as MXNet's do."""
+
+    def __init__(self, need_top_grad=True):
+        self.info_ = None
+        self.need_top_grad_ = need_top_grad
+        warnings.warn("PythonOp has been deprecated. Please use CustomOp", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        return self.get_symbol(*args, **kwargs)
+
+    def get_symbol(self, *args, **kwargs):
+        """The Symbol computing this operator on the Symbols ``args`` (``name=`` names the node)."""
+        if "Custom" not in _custom.symbol_functions:
+            raise MXNetError(f"{type(self).__name__}.get_symbol: the symbol layer is not loaded (import hybridlab)")
+        if self.info_ is None:        # one registered op type per instance, as MXNet keeps one callback record
+            self.info_ = f"_python_op_{next(_python_op_ids)}"
+            register(self.info_)(type(f"{type(self).__name__}Prop", (_PythonOpProp,), {"pyop": self}))
+        return _custom.symbol_functions["Custom"](*args, op_type=self.info_, **kwargs)
+
+    def forward(self, in_data, out_data):
+        out_data[0][:] = in_data[0]
+
+    def backward(self, out_grad, in_data, out_data, in_grad):
+        in_grad[0][:] = 1.0
+
+    def infer_shape(self, in_shape):
+        return in_shape, [in_shape[0]]
+
+    def list_outputs(self):
+        return ["output"]
+
+    def list_arguments(self):
+        return ["data"]
+
+    def need_top_grad(self):
+        return self.need_top_grad_
+
+
+class NumpyOp(PythonOp):
+    """A ``PythonOp`` whose ``forward`` / ``backward`` get NumPy arrays (write results into the
+    ``out_data`` / ``in_grad`` arrays in place).
+
+    >>> import warnings
+    >>> import hybridlab as mx
+    >>> class Double(mx.operator.NumpyOp):
+    ...     def forward(self, in_data, out_data):
+    ...         out_data[0][:] = 2 * in_data[0]
+    ...     def backward(self, out_grad, in_data, out_data, in_grad):
+    ...         in_grad[0][:] = 2 * out_grad[0]
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     y = Double().get_symbol(mx.sym.var("x"), name="double")
+    >>> y.eval(x=mx.nd.array([1.0, 2.0]))[0].asnumpy().tolist()
+    [2.0, 4.0]
+    """
+    _numpy = True
+
+    def __init__(self, need_top_grad=True):
+        super().__init__(need_top_grad)
+        warnings.warn("NumpyOp has been deprecated. Please use CustomOp", DeprecationWarning, stacklevel=2)
+
+
+class NDArrayOp(PythonOp):
+    """A ``PythonOp`` whose ``forward`` / ``backward`` get NDArrays (write results with ``[:] =``)."""
+    _numpy = False
+
+    def __init__(self, need_top_grad=True):
+        super().__init__(need_top_grad)
+        warnings.warn("NDArrayOp has been deprecated. Please use CustomOp", DeprecationWarning, stacklevel=2)
+
+    def declare_backward_dependency(self, out_grad, in_data, out_data):
+        deps = list(out_grad) if self.need_top_grad() else []
+        return deps + list(in_data) + list(out_data)
+
+
+class _PythonOpProp(CustomOpProp):
+    """The ``CustomOpProp`` of one ``PythonOp`` instance (``pyop``, set on a subclass per instance)."""
+    pyop = None
+
+    def __init__(self):
+        super().__init__(need_top_grad=self.pyop.need_top_grad())
+
+    def list_arguments(self):
+        return list(self.pyop.list_arguments())
+
+    def list_outputs(self):
+        return list(self.pyop.list_outputs())
+
+    def infer_shape(self, in_shape):
+        ins, outs = self.pyop.infer_shape(in_shape)
+        return ins, outs, []
+
+    def create_operator(self, ctx, in_shapes, in_dtypes):
+        return _PythonOpRunner(self.pyop)
+
+
+class _PythonOpRunner(CustomOp):
+    """Calls a ``PythonOp``'s forward/backward on NumPy arrays (``NumpyOp``) or NDArrays."""
+
+    def __init__(self, pyop):
+        super().__init__()
+        self.pyop = pyop
+
+    def _call(self, method, kwargs, written):
+        if not getattr(self.pyop, "_numpy", False):
+            return method(**kwargs)
+        host = {k: [np.array(x.asnumpy()) for x in v] for k, v in kwargs.items()}
+        method(**host)
+        for dst, src in zip(kwargs[written], host[written]):
+            dst[:] = src
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self._call(self.pyop.forward, {"in_data": in_data, "out_data": out_data}, "out_data")
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        self._call(self.pyop.backward, {"out_grad": out_grad, "in_data": in_data, "out_data": out_data,
+                                        "in_grad": in_grad}, "in_grad")
+
+
+# ---- operator reflection ---------------------------------------------------------------------------
+OperatorArguments = collections.namedtuple("OperatorArguments", ["narg", "names", "types"])
+
+
+def get_operator_arguments(op_name):
+    """An op's arguments as MXNet lists them: its inputs (type ``NDArray-or-Symbol``, with ``[]`` for
+    a variable number) then its attributes (type, ``required`` or the default), from the registry.
+
+    >>> import hybridlab as mx
+    >>> args = mx.operator.get_operator_arguments('Activation')
+    >>> args.narg, args.names, args.types[0]
+    (2, ['data', 'act_type'], 'NDArray-or-Symbol')
+    """
+    op = get_op(op_name)
+    attrs = dict(op.attrs)
+    if op.variadic:
+        inputs = [(op.inputs[0] if op.inputs else "args", "NDArray-or-Symbol[]")]
+        if not op.inputs:
+            attrs.pop("num_args", None)     # MXNet's add_n lists only its inputs
+    elif op.all_inputs is None:          # inputs named by the attributes (Custom)
+        inputs = [("data", "NDArray-or-Symbol[]")]
+    else:
+        inputs = [(n, "NDArray-or-Symbol") for n in op.all_inputs]
+    entries = inputs + [(k, spec.describe()) for k, spec in attrs.items()]
+    return OperatorArguments(len(entries), [n for n, _ in entries], [t for _, t in entries])

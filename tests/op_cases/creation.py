@@ -82,4 +82,8 @@ CASES = [
     Case("_eye", [], attrs={"N": 3}, ref=ref_eye),
     Case("_eye", [], attrs={"N": 2, "M": 4, "k": 1}, ref=ref_eye, name="rect-upper"),
     Case("_eye", [], attrs={"N": 4, "M": 3, "k": -2, "dtype": "int32"}, ref=ref_eye, name="lower-int32"),
+    Case("_npi_indices", [], attrs={"dimensions": (2, 3)}, ref=lambda **a: np.indices((2, 3), dtype=np.int32)),
+    Case("_npi_indices", [], attrs={"dimensions": (3, 0, 2), "dtype": "float32"}, name="zero-size",
+         ref=lambda **a: np.indices((3, 0, 2), dtype=np.float32)),
+    Case("_npi_indices", [], attrs={"dimensions": ()}, ref=lambda **a: np.indices((), dtype=np.int32), name="0d"),
 ]

@@ -143,6 +143,7 @@ CASES = [
     Case("sign", [np.array([np.nan, -2.5, 0.5, 3.0, -np.inf, np.inf])], name="nan_is_zero",
          ref=lambda x: np.nan_to_num(np.sign(x), nan=0.0)),
     Case("_copy", [(2, 2)], ref=lambda x: x.copy()),
+    Case("_identity_with_attr_like_rhs", [S, S], ref=lambda lhs, rhs: lhs.copy()),
     Case("_copyto", [(2, 2)], attrs={"device": "cpu(1)"}, ref=lambda x, device: x.copy()),
     Case("BlockGrad", [S], grad=(), ref=lambda x: x.copy()),
     Case("zeros_like", [S], ref=np.zeros_like, grad=()),

@@ -1,5 +1,5 @@
 """Op-checker cases for ops/histogram.py: _histogram (equal bins over a range, or given edges) and
-_npi_searchsorted. Values on bin edges and integer data with a fractional range are binned as
+_npi_searchsorted, and _npi_bincount. Values on bin edges and integer data with a fractional range are binned as
 MXNet 1.9.1 bins them (expected counts from MXNet)."""
 import numpy as np
 
@@ -44,4 +44,11 @@ CASES = [
     Case("_npi_searchsorted", [np.array([-1.0, 0.0, 0.5, 0.5, 2.0], F32), np.array([0.5, -3.0, 2.0, 9.0], F32)],
          attrs={"side": "right"}, grad=(), ref=lambda a, v, side: np.searchsorted(a, v, side=side).astype(np.int64),
          name="right_ties"),
+    Case("_npi_bincount", [np.array([1, 3, 3, 0], np.int32)], attrs={"minlength": 6}, grad=(),
+         ref=lambda x, minlength: np.bincount(x, minlength=minlength).astype(x.dtype)),
+    Case("_npi_bincount", [np.array([2, 0, 2], np.int8), np.array([0.5, 1.0, 2.0], F32)],
+         attrs={"has_weights": True}, grad=(),
+         ref=lambda x, w, has_weights: np.bincount(x, w).astype(w.dtype), name="weights"),
+    Case("_npi_bincount", [np.zeros((0,), np.int64)], attrs={"minlength": 3}, grad=(),
+         ref=lambda x, minlength: np.zeros(3, np.int64), name="empty"),
 ]

@@ -1,4 +1,5 @@
-"""Op-checker cases for ops/index_ravel.py: _ravel_multi_index, _unravel_index and batch_take.
+"""Op-checker cases for ops/index_ravel.py: _ravel_multi_index, _unravel_index, mx.np's
+_npi_unravel_index_fallback and _npi_diag_indices_from, and batch_take.
 Expected values with out-of-range or fractional indices are MXNet 1.9.1's (C truncation and
 remainders, no range checks; batch_take clips)."""
 import numpy as np
@@ -47,6 +48,14 @@ CASES = [
          ref=lambda d, shape: np.array([[-3, -6, -6], [0, 0, 0], [4, 5, 1]], np.int64), name="minus_one_inside"),
     Case("_unravel_index", [np.array([59, 7], I32)], attrs={"shape": (3, 4, 5)}, grad=(), ref=_unravel_ref,
          name="three_dims"),
+    Case("_npi_unravel_index_fallback", [np.array([[1, 5], [7, 11]], np.uint8)], attrs={"shape": (3, 4)}, grad=(),
+         ref=lambda d, shape: np.stack(np.unravel_index(d, shape)).astype(d.dtype)),
+    Case("_npi_unravel_index_fallback", [np.array(23, np.int64)], attrs={"shape": (2, 3, 4)}, grad=(),
+         ref=lambda d, shape: np.stack(np.unravel_index(d, shape)).astype(d.dtype), name="zero_dim"),
+    Case("_npi_diag_indices_from", [(3, 3)], grad=(),
+         ref=lambda x: np.stack(np.diag_indices_from(x)).astype(np.int64)),
+    Case("_npi_diag_indices_from", [np.ones((2, 2, 2), np.int8)], grad=(),
+         ref=lambda x: np.stack(np.diag_indices_from(x)).astype(np.int64), name="three_dims"),
     Case("batch_take", [(3, 4), np.array([0, 3, 1], I32)], grad=(), ref=_batch_take_ref),
     Case("batch_take", [(3, 2), np.array([[5, -1, 1]], I32)], grad=(), ref=_batch_take_ref, name="clipped"),
     Case("batch_take", [(2, 3, 2), np.array([0, 1, 1, 0, 1, 0], I32)], grad=(), ref=_batch_take_ref,

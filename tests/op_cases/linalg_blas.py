@@ -1,10 +1,10 @@
 """Op-checker cases for MXNet's linalg operators (ops/linalg_blas.py): gemm, syrk, trmm, trsm (both
-sides, transposed, upper and lower), potrf, extractdiag / makediag at offsets, sumlogdiag; references
+sides, transposed, upper and lower), potrf (MXNet's symmetric gradient), extractdiag / makediag at offsets, sumlogdiag; references
 in plain NumPy, float64."""
 import numpy as np
 
 from op_checker import Case
-from op_cases.np_linalg import spd
+from op_cases.np_linalg import cholesky_grad_rule, spd
 
 f64 = np.float64
 
@@ -77,8 +77,9 @@ CASES = [
          attrs={"rightside": True, "transpose": True, "lower": False}, name="right_upper_transposed", **G),
     Case("_linalg_trsm", [positive_diagonal((3, 3)), (3, 2)], ref=ref_trsm, attrs={"transpose": True},
          name="left_transposed", **G),
-    Case("_linalg_potrf", [spd((2, 3, 3))], ref=ref_potrf, rtol=1e-4, **G),
-    Case("_linalg_potrf", [spd((3, 3))], ref=ref_potrf, attrs={"lower": False}, name="upper", rtol=1e-4, **G),
+    Case("_linalg_potrf", [spd((2, 3, 3))], ref=ref_potrf, rtol=1e-4, grad_rule=cholesky_grad_rule, **G),
+    Case("_linalg_potrf", [spd((3, 3))], ref=ref_potrf, attrs={"lower": False}, name="upper", rtol=1e-4,
+         grad_rule=cholesky_grad_rule, **G),
     Case("_linalg_extractdiag", [(2, 4, 4)], ref=lambda A, offset=0, **_: np.diagonal(A, offset, -2, -1)),
     Case("_linalg_extractdiag", [(4, 4)], ref=lambda A, offset=0, **_: np.diagonal(A, offset, -2, -1),
          attrs={"offset": -1}, name="below"),

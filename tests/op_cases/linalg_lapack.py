@@ -1,6 +1,8 @@
 """Op-checker cases for MXNet's LAPACK-style linalg operators (ops/linalg_lapack.py): potri (lower and
-upper factors), gelqf (batched, and a square matrix), extracttrian / maketrian at offsets and for both
-triangles, det and slogdet (a single matrix: shape (1,); batches); references in plain NumPy, float64."""
+upper factors), gelqf (batched, and a square matrix), syevd (its gradient along symmetric
+perturbations, by central differences of an eigensolver reference), extracttrian / maketrian at
+offsets and for both triangles, det and slogdet (a single matrix: shape (1,); batches); references in
+plain NumPy, float64."""
 import numpy as np
 
 from op_checker import Case
@@ -51,6 +53,48 @@ def ref_maketrian(v, offset=0, lower=True, **_):
     return out
 
 
+def ref_syevd(A, **_):
+    """Eigenvectors as rows (largest-magnitude entry positive) and ascending eigenvalues of the
+    symmetric matrices whose lower triangle A holds, from NumPy's general eigensolver."""
+    A = A.astype(f64)
+    us, ls = [], []
+    for m in A.reshape((-1,) + A.shape[-2:]):
+        w, v = np.linalg.eig(np.tril(m) + np.tril(m, -1).T)
+        order = np.argsort(w.real)
+        u = v.real[:, order].T
+        u /= np.linalg.norm(u, axis=1, keepdims=True)
+        u *= np.where(u[np.arange(len(u)), np.abs(u).argmax(axis=1)] < 0, -1.0, 1.0)[:, None]
+        us.append(u)
+        ls.append(w.real[order])
+    return np.stack(us).reshape(A.shape), np.stack(ls).reshape(A.shape[:-1])
+
+
+def syevd_grad_rule(A, heads, eps=1e-6, **_):
+    """MXNet's syevd gradient is the derivative along symmetric perturbations (a symmetric matrix):
+    central differences of ref_syevd perturbing A[i, j] and A[j, i] together (halved off the diagonal)."""
+    def objective(M):
+        u, l = ref_syevd(M)
+        return (u * heads[0]).sum() + (l * heads[1]).sum()
+    grad = np.zeros(A.shape)
+    n = A.shape[-1]
+    for b in np.ndindex(*A.shape[:-2]):
+        for i in range(n):
+            for j in range(i + 1):
+                E = np.zeros(A.shape)
+                E[b + (i, j)] = E[b + (j, i)] = eps
+                d = (objective(A + E) - objective(A - E)) / (2 * eps)
+                grad[b + (i, j)] = grad[b + (j, i)] = d if i == j else d / 2
+    return [grad]
+
+
+def symmetric_spread(shape):
+    """Symmetric matrices with well separated eigenvalues."""
+    def gen(rng):
+        a = rng.standard_normal(shape)
+        return (a + np.swapaxes(a, -1, -2)) / 2 + np.diag(3.0 * np.arange(shape[-1]))
+    return gen
+
+
 def _per_matrix(x):
     return x.reshape(x.shape or (1,))
 
@@ -89,6 +133,12 @@ CASES = [
          rtol=1e-4, **G),
     Case("_linalg_gelqf", [full_rank_wide((2, 2, 3))], ref=ref_gelqf, rtol=1e-4, atol=1e-5, **G),
     Case("_linalg_gelqf", [well_conditioned((3, 3))], ref=ref_gelqf, name="square", rtol=1e-4, atol=1e-5, **G),
+    Case("_linalg_syevd", [symmetric_spread((3, 3))], ref=ref_syevd, grad_rule=syevd_grad_rule, rtol=1e-4,
+         atol=1e-5, **G),
+    Case("_linalg_syevd", [symmetric_spread((2, 1, 4, 4))], ref=ref_syevd, grad_rule=syevd_grad_rule,
+         name="batched", rtol=1e-4, atol=1e-5, **G),
+    Case("_linalg_syevd", [np.array([[1.0, 2.0], [2.0, 4.0]])], ref=ref_syevd, grad_rule=syevd_grad_rule,
+         name="mxnet_example", atol=1e-6, **G),
     Case("_linalg_extracttrian", [(2, 3, 3)], ref=ref_extracttrian),
     Case("_linalg_extracttrian", [(4, 4)], ref=ref_extracttrian, attrs={"lower": False}, name="upper"),
     Case("_linalg_extracttrian", [(4, 4)], ref=ref_extracttrian, attrs={"offset": 1}, name="above"),

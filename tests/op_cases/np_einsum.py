@@ -1,6 +1,6 @@
 """Op-checker cases for ops/np_einsum.py: ``_npi_einsum`` against NumPy's einsum, gradients by finite
 differences (matrix product, implicit output, ellipsis broadcasting from size 1, a letter only one
-operand has, three operands), and its backward op."""
+operand has, three operands, a repeated letter: a diagonal), and its backward op."""
 import numpy as np
 
 from op_checker import Case
@@ -32,6 +32,9 @@ CASES = [
     _case("ij->j", [(3, 4)], "sum_rows"),
     _case("i,j->ij", [(3,), (2,)], "outer"),
     _case("ij,jk,kl->il", [(2, 3), (3, 2), (2, 2)], "three_operands"),
+    _case("ii", [(3, 3)], "trace"),
+    _case("iij,jk->ik", [(2, 2, 3), (3, 4)], "diagonal_of_one_operand"),
+    _case("...,...", [(), (2, 3)], "scalar_operand"),
     Case("_backward_npi_einsum", [(2, 4), (2, 3), (3, 4)], attrs={"subscripts": "ij,jk->ik", "num_args": 3},
          ref=_backward_ref("ij,jk->ik"), grad=(), name="matmul"),
 ]

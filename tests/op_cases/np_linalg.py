@@ -78,9 +78,23 @@ def ref_backward_eigh(gw, gv, w, v, UPLO="L"):
     return fd_vjp(lambda M: np.linalg.eigh(M, UPLO=UPLO), A, (gw, gv))
 
 
+def _sym(M):
+    return 0.5 * (M + np.swapaxes(M, -1, -2))
+
+
 def ref_backward_cholesky(g, L):
+    """MXNet's cholesky gradient is the one with respect to a symmetric input: d cholesky(sym(M))."""
     A = L.astype(f64) @ L.T.astype(f64)
-    return fd_vjp(lambda M: (np.linalg.cholesky(M),), np.tril(A), (g,))
+    return fd_vjp(lambda M: (np.linalg.cholesky(_sym(M)),), A, (g,))
+
+
+def cholesky_grad_rule(A, heads, lower=True, **_):
+    """The input gradient of cholesky / potrf as MXNet gives it (symmetric): finite differences of the
+    factor of the symmetrized input, which equals the input where the op is evaluated."""
+    def factor(M):
+        L = np.linalg.cholesky(_sym(M))
+        return (L if lower else np.swapaxes(L, -1, -2),)
+    return [fd_vjp(factor, A, heads)]
 
 
 def _gpu_recon_svd(got, a):
@@ -111,7 +125,8 @@ CASES = [
     Case("_npi_slogdet", [(2, 3, 3)], ref=lambda a: tuple(np.linalg.slogdet(a.astype(f64))), rtol=1e-4, **G),
     Case("_npi_solve", [well_conditioned((2, 3, 3)), (2, 3)], ref=ref_solve, rtol=1e-4, name="vectors", **G),
     Case("_npi_solve", [well_conditioned((2, 3, 3)), (2, 3, 2)], ref=ref_solve, rtol=1e-4, name="matrices", **G),
-    Case("_npi_cholesky", [spd((2, 3, 3))], ref=lambda a: np.linalg.cholesky(a.astype(f64)), rtol=1e-4, **G),
+    Case("_npi_cholesky", [spd((2, 3, 3))], ref=lambda a: np.linalg.cholesky(a.astype(f64)), rtol=1e-4,
+         grad_rule=cholesky_grad_rule, **G),
     Case("_backward_npi_cholesky", [(3, 3), CH], ref=ref_backward_cholesky, grad=(), rtol=1e-4, atol=1e-4),
     Case("_npi_eigh", [spd((2, 3, 3))], ref=lambda a: tuple(np.linalg.eigh(a.astype(f64))), rtol=1e-4,
          atol=1e-5, gpu_check=_gpu_recon_eigh, **G),

@@ -208,6 +208,8 @@ register(OpDef(
 # ---- softmax family ---------------------------------------------------------------------------------
 def softmax_forward(xp, x, axis, temperature=None, log=False, length=None):
     """Softmax (or log-softmax) of ``x`` along ``axis``; positions at or past ``length`` are 0."""
+    if x.size == 0:      # zero-size input: an empty result of the same shape (as MXNet)
+        return xp.zeros(x.shape, x.dtype)
     if temperature is not None and temperature != 1.0:
         x = x / x.dtype.type(temperature)
     mask = None

@@ -151,6 +151,8 @@ def _g_div(F, l, r, y, og):
 
 def _g_power(F, l, r, y, og):
     dl = F.broadcast_mul(og, F.broadcast_mul(r, F.broadcast_power(l, F._minus_scalar(r, scalar=1.0))))
+    if l.dtype != y.dtype:     # an integer base under a float exponent: log(l) in the output's float type
+        l = F.Cast(l, dtype=y.dtype)
     return dl, F.broadcast_mul(og, F.broadcast_mul(y, F.log(l)))
 
 

@@ -4,6 +4,22 @@ import numpy as np
 
 __all__ = ["OpContext", "op_context", "seed", "get_rng"]
 
+#: MXNet's NumPy-semantics switches (``mx.npx.set_np``, ``mx.util.np_shape``), kept here so shape
+#: inference can read them: outside NumPy shape semantics MXNet 1.x takes a 0 in a shape for an
+#: unknown size, so ops refuse to make (or take) zero-size arrays where MXNet does
+np_mode = {"array": False, "shape": False}
+
+
+def legacy_zero_size(shape):
+    """Whether ``shape`` has a zero dimension (or no dimension) while NumPy shape semantics are off:
+    a shape MXNet 1.x's legacy inference cannot produce.
+
+    >>> legacy_zero_size((2, 0)), legacy_zero_size((2, 3))
+    (True, False)
+    """
+    return not np_mode["shape"] and (len(shape) == 0 or 0 in tuple(shape))
+
+
 _rngs = {}          # Device -> generator (numpy.random.Generator or cupy.random.RandomState)
 _seed_state = {"seed": None}
 

@@ -1,5 +1,5 @@
 """Creation operators: arrays made from attributes alone (no inputs) -- ``_zeros``, ``_ones``,
-``_full``, ``_arange``, ``_linspace``, ``_eye``.
+``_full``, ``_arange``, ``_linspace``, ``_eye``, ``_npi_indices``.
 
 Their output lands on the device named by the ``ctx`` attribute, or on the current device; the
 dtype attribute defaults to float32 as MXNet's ``InitOpParam`` does. The user-facing functions
@@ -56,13 +56,16 @@ def _shape_attrs(**extra):
 
 
 def _fill_shape(a, in_shapes):
-    return [_check_shape("creation op", a["shape"])]
+    """The ``shape`` attribute. In a symbolic graph a -1 dimension (and, in MXNet's legacy shape
+    semantics, a 0) is left to shape inference, which fills it from the node's readers (MXNet's
+    ``InitShape``; ``symbol.unknown_dims``); an array is only ever made with every size known."""
+    return [tuple(a["shape"])]
 
 
-creation("_zeros", lambda ctx, a: ctx.xp.zeros(a["shape"], dtype=a["dtype"]), _fill_shape, _shape_attrs(),
-         "An array of zeros with the given shape and dtype.")
-creation("_ones", lambda ctx, a: ctx.xp.ones(a["shape"], dtype=a["dtype"]), _fill_shape, _shape_attrs(),
-         "An array of ones with the given shape and dtype.")
+creation("_zeros", lambda ctx, a: ctx.xp.zeros(_check_shape("_zeros", a["shape"]), dtype=a["dtype"]), _fill_shape,
+         _shape_attrs(), "An array of zeros with the given shape and dtype.")
+creation("_ones", lambda ctx, a: ctx.xp.ones(_check_shape("_ones", a["shape"]), dtype=a["dtype"]), _fill_shape,
+         _shape_attrs(), "An array of ones with the given shape and dtype.")
 
 
 def _full_compute(ctx, a):
@@ -70,7 +73,7 @@ def _full_compute(ctx, a):
     dtype = a["dtype"]
     if dtype.kind in "iu" and math.isfinite(value):
         value = int(value)  # C++ static_cast<DType>: truncation toward zero
-    return ctx.xp.full(a["shape"], value, dtype=dtype)
+    return ctx.xp.full(_check_shape("_full", a["shape"]), value, dtype=dtype)
 
 
 creation("_full", _full_compute, _fill_shape,
@@ -168,3 +171,15 @@ creation("_eye", _eye_compute, _eye_shape, {
     "M": Attr("int", 0, doc="Number of columns (0: N)."),
     "k": Attr("int", 0, doc="Diagonal index: 0 main, > 0 upper, < 0 lower."),
     **_common()}, "A 2-D array with ones on the k-th diagonal and zeros elsewhere.")
+
+
+# ---- _npi_indices ----------------------------------------------------------------------------------
+def _indices_shape(a, in_shapes):
+    dims = _check_shape("_npi_indices", a["dimensions"])
+    return [(len(dims),) + dims]
+
+
+creation("_npi_indices", lambda ctx, a: ctx.xp.indices(_indices_shape(a, [])[0][1:], dtype=a["dtype"]),
+         _indices_shape, {"dimensions": Attr("shape", doc="The shape of the grid."), **_common("int32")},
+         "``np.indices``: an array of shape ``(len(dimensions),) + dimensions`` whose i-th entry holds "
+         "each position's coordinate along axis i.")

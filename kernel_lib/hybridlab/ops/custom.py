@@ -45,6 +45,10 @@ PROPS = {}
 #: ``backward(ctx, a, prop, arrays)`` over raw arrays (``hybridlab.operator``)
 runner = {}
 
+#: what the symbol layer registers: ``{"Custom": mx.sym.Custom}`` (``mx.operator.PythonOp.get_symbol``
+#: builds its nodes with it)
+symbol_functions = {}
+
 _instances = {}     # (op_type, extra attributes) -> property object
 
 

@@ -18,7 +18,7 @@ import math
 import numpy as _np
 
 from .attrs import Attr
-from .infer import unary_shape
+from .infer import same_shape, unary_shape
 from .registry import Lowering, OpDef, OutKernel, register
 from .relu_cpu import RELU_INLINE, relu
 from .select_cpu import select
@@ -296,5 +296,12 @@ register(OpDef("_copyto", compute=_copyto_compute, infer_shape=unary_shape, devi
                attrs={"device": Attr("device", doc="the device to copy to")},
                grad=lambda F, a, ins, outs, og: [F._copyto(og[0], device=ins[0].device)],
                doc="A copy of the input on ``device``; the gradient is copied back to the input's device."))
+
+register(OpDef("_identity_with_attr_like_rhs", inputs=("lhs", "rhs"), hidden=True,
+               compute=lambda ctx, a, lhs, rhs: lhs.copy(), infer_shape=same_shape,
+               grad=lambda F, a, ins, outs, og: [og[0], F.zeros_like(ins[1])],
+               doc="``lhs`` unchanged, as a constraint for symbolic inference: the output, ``lhs`` and "
+                   "``rhs`` share one shape and dtype, so a shape known for ``rhs`` flows back to ``lhs`` "
+                   "(MXNet's internal op); ``rhs`` gets a zero gradient."))
 
 from . import elemwise_special  # noqa: E402,F401  (erf, erfinv, gamma, gammaln)

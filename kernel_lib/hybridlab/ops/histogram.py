@@ -1,6 +1,7 @@
 """Binning values against sorted edges: MXNet's ``_histogram`` (alias ``_npi_histogram``; the
 ``mx.nd.histogram`` / ``mx.sym.histogram`` / ``mx.np.histogram`` wrappers call it) and
-``_npi_searchsorted`` (``mx.np.searchsorted``).
+``_npi_searchsorted`` (``mx.np.searchsorted``) and ``_npi_bincount`` (``mx.np.bincount``: one bin per
+non-negative integer, a dynamic output shape).
 
 ``_histogram`` has two forms, as in MXNet: with ``bin_cnt`` and ``range`` (both or neither) it takes
 the data alone and makes ``bin_cnt`` equal bins over ``range`` (``(lo - 0.5, hi + 0.5)`` when
@@ -141,3 +142,46 @@ register(OpDef("_npi_searchsorted", inputs=("a", "v"), family="index", hidden=Tr
                doc="Indices (int64, v's shape) where the values v would be inserted into the sorted 1-d "
                    "array a to keep it sorted: before equal elements (side='left') or after them ('right'). "
                    "mx.np.searchsorted calls it (a sorter is applied first)."))
+
+
+# ---- _npi_bincount -------------------------------------------------------------------------------
+def _bincount_inputs(a):
+    return ("data", "weights") if a["has_weights"] else ("data",)
+
+
+def _bincount_infer(a, s):
+    d = s[0]
+    if d is not None and len(d) > 1:
+        raise InferError(0, "a 1-d array of non-negative integers", tuple(d), "Input only accept 1d array")
+    if a["has_weights"] and d is not None and s[1] is not None and tuple(s[1]) != tuple(d):
+        raise InferError(1, f"weights of the data's shape {tuple(d)}", tuple(s[1]))
+    return [None]                                   # the length is the largest value + 1: known by computing
+
+
+def _bincount_compute(ctx, a, data, weights=None):
+    xp = ctx.xp
+    _bincount_infer(a, [data.shape] + ([weights.shape] if weights is not None else []))
+    if data.dtype.kind not in "iu":
+        raise MXNetError(f"_npi_bincount: data expected an integer dtype, got {data.dtype}")
+    dtype = data.dtype if weights is None else weights.dtype
+    x = data.reshape(-1).astype(np.int64)
+    if x.size == 0:
+        return xp.zeros(a["minlength"], dtype)
+    if int(x.min()) < 0:
+        raise MXNetError(f"_npi_bincount: data expected non-negative integers, got {int(x.min())}")
+    w = None if weights is None else weights.reshape(-1).astype(np.float64)
+    return xp.bincount(x, weights=w, minlength=a["minlength"]).astype(dtype)
+
+
+register(OpDef("_npi_bincount", inputs=_bincount_inputs, all_inputs=("data", "weights"), family="index",
+               hidden=True, dynamic_shape=True,
+               attrs={"minlength": Attr("int", 0, doc="The least number of bins of the output."),
+                      "has_weights": Attr("bool", False, doc="Whether a weights input is given.")},
+               bounds={"minlength": (0, None)},
+               compute=_bincount_compute, infer_shape=_bincount_infer,
+               infer_type=lambda a, d: [d[1] if a["has_weights"] else d[0]],
+               zero_grad=True, no_grad_reason="counts are piecewise constant; MXNet registers no gradient",
+               doc="Occurrences (or summed weights) of each non-negative integer of the 1-d data: length "
+                   "max(data) + 1, at least minlength (the output shape depends on the values); the dtype of "
+                   "the data, or of the weights when given. mx.np.bincount calls it."))
+

@@ -1,6 +1,7 @@
 """Index arithmetic of MXNet 1.x: ``_ravel_multi_index`` (alias ``ravel_multi_index``) and
 ``_unravel_index`` (alias ``unravel_index``), which convert between columns of multi-indices and
-flat (row-major) indices, and the deprecated ``batch_take`` (``out[i] = a[i, indices[i]]``, MXNet
+flat (row-major) indices, mx.np's ``_npi_unravel_index_fallback`` (NumPy's checked unravel_index,
+stacked) and ``_npi_diag_indices_from``, and the deprecated ``batch_take`` (``out[i] = a[i, indices[i]]``, MXNet
 says: use ``pick``).
 
 Indices may be float (MXNet's default dtype); they are truncated to integers and the results keep
@@ -22,6 +23,7 @@ Example::
 """
 import numpy as np
 
+from ..base import MXNetTypeError, MXNetValueError
 from .attrs import Attr
 from .infer import InferError, merge_shape, prod
 from .registry import OpDef, register
@@ -113,6 +115,62 @@ register(OpDef("_unravel_index", aliases=("unravel_index",), family="index", att
                    "flat row-major indices into an array of `shape`: C remainders and quotients from the last "
                    "dimension to the second, the quotient left in the first row (unchecked; the first "
                    "dimension may be -1). Indices are truncated to integers; the output keeps data's dtype."))
+
+
+# ---- _npi_unravel_index_fallback (mx.np.unravel_index) ---------------------------------------------
+def _np_unravel_infer(a, s):
+    shape = _target_shape(a)
+    d = s[0]
+    return [None if d is None else (len(shape),) + tuple(d)]
+
+
+def _np_unravel_compute(ctx, a, data):
+    xp = ctx.xp
+    shape = tuple(_target_shape(a))
+    if data.dtype.kind not in "iu":
+        raise MXNetTypeError(f"_npi_unravel_index_fallback: indices expected integers, got {data.dtype}")
+    flat = data.astype(np.int64)
+    size = prod(shape)
+    if flat.size and (int(flat.min()) < 0 or int(flat.max()) >= size):
+        bad = int(flat.max()) if int(flat.max()) >= size else int(flat.min())
+        raise MXNetValueError(f"_npi_unravel_index_fallback: indices expected in [0, {size}) for shape "
+                              f"{shape}, got {bad}")
+    rows, rest = [], flat
+    for d in reversed(shape):
+        rows.append(rest % d if d else rest)
+        rest = rest // d if d else rest
+    return xp.stack(rows[::-1]).astype(data.dtype).reshape((len(shape),) + data.shape)
+
+
+register(OpDef("_npi_unravel_index_fallback", inputs=("indices",), family="index", hidden=True,
+               attrs=dict(_SHAPE_ATTR), compute=_np_unravel_compute, infer_shape=_np_unravel_infer,
+               infer_type=lambda a, d: [d[0]], zero_grad=True, no_grad_reason=_NO_GRAD,
+               doc="NumPy's unravel_index stacked: the row-major coordinates of the integer indices (any "
+                   "shape, each in [0, prod(shape))) into an array of `shape`, as one array of shape "
+                   "(len(shape),) + indices.shape in the indices' dtype; mx.np.unravel_index splits it."))
+
+
+# ---- _npi_diag_indices_from (mx.np.diag_indices_from) --------------------------------------------
+def _diag_infer(a, s):
+    d = s[0]
+    if d is None:
+        return [None]
+    if len(d) < 2 or len(set(d)) != 1:
+        raise InferError(0, "an array of at least 2 dimensions, all of equal length", tuple(d))
+    return [(len(d), d[0])]
+
+
+def _diag_compute(ctx, a, data):
+    _diag_infer(a, [data.shape])
+    n, k = data.shape[0], data.ndim
+    return ctx.xp.broadcast_to(ctx.xp.arange(n, dtype=np.int64), (k, n)).copy()
+
+
+register(OpDef("_npi_diag_indices_from", inputs=("arr",), family="index", hidden=True,
+               compute=_diag_compute, infer_shape=_diag_infer, infer_type=lambda a, d: [np.dtype(np.int64)],
+               zero_grad=True, no_grad_reason=_NO_GRAD,
+               doc="The indices of the main diagonal of an array whose dimensions are all n: int64 of shape "
+                   "(ndim, n), each row 0..n-1; mx.np.diag_indices_from splits it."))
 
 
 # ---- batch_take ----------------------------------------------------------------------------------

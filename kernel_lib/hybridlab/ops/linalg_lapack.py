@@ -1,12 +1,18 @@
 """MXNet's LAPACK-style ``linalg`` operators (``mx.nd.linalg.*``, ``mx.sym.linalg.*``, batched over the
-leading axes of the last two): potri, gelqf, extracttrian, maketrian, det, slogdet. The BLAS-style
-ones are in ``ops/linalg_blas.py``.
+leading axes of the last two): potri, gelqf, syevd, extracttrian, maketrian, det, slogdet. The
+BLAS-style ones are in ``ops/linalg_blas.py``.
 
 * ``potri(A)``: the inverse ``(L L^T)^-1`` of a matrix from its Cholesky factor ``L`` (the output of
   ``potrf``; ``lower=False``: ``(U^T U)^-1`` from ``U``); like LAPACK, one triangle of ``A`` is read.
 * ``gelqf(A)``: the LQ factorization ``A = L Q`` of matrices with rows <= columns; outputs ``Q`` (rows
   orthonormal) and ``L`` (lower triangular), with LAPACK's signs (those of the QR factorization of
   ``A^T``, which it is: ``Q = q^T``, ``L = r^T``; the same routine as ``mx.np.linalg.qr``).
+* ``syevd(A)``: the eigendecomposition of symmetric matrices (their lower triangle is read), float32
+  and float64 only: ``U`` with the eigenvectors as ROWS (``U A = diag(L) U``, ``U U^T = I``) and the
+  eigenvalues ``L`` in ascending order. As in MXNet each row's sign makes its entry of largest
+  magnitude positive (the first one on a tie). The gradient (MXNet's) assumes distinct eigenvalues:
+  ``dA = U^T (sym((dU U^T) / (2 (L_i - L_j))) + diag(dL)) U``, the gaps floored at 1e-30 (1e-100 in
+  float64); it is symmetric, the derivative along symmetric perturbations of ``A``.
 * ``extracttrian(A)`` / ``maketrian(v)``: a triangle of square matrices as vectors and back. The lower
   triangle (``offset < 0``, or ``offset == 0`` and ``lower``) is stored row by row, the upper one column
   by column (MXNet's order: the upper triangle of ``A`` is the lower one of ``A^T``).
@@ -26,11 +32,17 @@ Example::
     >>> q, l = mx.nd.linalg.gelqf(mx.nd.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
     >>> l.asnumpy().astype("float64").round(4).tolist(), q.shape
     ([[-3.7417, 0.0], [-8.5524, 1.964]], (2, 3))
+    >>> u, l = mx.nd.linalg.syevd(mx.nd.array([[1.0, 2.0], [2.0, 4.0]]))
+    >>> u.asnumpy().astype("float64").round(4).tolist(), l.asnumpy().astype("float64").round(4).tolist()
+    ([[0.8944, -0.4472], [0.4472, 0.8944]], [0.0, 5.0])
     >>> mx.nd.linalg.extracttrian(a).asnumpy().tolist(), mx.nd.linalg.det(a).asnumpy().tolist()
     ([4.0, 2.0, 3.0], [8.0])
     >>> mx.nd.linalg.maketrian(mx.nd.array([1.0, 2.0, 3.0]), offset=1).asnumpy().tolist()
     [[0.0, 1.0, 2.0], [0.0, 0.0, 3.0], [0.0, 0.0, 0.0]]
 """
+import numpy as np
+
+from ..base import MXNetError
 from .attrs import Attr
 from .infer import InferError
 from .linalg_blas import _per_matrix
@@ -102,6 +114,44 @@ register(OpDef(
     infer_type=_same2, compute=_gelqf_compute, infer_shape=_gelqf_infer, grad=_gelqf_grad,
     doc="LQ factorization A = L Q of each matrix with rows <= columns (full rank): outputs Q (orthonormal "
         "rows, the shape of A) and L (lower triangular, rows x rows)."))
+
+
+# ---- syevd: symmetric eigendecomposition ----------------------------------------------------------
+def _syevd_compute(ctx, a, A):
+    xp = ctx.xp
+    if A.dtype not in (np.float32, np.float64):
+        raise MXNetError(f"_linalg_syevd: A expected dtype float32 or float64, got {A.dtype.name}")
+    L, V = xp.linalg.eigh(A, UPLO="L")           # ascending; eigenvectors as columns
+    U = _xT(xp, V)
+    largest = xp.take_along_axis(U, xp.argmax(xp.abs(U), axis=-1)[..., None], axis=-1)
+    U = xp.where(largest < 0, -U, U)
+    return xp.ascontiguousarray(U).astype(A.dtype, copy=False), L.astype(A.dtype, copy=False)
+
+
+def _syevd_infer(a, s):
+    x = _square(s[0], "syevd")
+    return [None, None] if x is None else [tuple(x), tuple(x[:-1])]
+
+
+def _syevd_grad(F, a, ins, outs, og):
+    # dA = U^T Y U with Y = (X - X^T) * G + diag(dL), X = dU U^T, G_ij = 1 / (2 (L_i - L_j)) below the
+    # diagonal (gaps floored at eps) and -G_ji above it
+    U, L = outs
+    gU, gL = og
+    eps = 1e-100 if ins[0].dtype == np.float64 else 1e-30
+    X = F._linalg_gemm2(gU, U, transpose_b=True)
+    gaps = F.broadcast_sub(F.expand_dims(L, axis=-1), F.expand_dims(L, axis=-2))
+    below = _F_tri(F, F._rdiv_scalar(F._maximum_scalar(gaps, scalar=eps), scalar=0.5), True, k=-1)
+    Y = (X - _T(F, X)) * (below - _T(F, below)) + F._linalg_makediag(gL)
+    return [F._linalg_gemm2(U, F._linalg_gemm2(Y, U), transpose_a=True)]
+
+
+register(OpDef(
+    "_linalg_syevd", aliases=("linalg_syevd",), family="linalg", inputs=("A",), num_outputs=2,
+    infer_type=_same2, compute=_syevd_compute, infer_shape=_syevd_infer, grad=_syevd_grad,
+    doc="Eigendecomposition of each symmetric matrix (float32/float64; the lower triangle is read): U "
+        "(eigenvectors as rows, each with its largest-magnitude entry positive) and L (eigenvalues, "
+        "ascending), U A = diag(L) U."))
 
 
 # ---- extracttrian / maketrian ----------------------------------------------------------------------

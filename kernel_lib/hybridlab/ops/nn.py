@@ -49,6 +49,14 @@ def _fc_infer(a, s):
     return [out]
 
 
+def _fc_partial(a, s, outs):
+    """Partial symbolic inference (MXNet's FullyConnectedShape): the data gets the output's batch
+    size (a legacy begin state ``zeros((0, H))`` read by a dense layer learns its batch size)."""
+    d, out = s[0], outs[0]
+    if d and out and out[0] and not d[0]:
+        merge_shape(s, 0, (out[0],) + tuple(d[1:]), "the output has this input's batch size")
+
+
 def _fc_grad(F, a, ins, outs, og):
     x, w = ins[0], ins[1]
     g = og[0]
@@ -99,7 +107,7 @@ register(OpDef(
            "no_bias": Attr("bool", False, doc="Whether to disable the bias parameter."),
            "flatten": Attr("bool", True, doc="Whether to collapse all but the first axis of the input.")},
     bounds={"num_hidden": (1, None)},
-    compute=_fc_compute, infer_shape=_fc_infer, infer_type=_fc_types, grad=_fc_grad,
+    compute=_fc_compute, infer_shape=_fc_infer, infer_type=_fc_types, grad=_fc_grad, infer_partial=_fc_partial,
     doc="out = dot(data, weight.T) + bias. With flatten=True (default) data is reshaped to "
         "(batch, -1) first; with flatten=False the product applies to the last axis. weight is "
         "(num_hidden, input units), bias (num_hidden,); unknown parameter shapes are inferred from data."))
@@ -117,8 +125,8 @@ def _dropout_compute(ctx, a, x):
         return x.copy(), xp.broadcast_to(xp.ones((), dtype=x.dtype), x.shape)
     keep = 1.0 - p
     shape = tuple(1 if i in a["axes"] or i - x.ndim in a["axes"] else n for i, n in enumerate(x.shape))
-    if keep <= 0:
-        mask = xp.zeros(shape, dtype=x.dtype)
+    if keep <= 0:   # MXNet scales the all-zero mask by 1 / 0: 0 * inf is NaN everywhere (zeros for integers)
+        mask = xp.full(shape, onp.nan if x.dtype.kind == "f" else 0, dtype=x.dtype)
     else:  # MXNet: keep where u <= 1 - p, scaled by 1 / (1 - p)
         mask = ((_uniform01(ctx.rng, shape) <= keep) * (1.0 / keep)).astype(x.dtype)
     return x * mask, xp.broadcast_to(mask, x.shape)

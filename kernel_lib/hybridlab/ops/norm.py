@@ -74,7 +74,9 @@ def _norm_dx(F, xhat, dxhat, inv_std, red, count, og_mean=None, og_second=None, 
 
 
 # ---- BatchNorm ----------------------------------------------------------------------------------
-def _bn_compute(ctx, a, x, gamma, beta, moving_mean, moving_var):
+def _bn_forward(ctx, a, x, gamma, beta, moving_mean, moving_var):
+    """The normalised output and the statistics used, ``(out, mean, var, inv_std)``, in x's dtype
+    (shared with the BatchNorm variants of ``ops/norm_variants.py``, which output the variance)."""
     _check_bn_params(a, x, gamma, beta, moving_mean, moving_var)
     xp = ctx.xp
     ax = normalize_axis(a["axis"], x.ndim)
@@ -89,7 +91,12 @@ def _bn_compute(ctx, a, x, gamma, beta, moving_mean, moving_var):
     inv_std = 1 / xp.sqrt(var + x.dtype.type(a["eps"]))
     scale = inv_std if a["fix_gamma"] else inv_std * gamma.astype(x.dtype, copy=False)
     out = (x - mean.reshape(bs)) * scale.reshape(bs) + beta.astype(x.dtype, copy=False).reshape(bs)
-    return out.astype(x.dtype, copy=False), mean.astype(gamma.dtype), inv_std.astype(gamma.dtype)
+    return out.astype(x.dtype, copy=False), mean, var, inv_std
+
+
+def _bn_compute(ctx, a, x, gamma, beta, moving_mean, moving_var):
+    out, mean, _, inv_std = _bn_forward(ctx, a, x, gamma, beta, moving_mean, moving_var)
+    return out, mean.astype(gamma.dtype), inv_std.astype(gamma.dtype)
 
 
 def _bn_infer(a, s):

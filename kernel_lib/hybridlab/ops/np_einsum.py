@@ -5,8 +5,8 @@ The subscripts are first made explicit (``...`` replaced by letters, the implici
 out), so the gradient of operand ``k`` is itself an einsum: the output gradient and the other
 operands contracted to operand ``k``'s letters (``_backward_npi_einsum``). A letter that only
 operand ``k`` has is broadcast back and an axis the operand broadcast from size 1 is summed back. A
-letter repeated within one operand (a diagonal or trace, ``'ii->i'``) computes forward but has no
-gradient (an error says so).
+letter repeated within one operand (a diagonal or trace, ``'ii->i'``) gets its gradient on that
+diagonal.
 
 Example::
 
@@ -104,32 +104,35 @@ register(OpDef(
 
 
 def _operand_grad(xp, k, og, operands, inputs, out):
-    """The gradient of operand ``k``: ``og`` and the other operands contracted to its letters."""
+    """The gradient of operand ``k``: ``og`` and the other operands contracted to its letters. A
+    letter repeated in the operand (a diagonal, ``'ii'``) gets the gradient on that diagonal, zeros
+    elsewhere."""
     term, x = inputs[k], operands[k]
     unique = "".join(dict.fromkeys(term))
-    if len(unique) != len(term):
-        raise MXNetError(f"einsum: the gradient of operand {k} ({term!r}, a repeated letter: a diagonal) is not "
-                         "supported; expected distinct letters per operand for gradients")
+    size = dict(zip(term, x.shape))
     others = [(t, o) for i, (t, o) in enumerate(zip(inputs, operands)) if i != k]
     present = set(out).union(*[set(t) for t, _ in others])
     kept = "".join(c for c in unique if c in present)
     g = xp.einsum(",".join([out] + [t for t, _ in others]) + "->" + kept, og, *[o for _, o in others])
     got = dict(zip(kept, g.shape))
     g = g.reshape(tuple(got.get(c, 1) for c in unique))
-    g = xp.broadcast_to(g, tuple(max(d, n) for d, n in zip(g.shape, x.shape)))   # letters only k has
-    return g.astype(x.dtype, copy=True)
+    g = xp.broadcast_to(g, tuple(max(d, size[c]) for d, c in zip(g.shape, unique)))   # letters only k has
+    axes = tuple(i for i, c in enumerate(unique) if size[c] == 1 and g.shape[i] != 1)
+    if axes:                                                 # broadcast from size 1: sum back
+        g = g.sum(axis=axes, keepdims=True)
+    if len(unique) == len(term):
+        return xp.array(g, dtype=x.dtype, order="C")        # (ascontiguousarray would make a 0-d array 1-d)
+    full = xp.zeros(x.shape, dtype=x.dtype)
+    grid = {c: xp.arange(size[c]).reshape([-1 if j == i else 1 for j in range(len(unique))])
+            for i, c in enumerate(unique)}
+    full[tuple(grid[c] for c in term)] = g
+    return full
 
 
 def _backward_compute(ctx, a, og, *operands):
     xp = ctx.xp
     _, inputs, out = _spelled(a, [x.shape for x in operands])
-    grads = []
-    for k, x in enumerate(operands):
-        g = _operand_grad(xp, k, og, operands, inputs, out)
-        if g.shape != x.shape:                              # broadcast from size 1: sum back
-            axes = tuple(i for i, (gs, xs) in enumerate(zip(g.shape, x.shape)) if xs == 1 and gs != 1)
-            g = g.sum(axis=axes, keepdims=True)
-        grads.append(xp.ascontiguousarray(g))
+    grads = [_operand_grad(xp, k, og, operands, inputs, out) for k in range(len(operands))]
     return tuple(grads) if len(grads) > 1 else grads[0]
 
 

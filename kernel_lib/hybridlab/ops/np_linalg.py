@@ -4,8 +4,9 @@ NumPy and CuPy): inv, det, slogdet, solve, cholesky, eigh, eigvalsh, svd, qr; an
 
 Gradients of inv, det, slogdet and solve are written with registered ops (so higher orders work);
 cholesky, eigh, svd and qr have internal ``_backward_npi_*`` ops with the closed forms. Like NumPy's,
-cholesky and eigh read one triangle of their input only (the lower one; eigh's ``UPLO`` chooses), so
-their gradient is zero on the other triangle.
+cholesky and eigh read one triangle of their input only (the lower one; eigh's ``UPLO`` chooses). The
+gradient of eigh is zero on the other triangle; cholesky's is MXNet's symmetric one
+(``0.5 L^-T copyLTU(L^T dL) L^-1``: the gradient with respect to a symmetric input).
 
 Example::
 
@@ -174,7 +175,7 @@ def _cholesky_backward(ctx, a, og, L):
     P[..., idx, idx] *= 0.5
     Linv = xp.linalg.inv(L)
     S = xp.matmul(xp.matmul(_xT(xp, Linv), P), Linv)
-    return _from_triangle(xp, 0.5 * (S + _xT(xp, S)))
+    return 0.5 * (S + _xT(xp, S))       # MXNet's 0.5 L^-T copyLTU(L^T dL) L^-1: symmetric, not one triangle
 
 
 register(OpDef("_npi_cholesky", family="linalg", inputs=("A",),
@@ -186,7 +187,7 @@ register(OpDef("_npi_cholesky", family="linalg", inputs=("A",),
 register(OpDef("_backward_npi_cholesky", family="linalg", inputs=("ograd", "L"), hidden=True,
                compute=_cholesky_backward, infer_shape=lambda a, s: [s[1] or s[0]],
                no_grad_reason="second derivative of cholesky is not implemented",
-               doc="Gradient of cholesky with respect to the lower triangle of A."))
+               doc="Gradient of cholesky with respect to the symmetric A (MXNet's symmetric form)."))
 
 
 # ---- eigh, eigvalsh -------------------------------------------------------------------------------

@@ -80,8 +80,9 @@ def pool_geometry(a, shape, name="Pooling"):
     stride = a["stride"] or (1,) * nd
     pad = a["pad"] or (0,) * nd
     for key, value in (("stride", stride), ("pad", pad)):
-        if len(value) != nd:
+        if len(value) < nd:
             raise MXNetError(f"{name}: {key} expected {nd} values (like kernel {kernel}), got {value}")
+    stride, pad = stride[:nd], pad[:nd]     # MXNet reads the first nd values and ignores the rest
     if any(s <= 0 for s in stride):
         raise MXNetError(f"{name}: stride expected positive values, got {stride}")
     convention = a["pooling_convention"]
@@ -89,8 +90,8 @@ def pool_geometry(a, shape, name="Pooling"):
         if nd != 1:
             raise InferError(0, layout_pattern(1, cl), tuple(shape),
                              "pooling_convention 'same' supports 1-D pooling only")
-        if any(pad):
-            raise MXNetError(f"{name}: pooling_convention 'same' expected no pad, got pad={pad}")
+        if any(a["pad"] or ()):       # every value given, as MXNet checks pad[0..2]
+            raise MXNetError(f"{name}: pooling_convention 'same' expected no pad, got pad={a['pad']}")
     need = {i: kernel[i] - 2 * pad[i] for i in range(nd) if sp[i] and kernel[i] > sp[i] + 2 * pad[i]}
     if need:
         raise InferError(0, shape_pattern(shape, cl, need), tuple(shape),

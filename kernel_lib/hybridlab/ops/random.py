@@ -28,6 +28,7 @@ import numpy as onp
 
 from ..base import MXNetError
 from .attrs import Attr
+from .context import np_mode
 from .infer import merge_shape
 from .registry import NsName, OpDef, register
 
@@ -113,6 +114,14 @@ def _shape_of(a):
     return tuple(shape)
 
 
+def _random_infer(a, in_shapes):
+    """The ``shape`` attribute; outside NumPy shape semantics an empty one is unknown, as in MXNet 1.x's
+    legacy inference: a graph fills it from the node's readers (``symbol.unknown_dims``)."""
+    if not a["shape"] and not np_mode["shape"]:
+        return [None]
+    return [_shape_of(a)]
+
+
 # ---- _random_*: parameters as attributes ----------------------------------------------------------
 def random_op(dist, *, aliases=(), random=(), np_random=(), doc=""):
     params, _, sampler = _DISTS[dist]
@@ -135,7 +144,7 @@ def random_op(dist, *, aliases=(), random=(), np_random=(), doc=""):
         return out.astype(a["dtype"] or onp.float32)
 
     return register(OpDef(f"_random_{dist}", inputs=(), compute=compute, attrs=attrs,
-                          infer_shape=lambda a, s: [_shape_of(a)], infer_type=_random_type("float32"),
+                          infer_shape=_random_infer, infer_type=_random_type("float32"),
                           aliases=aliases, random=random, np_random=np_random, family="random",
                           needs_rng=True, device_attr="ctx", no_grad_reason=_NO_GRAD,
                           doc=doc + " Parameters are attributes; see ops/random.py for the draw."))
@@ -189,7 +198,7 @@ register(OpDef("_random_randint", inputs=(), compute=_randint_compute,
                       "shape": Attr("shape?", (), doc="Shape of the output."),
                       "ctx": Attr("device?", None, doc="Device of the output."),
                       "dtype": _dtype_attr(("int32", "int64"), "int32")},
-               infer_shape=lambda a, s: [_shape_of(a)], infer_type=_random_type("int32"),
+               infer_shape=_random_infer, infer_type=_random_type("int32"),
                aliases=("random_randint",), random=_nd_random("randint", ("low", "high")),
                np_random=NsName("randint", rename=_NP_RENAME, defaults={"dtype": "int64"},
                                 args=("low", "high", "shape", "dtype", "ctx")),

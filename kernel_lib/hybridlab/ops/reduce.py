@@ -67,6 +67,8 @@ def _grad_sum(F, x, y, g):
 
 def _grad_mean(F, x, y, g):
     n = max(1, x.size // max(1, g.size))
+    if g.dtype != x.dtype:     # an integer mean (dtype=) of a float input: its gradient is a float 1/n
+        g = F.Cast(g, dtype=x.dtype)
     return F._div_scalar(F.broadcast_like(g, x), scalar=float(n))
 
 
@@ -104,8 +106,10 @@ def _mean_type(a, dtypes):
 
 
 def reduction(name, kernel, grad, *, legacy, uses_y=False, aliases=(), np=(), doc="", infer_type=None,
-              initial=None, has_dtype=True, grad_op=None, inline=None):
+              initial=None, has_dtype=True, grad_op=None, inline=None, no_identity=False):
     """Register a reduction. ``kernel(xp, x, axes, dtype)`` reduces with keepdims=True;
+    ``no_identity``: reducing a zero-size axis is an error (NumPy max/min: there is no identity);
+    ``"any"``: any zero-size input is (MXNet's legacy max/min);
     ``grad(F, x, y_keep, g_keep)`` gives dx from keepdims-shaped output and output gradient, or
     ``grad_op`` names the one op that does (``_backward_sum``, ``_backward_mean``); ``inline``: its
     ``InlineRule``."""
@@ -119,6 +123,11 @@ def reduction(name, kernel, grad, *, legacy, uses_y=False, aliases=(), np=(), do
     def infer_shape(a, in_shapes):
         if in_shapes[0] is None:
             return [None]
+        if no_identity == "any" and prod(in_shapes[0]) == 0:     # MXNet's legacy max/min: any empty input
+            raise InferError(0, "an input of size > 0", f"shape {tuple(in_shapes[0])}",
+                             "reduction input's size should be > 0")
+        if no_identity is True:
+            _check_nonempty(a, in_shapes[0])
         return [reduced_shape(in_shapes[0], _axes_of(a, in_shapes[0], legacy), a["keepdims"], legacy)]
 
     def compute(ctx, a, x):
@@ -143,6 +152,20 @@ def reduction(name, kernel, grad, *, legacy, uses_y=False, aliases=(), np=(), do
                           inputs=("data",) if legacy else ("a",), inline=inline))
 
 
+def _check_nonempty(a, shape):
+    """MXNet's check for NumPy max/min: a reduced axis (given as a non-negative number) of size 0,
+    or a whole-array reduction of an empty array, has no identity to start from."""
+    axis = a["axis"]
+    if axis is None:
+        empty = prod(shape) == 0
+    else:
+        axis = (axis,) if isinstance(axis, int) else axis
+        empty = any(0 <= ax < len(shape) and shape[ax] == 0 for ax in axis)
+    if empty:
+        raise InferError(0, f"a non-empty array or axis to reduce (axis={axis})", f"shape {tuple(shape)}",
+                         "zero-size array to reduction operation which has no identity")
+
+
 def _keep(fn):
     return lambda xp, x, axes, dt: fn(xp, x, axes)
 
@@ -156,7 +179,7 @@ def _staged_sum(xp, x, axes, dtype):
     lead = 0
     while lead < nd and lead in axes:
         lead += 1
-    if xp is not _numpy or lead in (0, nd) or lead == len(axes) or not x.flags.c_contiguous:
+    if xp is not _numpy or lead in (0, nd) or lead == len(axes) or not x.flags.c_contiguous or not x.size:
         return xp.sum(x, axis=axes, keepdims=True, dtype=dtype)
     rows = x.reshape((-1,) + x.shape[lead:]).sum(axis=0, dtype=dtype)
     rest = tuple(a - lead for a in axes if a >= lead)
@@ -174,7 +197,10 @@ _K_NANPROD = _keep(lambda xp, x, axes: xp.nanprod(x, axis=axes, keepdims=True))
 
 
 def _k_mean(xp, x, axes, dt):
-    acc = dt if dt.kind == "f" else None
+    if dt.kind in "iu":      # an integer dtype=: summed in that dtype (wrapping, as NumPy and MXNet), then divided
+        n = prod([x.shape[a] for a in axes])
+        return (xp.sum(x, axis=axes, keepdims=True, dtype=dt) / max(n, 1)).astype(dt)
+    acc = (_numpy.float32 if dt == _numpy.float16 else dt) if dt.kind == "f" else None   # float16: float32 sums
     return xp.mean(x, axis=axes, keepdims=True, dtype=acc)
 
 
@@ -201,8 +227,8 @@ reduction("sum", _K_SUM, _grad_sum, legacy=True, aliases=("sum_axis",), doc="Sum
 reduction("mean", _k_mean, _grad_mean, legacy=True, doc="Mean" + _LEGACY_DOC + " Integer inputs keep their dtype.",
           grad_op="_backward_mean")
 reduction("prod", _K_PROD, _grad_prod, legacy=True, uses_y=True, doc="Product" + _LEGACY_DOC)
-reduction("max", _K_MAX, _grad_extreme, legacy=True, uses_y=True, aliases=("max_axis",), doc="Maximum" + _LEGACY_DOC)
-reduction("min", _K_MIN, _grad_extreme, legacy=True, uses_y=True, aliases=("min_axis",), doc="Minimum" + _LEGACY_DOC)
+reduction("max", _K_MAX, _grad_extreme, legacy=True, uses_y=True, aliases=("max_axis",), no_identity="any", doc="Maximum" + _LEGACY_DOC)
+reduction("min", _K_MIN, _grad_extreme, legacy=True, uses_y=True, aliases=("min_axis",), no_identity="any", doc="Minimum" + _LEGACY_DOC)
 reduction("nansum", _K_NANSUM, _grad_nansum, legacy=True, doc="Sum treating NaN as 0" + _LEGACY_DOC)
 reduction("nanprod", _K_NANPROD, _grad_nanprod, legacy=True, uses_y=True,
           doc="Product treating NaN as 1" + _LEGACY_DOC)
@@ -251,10 +277,10 @@ reduction("_np_mean", _k_mean, _grad_mean, legacy=False, infer_type=_mean_type,
           doc="Mean" + _NP_DOC + " Integer input gives float32.")
 reduction("_np_prod", _k_np_prod, _grad_prod, legacy=False, uses_y=True, infer_type=_sum_type,
           initial=lambda xp, r, v: r * v, np=NsName("prod", args=("axis", "dtype")), doc="Product" + _NP_DOC)
-reduction("_np_max", _K_MAX, _grad_extreme, legacy=False, uses_y=True, has_dtype=False,
+reduction("_np_max", _K_MAX, _grad_extreme, legacy=False, uses_y=True, has_dtype=False, no_identity=True,
           initial=lambda xp, r, v: xp.maximum(r, v),
           np=(NsName("max", args=("axis",)), NsName("amax", args=("axis",))), doc="Maximum" + _NP_DOC)
-reduction("_np_min", _K_MIN, _grad_extreme, legacy=False, uses_y=True, has_dtype=False,
+reduction("_np_min", _K_MIN, _grad_extreme, legacy=False, uses_y=True, has_dtype=False, no_identity=True,
           initial=lambda xp, r, v: xp.minimum(r, v),
           np=(NsName("min", args=("axis",)), NsName("amin", args=("axis",))), doc="Minimum" + _NP_DOC)
 
@@ -264,8 +290,13 @@ def _arg_shape(a, shape, legacy, axis_key="axis"):
     axis = a[axis_key]
     if axis is None:
         axes = tuple(range(len(shape)))
+    elif not legacy and len(shape) == 0 and axis in (0, -1):     # NumPy: a 0-d array has axis 0 here
+        axes = ()
     else:
         axes = (normalize_axis(axis, len(shape)),)
+    if not legacy and len(shape) and any(shape[ax] == 0 for ax in axes):
+        raise InferError(0, f"a non-empty axis to search (axis={axis})", f"shape {tuple(shape)}",
+                         "attempt to get argmax/argmin of an empty sequence")
     return reduced_shape(shape, axes, a["keepdims"], legacy), axes
 
 
@@ -282,7 +313,7 @@ def search(name, pick_max, *, legacy, np=(), doc=""):
         xp = ctx.xp
         out_shape, axes = _arg_shape(a, x.shape, legacy)
         fn = xp.argmax if pick_max else xp.argmin
-        res = fn(x.reshape(-1)) if a["axis"] is None else fn(x, axis=axes[0])
+        res = fn(x.reshape(-1)) if a["axis"] is None or not axes else fn(x, axis=axes[0])
         return xp.asarray(res).astype(x.dtype if legacy else onp.int64).reshape(out_shape)
 
     return register(OpDef(name, compute=compute, infer_shape=infer_shape, infer_type=infer_type,

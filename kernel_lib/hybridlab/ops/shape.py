@@ -111,12 +111,23 @@ def _reshape_infer(a, in_shapes):
     return [out]
 
 
+def _reshape_partial(a, in_shapes, outs):
+    """Partial symbolic inference (MXNet's ReverseReshapeInferShape): an input with one unknown (0)
+    dimension gets it from the known output's size."""
+    data, out = in_shapes[0], outs[0]
+    if out is None or 0 in out or data is None or list(data).count(0) != 1:
+        return
+    rest, size = prod(d for d in data if d), prod(out)
+    if rest and size % rest == 0:
+        in_shapes[0] = tuple(d or size // rest for d in data)
+
+
 register(OpDef("Reshape", aliases=("reshape",), family="shape",
                attrs={"shape": Attr("shape", ()), "reverse": Attr("bool", False),
                       "target_shape": Attr("shape", (), doc="deprecated: use shape"),
                       "keep_highest": Attr("bool", False, doc="deprecated: use shape")},
                compute=lambda ctx, a, x: _copy_reshape(x, _reshape_infer(a, [x.shape])[0]),
-               infer_shape=_reshape_infer, grad=_reshape_like_grad,
+               infer_shape=_reshape_infer, infer_partial=_reshape_partial, grad=_reshape_like_grad,
                doc="Reshape to `shape` with special codes: 0 copies a dimension, -1 infers one, -2 copies "
                    "the rest, -3 merges two, -4 splits one into the two values that follow; reverse=True "
                    "matches the codes from the right. shape=() gives a 0-d array."))
@@ -219,6 +230,10 @@ register(OpDef("expand_dims", family="shape", np=NsName("expand_dims", args=("ax
 def _squeeze_out(a, s, legacy):
     if a["axis"] is None:
         out = tuple(d for d in s if d != 1)
+    elif not legacy and len(s) == 0:    # NumPy: a 0-d array squeezes on the one axis 0 (or -1)
+        if tuple(a["axis"]) not in ((0,), (-1,)):
+            raise InferError(0, "one axis, 0 or -1, for a 0-d input", f"axis={tuple(a['axis'])}")
+        out = ()
     else:
         axes = {normalize_axis(ax, len(s)) for ax in a["axis"]}
         for ax in axes:

@@ -9,11 +9,14 @@ of every slice is ``_slice_assign(zeros_like(x), og)``, whose own gradient is a 
 order of gradient can be recorded and traced.
 """
 from .attrs import REQUIRED, Attr
+from .context import legacy_zero_size
 from .infer import InferError, merge_shape, normalize_axis
 from .registry import NsName, OpDef, register
 
 
 def _parse_opt_tuple(v):
+    if v is None or isinstance(v, str) and v.strip() == "None":     # step=None: every step 1, as MXNet
+        return ()
     if isinstance(v, str):
         text = v.strip().strip("()[]")
         return tuple(None if t.strip() == "None" else int(t) for t in text.split(",") if t.strip())
@@ -235,11 +238,37 @@ def _grad_sum_like(F, a, inputs, outputs, ograds):
     return [F._reduce_sum_like(ograds[0], inputs[0])] + [None] * (len(inputs) - 1)
 
 
-register(OpDef("broadcast_to", family="shape", np=NsName("broadcast_to", args=("shape",)),
+register(OpDef("broadcast_to", family="shape",
                attrs={"shape": Attr("shape", ())},
                compute=lambda ctx, a, x: ctx.xp.broadcast_to(x, _broadcast_to_out(a, x.shape)).copy(),
                infer_shape=lambda a, s: [None if s[0] is None else _broadcast_to_out(a, s[0])], grad=_grad_sum_like,
                doc="Broadcast size-1 axes to `shape` (0 keeps the input's dimension)."))
+
+
+def _np_broadcast_to_out(a, s):
+    """NumPy's rule (MXNet's ``NumpyBroadcastToShape``): ``shape`` aligned with the input's trailing
+    axes, 0 is a size like any other, -2 keeps the input's dimension."""
+    target = list(a["shape"])
+    if len(target) < len(s):
+        raise InferError(0, f"at most {len(target)} dimensions (broadcast_to shape={tuple(target)})", tuple(s))
+    lead = len(target) - len(s)
+    for j, d in enumerate(s):
+        if target[lead + j] == -2:
+            target[lead + j] = d
+        if d != target[lead + j] and d != 1:
+            raise InferError(0, f"broadcastable to {tuple(target)}", tuple(s))
+    if any(t < 0 for t in target):
+        raise InferError(0, f"a known target shape (broadcast_to shape={tuple(a['shape'])})", tuple(s))
+    return tuple(target)
+
+
+register(OpDef("_npi_broadcast_to", family="shape", np=NsName("broadcast_to", args=("shape",)),
+               inputs=("array",), attrs={"shape": Attr("shape", ())},
+               compute=lambda ctx, a, x: ctx.xp.broadcast_to(x, _np_broadcast_to_out(a, x.shape)).copy(),
+               infer_shape=lambda a, s: [None if s[0] is None else _np_broadcast_to_out(a, s[0])],
+               grad=_grad_sum_like,
+               doc="NumPy broadcast_to: size-1 and missing leading axes grow to `shape` (0 is a size; "
+                   "-2 keeps the input's dimension)."))
 
 
 def _broadcast_like_out(a, l, r):
@@ -411,6 +440,8 @@ def _d2s_infer(a, in_shapes, inverse):
         return [None]
     if len(s) != 4 or b < 1:
         raise InferError(0, "4-D (N, C, H, W) with block_size >= 1", tuple(s))
+    if legacy_zero_size(s):     # MXNet 1.x: a 0 is an unknown size outside NumPy shape semantics
+        raise InferError(0, "a shape without zero sizes (outside mx.util.np_shape())", tuple(s))
     n, c, h, w = s
     if inverse:
         if h % b or w % b:

@@ -12,6 +12,7 @@ Example::
 """
 from ..base import MXNetError
 from .attrs import Attr
+from .context import legacy_zero_size
 from .infer import InferError, normalize_axis, prod
 from .registry import NsName, OpDef, register
 
@@ -23,7 +24,11 @@ def _tile_out(a, s):
     m = max(len(reps), len(s))
     reps = (1,) * (m - len(reps)) + reps
     s = (1,) * (m - len(s)) + tuple(s)
-    return tuple(r * d for r, d in zip(reps, s)), reps
+    out = tuple(r * d for r, d in zip(reps, s))
+    if 0 in reps and legacy_zero_size(out):
+        raise MXNetError(f"tile: reps {tuple(a['reps'])} give the zero-size shape {out}, which needs NumPy shape "
+                         f"semantics (mx.npx.set_np() or mx.util.np_shape()); expected positive reps")
+    return out, reps
 
 
 def _tile_grad(F, a, inputs, outputs, ograds):
