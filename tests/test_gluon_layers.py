@@ -213,3 +213,13 @@ def test_wrong_input_shape_names_layer_expected_and_got(factory, good, bad, expe
         block(mx.nd.ones(bad))
     msg = str(err.value)
     assert f"Layer '{block.name}' ({type(block).__name__})" in msg and expect in msg and f"got shape {bad}" in msg
+
+
+def test_dense_with_zero_units_builds_and_its_operator_refuses_it_when_run():
+    # MXNet builds Dense(0) (1.x models hold such unused layers); FullyConnected refuses num_hidden=0
+    layer = mx.gluon.nn.Dense(0)
+    layer.initialize()
+    with pytest.raises(mx.MXNetError, match="num_hidden' expected a value >= 1, got 0"):
+        layer(mx.nd.ones((2, 3)))
+    with pytest.raises(mx.MXNetError, match="units expected a value >= 1"):
+        mx.gluon.nn.Dense(-1)

@@ -238,3 +238,15 @@ def test_block_initialize_uses_global_init_and_keeps_bias_zero():
         net.initialize(mx.init.Constant(0.5))
     assert net.weight.data().asnumpy().tolist() == [[0.5, 0.5]] * 3
     assert net.bias.data().asnumpy().tolist() == [0, 0, 0]
+
+
+def test_private_grad_list_follows_grad_req_as_mxnet_1x():
+    # 1.x code (and MXNet's own tests) read Parameter._grad to see whether gradients exist
+    net = mx.gluon.nn.Dense(2, in_units=3)
+    assert net.weight._grad is None                  # not initialised yet
+    net.initialize(ctx=[mx.cpu(0), mx.cpu(1)])
+    assert [g.context for g in net.weight._grad] == [mx.cpu(0), mx.cpu(1)]
+    net.collect_params().setattr("grad_req", "null")
+    assert net.weight._grad is None
+    net.collect_params().setattr("grad_req", "write")
+    assert net.weight._grad is not None

@@ -18,7 +18,8 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernel_li
 # they are: runtime state with the layer it serves, training utilities with gluon, checkpoints with module.
 # A dotted name places one module of a package apart from the rest ("deferred.state" below "deferred").
 LAYERS = [
-    ("base", {"base", "device", "events", "fileio", "host_pool", "name", "context", "monitor_state", "runtime", "attribute"}),
+    ("base", {"base", "device", "events", "fileio", "host_pool", "name", "context", "monitor_state", "runtime", "attribute",
+              "recordio"}),
     ("ops", {"ops"}),
     ("ndarray, autograd, deferred state", {"ndarray", "autograd", "deferred.state", "numpy", "numpy_extension",
                                            "random", "ufunc_helper", "operator"}),
@@ -31,7 +32,7 @@ LAYERS = [
     ("gluon", {"gluon", "viz", "image", "metric", "contrib.amp"}),
     ("module, io", {"module", "io", "callback", "monitor", "model", "rnn"}),
     ("lab", {"lab"}),
-    ("public helpers", {"test_utils", "util", "numpy_op_signature"}),
+    ("public helpers", {"test_utils", "util", "numpy_op_signature", "launch", "_numpy_op_doc"}),
 ]
 
 # (importer, imported): upward imports still in the tree, each one a task of issue 13

@@ -42,6 +42,19 @@ def test_check_numeric_gradient_passes_and_catches_a_wrong_gradient(monkeypatch)
         tu.check_numeric_gradient(net, location, grad_nodes=["data"])
 
 
+def test_check_numeric_gradient_takes_grad_reqs_by_node():
+    # MXNet's dict form: 'add' checks the added gradient, 'null' that the buffer was left alone (the
+    # regions of ROIPooling, whose numeric gradient is not zero, in MXNet's test_roipooling)
+    data, rois = mx.sym.var("data"), mx.sym.var("rois")
+    sym = mx.sym.ROIPooling(data, rois, pooled_size=(2, 2), spatial_scale=1.0)
+    location = [np.random.default_rng(1).random((2, 2, 6, 6)), np.array([[1, 1.1, 1.1, 4.2, 4.2]])]
+    for req in ("write", "add"):
+        tu.check_numeric_gradient(sym, location, grad_nodes={"data": req, "rois": "null"}, numeric_eps=1e-4,
+                                  rtol=1e-1, atol=1e-4)
+    with pytest.raises(AssertionError, match="NUMERICAL_rois and BACKWARD_rois differ"):   # the batch index jumps
+        tu.check_numeric_gradient(sym, location, grad_nodes=["data", "rois"], numeric_eps=1e-4, rtol=1e-1, atol=1e-4)
+
+
 def test_random_shapes_and_arrays():
     assert len(tu.rand_shape_nd(4)) == 4 and all(1 <= d <= 10 for d in tu.rand_shape_3d())
     arr = tu.rand_ndarray((2, 3))

@@ -23,8 +23,9 @@ import warnings
 
 import numpy as np
 
-from .base import MXNetError
+from .base import MXNetError, normalize_dtype
 from .device import cpu, current_device
+from .io import DataIter as _DataIter
 
 _SCIPY_STATS = ("ss",) if importlib.util.find_spec("scipy") is not None else ()   # MXNet's is optional too
 _STAR_MODULES = {"time", "gzip", "struct", "traceback", "numbers", "sys", "os", "platform", "errno", "logging",
@@ -32,12 +33,12 @@ _STAR_MODULES = {"time", "gzip", "struct", "traceback", "numbers", "sys", "os", 
 
 __all__ = ["default_context", "set_default_context", "default_dtype", "default_rtols", "default_atols",
            "default_numeric_eps", "get_tols", "same", "almost_equal", "assert_almost_equal", "assert_allclose", "assert_almost_equal_ignore_nan",
-           "assert_exception", "rand_shape_2d", "rand_shape_3d", "rand_shape_nd", "rand_ndarray", "random_arrays",
+           "assert_exception", "rand_shape_2d", "rand_shape_3d", "rand_shape_nd", "rand_ndarray", "rand_sparse_ndarray", "random_arrays",
            "simple_forward", "check_symbolic_forward", "check_symbolic_backward", "check_numeric_gradient",
            "same_array", "environment", "list_gpus", "check_gluon_hybridize_consistency", "use_np", "np_reduce",
            "random_sample", "effective_dtype", "discard_stderr", "retry", "is_op_runnable", "collapse_sum_like",
            "gen_buckets_probs_with_ppf", "chi_square_check", "verify_generator", "check_consistency",
-           "compare_optimizer", "compare_ndarray_tuple", "same_symbol_structure", "get_rtol", "get_atol", "get_etol", "has_tvm_ops", "new_matrix_with_real_eigvals_nd", "new_sym_matrix_with_real_eigvals_nd", "is_aarch64_run", "mx", "np",
+           "compare_optimizer", "compare_ndarray_tuple", "same_symbol_structure", "get_rtol", "get_atol", "get_etol", "has_tvm_ops", "new_matrix_with_real_eigvals_nd", "new_sym_matrix_with_real_eigvals_nd", "is_aarch64_run", "DummyIter", "mx", "np",
            # what MXNet's module has at its top level, which ``from mxnet.test_utils import *`` hands on
            *sorted(_STAR_MODULES), "npt", "rnd", *_SCIPY_STATS, "OrderedDict", "contextmanager", "Context",
            "current_context", "array", "Symbol", "getenv", "setenv", "Features"]
@@ -175,25 +176,73 @@ def rand_shape_nd(num_dim, dim=10, allow_zero_size=False):
 def rand_ndarray(shape, stype="default", density=None, dtype=None, modifier_func=None, shuffle_csr_indices=False,
                  distribution=None, ctx=None):
     """A uniform(0, 1) NDArray of ``shape``. ``stype`` 'csr' (2-d) or 'row_sparse' gives that sparse
-    array (``mx.nd.sparse``) with about ``density`` of its values (csr) or rows (row_sparse)
-    nonzero (``density`` None: a random density, as MXNet)."""
+    array (``mx.nd.sparse``, made by ``rand_sparse_ndarray``) with about ``density`` of its values
+    (csr) or rows (row_sparse) nonzero (``density`` None: a random density, as MXNet)."""
     from .ndarray.ndarray import array
     if stype not in ("default", "csr", "row_sparse"):
         raise MXNetError(f"rand_ndarray: storage type expected 'default', 'csr' or 'row_sparse', got {stype!r}")
+    if stype != "default":
+        return rand_sparse_ndarray(shape, stype, density=density, dtype=dtype, distribution=distribution,
+                                   modifier_func=modifier_func, ctx=ctx)[0]
     values = np.random.uniform(size=shape)
     if modifier_func is not None:
         values = np.vectorize(modifier_func)(values)
-    ctx, dtype = ctx or default_context(), dtype or default_dtype()
-    if stype == "default":
-        return array(values, ctx=ctx, dtype=dtype)
+    return array(values, ctx=ctx or default_context(), dtype=dtype or default_dtype())
+
+
+def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=None, data_init=None,
+                        rsp_indices=None, modifier_func=None, shuffle_csr_indices=False, ctx=None):
+    """A random sparse array and its parts, as MXNet's: ``(RowSparseNDArray, (values, row indices))``
+    for 'row_sparse' (each row kept with probability ``density``, or the rows ``rsp_indices``), and
+    ``(CSRNDArray, (indptr, indices, data))`` for 'csr' (``distribution`` 'uniform': each value kept
+    with probability ``density``; 'powerlaw': rows of doubling nonzero counts up to ``density``).
+    Values are uniform in [0, 1) (all ``data_init`` when given, passed through ``modifier_func``).
+
+    Example::
+
+        >>> import numpy as np
+        >>> from hybridlab.test_utils import rand_sparse_ndarray
+        >>> arr, (values, rows) = rand_sparse_ndarray((5, 2), 'row_sparse', rsp_indices=np.array([1, 3]))
+        >>> arr.stype, rows.tolist(), values.shape
+        ('row_sparse', [1, 3], (2, 2))
+    """
     from .ndarray import sparse
+    ctx, dtype = ctx or default_context(), normalize_dtype(dtype or default_dtype())
     density = np.random.rand() if density is None else density
-    if stype == "csr":
-        if len(shape) != 2:
-            raise MXNetError(f"rand_ndarray: stype 'csr' expected a 2-d shape, got {tuple(shape)}")
-        return sparse.csr_matrix(values * (np.random.rand(*shape) < density), ctx=ctx, dtype=dtype)
-    values[np.random.rand(shape[0]) >= density] = 0
-    return sparse.row_sparse_array(values, ctx=ctx, dtype=dtype)
+    distribution = distribution or "uniform"
+    if distribution not in ("uniform", "powerlaw") or (stype == "row_sparse" and distribution != "uniform"):
+        raise MXNetError(f"rand_sparse_ndarray: distribution expected 'uniform' (or 'powerlaw' for csr), got "
+                         f"{distribution!r} for {stype!r}")
+
+    def fill(values):
+        if data_init is not None:
+            values.fill(data_init)
+        return values if modifier_func is None else np.vectorize(modifier_func)(values).astype(dtype)
+
+    if stype == "row_sparse":
+        rows = (np.asarray(rsp_indices) if rsp_indices is not None
+                else np.argwhere(np.random.rand(shape[0]) < density).flatten())
+        values = fill(np.random.rand(len(rows), *shape[1:]).astype(dtype))
+        return sparse.row_sparse_array((values, rows), shape=shape, dtype=dtype, ctx=ctx), (values, rows)
+    if stype != "csr":
+        raise MXNetError(f"rand_sparse_ndarray: storage type expected 'csr' or 'row_sparse', got {stype!r}")
+    if len(shape) != 2:
+        raise MXNetError(f"rand_sparse_ndarray: stype 'csr' expected a 2-d shape, got {tuple(shape)}")
+    dense = np.zeros(shape, dtype)
+    if distribution == "uniform":
+        mask = np.random.rand(*shape) < density
+        dense[mask] = fill(np.random.rand(int(mask.sum())).astype(dtype))
+    else:                          # powerlaw: row i holds 2**i nonzeros (capped by the columns) until used up
+        left = int(density * shape[0] * shape[1])
+        for row in range(shape[0]):
+            n = min(2 ** row, shape[1], left)
+            dense[row, :n] = fill(np.random.rand(n).astype(dtype))
+            left -= n
+        if left > 0:
+            raise MXNetError(f"rand_sparse_ndarray: density {density} cannot be reached by a powerlaw over shape "
+                             f"{tuple(shape)}")
+    arr = sparse.csr_matrix(dense, ctx=ctx, dtype=dtype)
+    return arr, (arr.indptr, arr.indices, arr.data)
 
 
 def random_arrays(*shapes):
@@ -305,14 +354,19 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
     from .ndarray.ndarray import array
     ctx = ctx or default_context()
     args = _location(sym, location, ctx, dtype)
-    grad_nodes = list(grad_nodes) if grad_nodes is not None else sym.list_arguments()
+    # a dict gives each node's grad_req ("write", "add", "null"), as MXNet's
+    reqs = dict(grad_nodes) if isinstance(grad_nodes, dict) else {
+        n: "write" for n in (grad_nodes if grad_nodes is not None else sym.list_arguments())}
+    grad_nodes = list(reqs)
     out_shapes = sym.infer_shape(**{k: v.shape for k, v in args.items()})[1]
     if out_shapes is None or len(out_shapes) != 1:
         raise MXNetError(f"check_numeric_gradient: expected a symbol with one output of known shape, got "
                          f"{sym.list_outputs()}")
     projection = array(np.random.normal(size=out_shapes[0]), ctx=ctx, dtype=dtype)
     aux = _aux(sym, aux_states, ctx, dtype)
-    ex = sym.bind(ctx, args, grad_req={n: "write" if n in grad_nodes else "null" for n in sym.list_arguments()},
+    initial = {n: np.random.normal(0, 0.01, size=args[n].shape) for n in grad_nodes}
+    buffers = {n: array(v, ctx=ctx, dtype=args[n].dtype) for n, v in initial.items()}
+    ex = sym.bind(ctx, args, args_grad=buffers, grad_req={n: reqs.get(n, "null") for n in sym.list_arguments()},
                   aux_states=aux)
 
     def objective():
@@ -327,7 +381,12 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
     ex.backward([projection])
     eps = numeric_eps if numeric_eps is not None else default_numeric_eps()[np.dtype(dtype)]
     for name in grad_nodes:
-        symbolic = ex.grad_dict[name].asnumpy().copy()
+        symbolic = buffers[name].asnumpy().copy()
+        if reqs[name] == "null":        # the buffer must be left as it was
+            assert_almost_equal(initial[name], symbolic, rtol, atol, ("NUMERICAL_" + name, "BACKWARD_" + name))
+            continue
+        if reqs[name] == "add":
+            symbolic = symbolic - initial[name]
         value = np.ascontiguousarray(args[name].asnumpy())
         numeric = np.zeros(value.shape, dtype=np.float64)
         for i in range(value.size):
@@ -776,8 +835,9 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype="default", g_stype="defa
                       compare_states=True, ntensors=1):
     """Assert that optimizers ``opt1`` and ``opt2`` make the same states and the same update of a
     random weight of ``shape`` from a random gradient (MXNet's check of an optimizer against its
-    reference). With a list of shapes, ``opt2`` updates ``ntensors`` weights in one multi-tensor
-    call and ``opt1`` one at a time. Dense storage only.
+    reference). ``w_stype``/``g_stype`` 'row_sparse' or 'csr' give ``opt2`` sparse arrays and ``opt1``
+    their dense copies. With a list of shapes, ``opt2`` updates ``ntensors`` weights in one multi-tensor
+    call and ``opt1`` one at a time.
 
     >>> import hybridlab as mx
     >>> from hybridlab.test_utils import compare_optimizer
@@ -786,16 +846,19 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype="default", g_stype="defa
     """
     import copy
     from . import random as _random
-    if w_stype != "default" or g_stype != "default":
-        raise MXNetError(f"compare_optimizer: storage types expected 'default' (sparse arrays are not supported), "
-                         f"got w_stype={w_stype!r}, g_stype={g_stype!r}")
     ctx = default_context()
+
+    def pair(stype, density):      # (dense copy for opt1, array of storage stype for opt2)
+        if stype == "default":
+            second = _random.uniform(shape=shape, ctx=ctx, dtype=dtype)
+            return second.copyto(ctx), second
+        second = rand_ndarray(shape, stype, density=density, dtype=dtype)
+        return second.copyto(ctx).tostype("default"), second
+
     if not isinstance(shape, list):
         if ntensors != 1:
             raise MXNetError(f"compare_optimizer: one shape expected ntensors=1, got {ntensors}")
-        w2 = _random.uniform(shape=shape, ctx=ctx, dtype=dtype)
-        g2 = _random.uniform(shape=shape, ctx=ctx, dtype=dtype)
-        w1, g1 = w2.copyto(ctx), g2.copyto(ctx)
+        (w1, w2), (g1, g2) = pair(w_stype, 1), pair(g_stype, None)
         state1, state2 = opt1.create_state_multi_precision(0, w1), opt2.create_state_multi_precision(0, w2)
         if compare_states:
             compare_ndarray_tuple(state1, state2)
@@ -831,3 +894,29 @@ def same_symbol_structure(sym1, sym2):
     nodes1 = _json.loads(sym1.tojson())["nodes"]
     nodes2 = _json.loads(sym2.tojson())["nodes"]
     return all(n1["op"] == n2["op"] for n1, n2 in zip(nodes1, nodes2))
+
+
+class DummyIter(_DataIter):
+    """An iterator that yields the first batch of ``real_iter`` forever (MXNet's speed-test helper).
+
+    >>> import hybridlab as mx
+    >>> from hybridlab.test_utils import DummyIter
+    >>> it = DummyIter(mx.io.NDArrayIter(mx.nd.arange(6).reshape((3, 2)), batch_size=2))
+    >>> [next(it).data[0].asnumpy().tolist() for _ in range(2)]
+    [[[0.0, 1.0], [2.0, 3.0]], [[0.0, 1.0], [2.0, 3.0]]]
+    """
+
+    def __init__(self, real_iter):
+        super().__init__()
+        self.real_iter = real_iter
+        self.provide_data = real_iter.provide_data
+        self.provide_label = real_iter.provide_label
+        self.batch_size = real_iter.batch_size
+        self.the_batch = next(real_iter)
+
+    def __iter__(self):
+        return self
+
+    def next(self):
+        """The first batch of the real iterator, again (never StopIteration)."""
+        return self.the_batch

@@ -249,6 +249,14 @@ class Parameter(DeferredInit):
             raise RuntimeError(f"Cannot get gradient array for Parameter '{self.name}' because grad_req='null'")
         return self._check_and_get(None if self._data is None else [d.grad for d in self._data], device)
 
+    @property
+    def _grad(self):
+        """MXNet 1.x's internal list of gradient buffers (one per device); None before initialisation
+        and while ``grad_req`` is 'null'. Code written against 1.x reads it to test for gradients."""
+        if self._data is None or self._grad_req == "null":
+            return None
+        return [d.grad for d in self._data]
+
     def list_grad(self):
         """The gradient buffers on every device."""
         if self._data is not None and self._grad_req == "null":

@@ -87,6 +87,10 @@ class SymbolBlock(HybridBlock):
                 raise AssertionError(f"Input symbols must be variable, but {s} is an output of operators")
             input_names.add(s.name)
         out = symbol.Group(out) if len(out) > 1 else out[0]
+        for node in out.get_internals():      # as MXNet 1.x: no row_sparse parameters in a SymbolBlock
+            if node.attr("__storage_type__") == "1":
+                raise AssertionError(f"SymbolBlock doesn't support Parameter '{node.name}' because its storage "
+                                     "type is 'row_sparse'.")
         arg_names, aux_names = out.list_arguments(), out.list_auxiliary_states()
         known = {s.name: s.attr("__dtype__") for s in syms if s.attr("__dtype__") is not None}
         with warnings.catch_warnings():

@@ -171,6 +171,8 @@ def split_data(data, num_slice, batch_axis=0, even_split=True):
     for i in range(num_slice):
         index[batch_axis] = slice(bounds[i], bounds[i + 1])
         slices.append(data[tuple(index)])
+    if getattr(data, "stype", "default") == "csr":     # MXNet slices a CSR batch into CSR parts
+        slices = [s.tostype("csr") for s in slices]
     return slices
 
 

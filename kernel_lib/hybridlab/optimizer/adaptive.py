@@ -125,7 +125,11 @@ class Ftrl(Optimizer):
         z += grad - (sqrt(n + grad**2) - sqrt(n)) * weight / lr
         n += grad**2
         weight = (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd) * (abs(z) > lamda1)
+
+    A row_sparse gradient updates only its rows (MXNet's sparse ``ftrl_update`` is always lazy).
     """
+
+    lazy_update = True
 
     def __init__(self, lamda1=0.01, learning_rate=0.1, beta=1, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)

@@ -101,7 +101,8 @@ class Dense(InputCheck, HybridBlock):
     def __init__(self, units, activation=None, use_bias=True, flatten=True, dtype="float32",
                  weight_initializer=None, bias_initializer="zeros", in_units=0, **kwargs):
         super().__init__(**kwargs)
-        check_op_args(self, "FullyConnected", [("units", units, "num_hidden")])
+        if units != 0:   # MXNet builds Dense(0) (1.x code holds such layers unused); its op refuses it when run
+            check_op_args(self, "FullyConnected", [("units", units, "num_hidden")])
         check_count(self, "in_units", in_units)
         self._flatten = flatten
         with self.name_scope():
