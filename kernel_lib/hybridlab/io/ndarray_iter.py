@@ -61,6 +61,30 @@ class DataIter:
         return 0
 
 
+class BatchHolder(DataIter):
+    """A DataIter whose ``iter_next`` leaves the batch it made in ``current_batch`` (iterators over
+    other iterators: ResizeIter, PrefetchingIter); the getters read that batch."""
+
+    current_batch = None
+
+    def next(self):
+        if self.iter_next():
+            return self.current_batch
+        raise StopIteration
+
+    def getdata(self):
+        return self.current_batch.data
+
+    def getlabel(self):
+        return self.current_batch.label
+
+    def getindex(self):
+        return self.current_batch.index
+
+    def getpad(self):
+        return self.current_batch.pad
+
+
 def _named(arrays, default_name, what):
     """``[(name, numpy array)]`` from an array, a list or a dict, as MXNet's ``_init_data``."""
     from ..ndarray.ndarray import NDArray

@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..base import MXNetError
 from .batch import DataBatch, DataDesc
-from .ndarray_iter import DataIter
+from .ndarray_iter import BatchHolder
 
 __all__ = ["PrefetchingIter"]
 
@@ -32,7 +32,7 @@ def _fetch(it):
         return None
 
 
-class PrefetchingIter(DataIter):
+class PrefetchingIter(BatchHolder):
     """Prefetch ``iters`` (a DataIter or a list); ``rename_data`` / ``rename_label``: one
     ``{old name: new name}`` dict per iterator."""
 
@@ -90,23 +90,6 @@ class PrefetchingIter(DataIter):
                                        provide_label=self.provide_label)
         self._pending = self._prefetch()
         return True
-
-    def next(self):
-        if self.iter_next():
-            return self.current_batch
-        raise StopIteration
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
 
     def __del__(self):
         pool = getattr(self, "_pool", None)

@@ -8,12 +8,12 @@ Example::
     >>> [b.data[0].shape for b in it] == [(25, 10)] * 6
     True
 """
-from .ndarray_iter import DataIter
+from .ndarray_iter import BatchHolder
 
 __all__ = ["ResizeIter"]
 
 
-class ResizeIter(DataIter):
+class ResizeIter(BatchHolder):
     """``size`` batches of ``data_iter`` per epoch; ``reset_internal``: ``reset()`` also resets the
     inner iterator (else the next epoch goes on where this one stopped)."""
 
@@ -40,20 +40,3 @@ class ResizeIter(DataIter):
             self.current_batch = self.data_iter.next()
         self.cur += 1
         return True
-
-    def next(self):
-        if self.iter_next():
-            return self.current_batch
-        raise StopIteration
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad

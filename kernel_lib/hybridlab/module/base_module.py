@@ -6,6 +6,7 @@
 """
 import logging
 import time
+import warnings
 
 import numpy as np
 
@@ -44,9 +45,18 @@ class BaseModule:
         self.backward()
 
     def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True, allow_extra=False):
-        """Set the parameters: ``init_params`` with the given values and no initializer."""
-        self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
-                         allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
+        """Set the parameters from ``arg_params`` / ``aux_params``: ``init_params`` with no initializer,
+        or with ``allow_missing`` the given values only (``_assign_params``; ignored with a warning
+        when initialized and not ``force_init``), as MXNet."""
+        if not allow_missing or not hasattr(self, "_assign_params"):
+            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                             allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
+            return
+        if self.params_initialized and not force_init:
+            warnings.warn("Parameters already initialized and force_init=False. set_params call ignored.",
+                          stacklevel=2)
+            return
+        self._assign_params(arg_params, aux_params, allow_missing, force_init, allow_extra)
 
     def prepare(self, data_batch, sparse_row_id_fn=None):
         """Nothing to prepare for dense arrays (MXNet pulls sparse rows here)."""

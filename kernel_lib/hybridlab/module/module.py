@@ -208,17 +208,9 @@ class Module(BaseModule):
                     self._kvstore.row_sparse_pull(name, value, row_ids=nd.arange(0, value.shape[0]))
         return self._arg_params, self._aux_params
 
-    def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True, allow_extra=False):
-        """Set the parameters from ``arg_params`` / ``aux_params`` (a name the module lacks is a
-        ValueError unless ``allow_extra``)."""
-        if not allow_missing:
-            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
-                             allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
-            return
-        if self.params_initialized and not force_init:
-            warnings.warn("Parameters already initialized and force_init=False. set_params call ignored.",
-                          stacklevel=2)
-            return
+    def _assign_params(self, arg_params, aux_params, allow_missing, force_init, allow_extra):
+        """``set_params(allow_missing=True)``: the given values into the executors (a name the module
+        lacks is a ValueError unless ``allow_extra``)."""
         self._exec_group.set_params(arg_params, aux_params, allow_extra=allow_extra)
         self.params_initialized = True
 
