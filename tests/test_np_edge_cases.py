@@ -282,3 +282,11 @@ def test_power_gradient_of_a_float_exponent_over_an_int_base():
     y.backward()
     want = onp.power(a.asnumpy(), b.asnumpy()) * onp.log(a.asnumpy().astype("float32"))
     onp.testing.assert_allclose(b.grad.asnumpy(), want, rtol=1e-2, atol=1e-2)
+
+
+def test_np_sum_of_float16_accumulates_in_float32_as_mxnet():
+    # over several axes the sum runs in stages: the partial sums must not be rounded to float16
+    x = onp.random.RandomState(0).uniform(-1, 1, (200, 3, 50)).astype(onp.float16)
+    total = mx.np.sum(mx.np.array(x), axis=(0, 2))
+    assert total.dtype == onp.float16
+    assert total.asnumpy().tolist() == x.sum(axis=(0, 2), dtype=onp.float32).astype(onp.float16).tolist()

@@ -450,7 +450,8 @@ class HybridBlock(Block):
     def register_op_hook(self, callback, monitor_all=False):
         """Install MXNet's op hook ``callback(name, op_name, array)`` here and in the children: once
         per op per call with its outputs (``<node>_output``), with ``monitor_all`` first its inputs
-        (``<node>_<input name>``). See ``gluon.monitoring`` and ``compiler.instrument`` (names, the
+        (``<node>_<input name>``, or ``<node>_input<i>`` for the ops MXNet registers without input names:
+        ``compiler.instrument.input_label``). See ``gluon.monitoring`` and ``compiler.instrument`` (names, the
         imperative case, a raising callback). ``callback=None`` removes it.
 
         >>> import hybridlab as mx
@@ -464,7 +465,7 @@ class HybridBlock(Block):
         >>> names      # doctest: +NORMALIZE_WHITESPACE
         [('fc_fwd_data', 'FullyConnected'), ('fc_fwd_weight', 'FullyConnected'),
          ('fc_fwd_bias', 'FullyConnected'), ('fc_fwd_output', 'FullyConnected'),
-         ('fc_relu_fwd_data', 'Activation'), ('fc_relu_fwd_output', 'Activation')]
+         ('fc_relu_fwd_input0', 'Activation'), ('fc_relu_fwd_output', 'Activation')]
         """
         self._callback = callback
         self._monitor_all = monitor_all

@@ -205,6 +205,8 @@ def _k_mean(xp, x, axes, dt):
 
 
 def _k_np_sum(xp, x, axes, dt):
+    if dt == _numpy.float16:      # MXNet's NumPy sum accumulates float16 in float32 (safe accumulation)
+        return _staged_sum(xp, x, axes, _numpy.float32).astype(dt)
     return _staged_sum(xp, x, axes, dt)
 
 
