@@ -26,6 +26,8 @@ $(BIN)/python:
 
 venv: $(BIN)/python
 
+# The fast extra (oneDNN for the CPU convolutions) is installed too, so that the op checker runs the
+# convolution cases on that path as well (tests/test_ops.py::test_op_path).
 # `pip install -e .` builds the extension (hatch-jupyter-builder) on a clean clone and copies it
 # into the venv's share/; the link below makes later rebuilds of labextension/ show up (what
 # `jupyter labextension develop --overwrite .` does).
@@ -33,7 +35,7 @@ venv: $(BIN)/python
 # labextension/, and the next build would add that file twice (hatchling refuses).
 install: venv
 	rm -rf $(LABEXT_SHARE) labextension/install.json
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,fast]'
 	$(MAKE) ext
 	rm -rf $(LABEXT_SHARE)
 	ln -s $(CURDIR)/labextension $(LABEXT_SHARE)

@@ -3,6 +3,10 @@
   2. shape/dtype inference (no data) vs the computed outputs,
   3. gradients vs central finite differences, in float64.
 
+Every kernel path (NumPy, accelerated, GPU) runs the same cases. An accelerated CPU path that covers
+float32 only (oneDNN's convolutions) runs 1 and 2 on it, and instead of 3 ``check_same_gradients``:
+its float32 gradients equal the NumPy path's, which 3 checks in float64.
+
 Cases live in ``tests/op_cases/<family>.py`` as ``CASES = [Case(...), ...]``; ``test_ops.py`` runs
 them and fails for any registered op without a case.
 
@@ -159,3 +163,26 @@ def check_gradient(case, device):
             numeric.reshape(-1)[j] = (plus - minus) / (2 * case.eps)
         np.testing.assert_allclose(analytic, numeric, rtol=case.grad_rtol, atol=case.grad_atol,
                                    err_msg=f"{case.id}: gradient of input {i} ({op.input_names(op.parse_attrs(dict(case.attrs)))[i]})")
+
+
+def check_same_gradients(case, device, path, reference):
+    """The float32 input gradients of ``case`` computed inside ``path()`` equal those computed inside
+    ``reference()`` (context-manager factories selecting two kernel paths) within float32 rounding
+    (relative 1e-4 of the largest reference value, as sums run in different orders)."""
+    rng = np.random.default_rng(1)
+    inputs = make_inputs(case, rng, np.float32)
+    wrt = [i for i, x in enumerate(inputs) if x.dtype.kind == "f"] if case.grad is None else list(case.grad)
+    heads, results = None, []
+    for scope in (path, reference):
+        with scope():
+            arrays, outs = run_op(case, device, inputs, record=True, grad_vars=wrt)
+            if heads is None:
+                heads = [rng.standard_normal(o.shape).astype(o.dtype) if o.dtype.kind == "f" else None for o in outs]
+            pairs = [(o, h) for o, h in zip(outs, heads) if h is not None]
+            mx.autograd.backward([o for o, _ in pairs],
+                                 [mx.nd.array(h, device=device, dtype=o.dtype) for o, h in pairs])
+        results.append([arrays[i].grad.asnumpy() for i in wrt])
+    for i, got, want in zip(wrt, *results):
+        scale = max(1.0, float(np.abs(want).max(initial=0.0)))
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * scale,
+                                   err_msg=f"{case.id}: float32 gradient of input {i} differs between kernel paths")

@@ -13,9 +13,17 @@ import hybridlab as mx
 from hybridlab import autograd
 from hybridlab.compiler.instrument import HookMonitor
 from hybridlab.gluon import nn
+from hybridlab.ops import conv_path
 
 REF = os.path.join(os.path.dirname(__file__), "data", "mxnet", "bn_trainmode_ref.npz")
 TOL = dict(rtol=1e-5, atol=1e-5)
+
+
+@pytest.fixture
+def numpy_convs():
+    """Convolutions on the NumPy path, the one that keeps im2col columns (ops/conv_path.py)."""
+    with conv_path.use("numpy"):
+        yield
 
 
 def mlp():
@@ -149,6 +157,7 @@ def test_backward_inlines_dense_gradients_bit_for_bit():
             assert g0.dtype == g1.dtype and np.array_equal(g0, g1)
 
 
+@pytest.mark.usefixtures("numpy_convs")
 def test_training_keeps_convolution_columns_and_pooling_maxima_for_the_gradients():
     _, net, x = _twins(lenet, (2, 1, 14, 14))
     _step(net, x)
@@ -169,6 +178,7 @@ def test_training_keeps_convolution_columns_and_pooling_maxima_for_the_gradients
 
 @pytest.mark.parametrize("frozen, budget, kept", [(True, None, 1), (False, 1, 0)],
                          ids=["frozen-first-layer-keeps-the-second", "one-byte-budget-keeps-none"])
+@pytest.mark.usefixtures("numpy_convs")
 def test_convolution_columns_need_a_weight_gradient_and_fit_the_budget(monkeypatch, frozen, budget, kept):
     from hybridlab.compiler.passes import train_variants
     if budget is not None:

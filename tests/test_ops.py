@@ -1,16 +1,25 @@
-"""Every registered op passes the shared checker (op_checker.py) on every available device."""
+"""Every registered op passes the shared checker (op_checker.py) on every available device, and
+every kernel path (NumPy, accelerated, GPU) runs the same cases: ``test_op`` runs the NumPy path on
+the CPU (and the GPU), ``test_op_path`` the accelerated CPU paths on the cases of the ops they serve."""
 import pytest
 
 import hybridlab as mx
+from hybridlab.ops import conv_path, dnnl
 from hybridlab.ops.registry import all_ops
 
 from op_cases import all_cases
-from op_checker import check_forward, check_gradient, check_inference
+from op_checker import check_forward, check_gradient, check_inference, check_same_gradients
 
 CASES = all_cases()
 DEVICES = [pytest.param(mx.cpu(), id="cpu"),
            pytest.param(mx.gpu(0), id="gpu", marks=pytest.mark.skipif(
                mx.num_gpus() == 0, reason="no CUDA device (CuPy with a GPU is needed for gpu op checks)"))]
+# accelerated CPU paths (skipped, with the reason, where their library is missing) and the ops following each
+PATHS = [pytest.param("onednn", marks=pytest.mark.skipif(
+    "onednn" not in conv_path.available_paths(),
+    reason=f"oneDNN convolution path not available: {dnnl.load_error()}"), id="onednn")]
+PATH_OPS = {"onednn": conv_path.OPS}
+PATH_CASES = [c for c in CASES if any(c.op in ops for ops in PATH_OPS.values())]
 
 
 def test_every_registered_op_has_a_case():
@@ -28,6 +37,33 @@ def test_cases_name_registered_ops():
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_op(case, device):
-    inputs, outs = check_forward(case, device)
-    check_inference(case, inputs, outs)
-    check_gradient(case, device)
+    with conv_path.use("numpy"):        # the reference path; test_op_path runs the accelerated ones
+        inputs, outs = check_forward(case, device)
+        check_inference(case, inputs, outs)
+        check_gradient(case, device)
+
+
+@pytest.fixture
+def onednn_calls(monkeypatch):
+    """Results of the oneDNN convolution calls made during a test (True: computed, False: no
+    implementation, so the NumPy fallback ran)."""
+    calls = []
+    for name in ("forward", "backward_data", "backward_weights"):
+        def spy(*args, _fn=getattr(dnnl, name), **kwargs):
+            calls.append(_fn(*args, **kwargs))
+            return calls[-1]
+        monkeypatch.setattr(dnnl, name, spy)
+    return calls
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("case", PATH_CASES, ids=[c.id for c in PATH_CASES])
+def test_op_path(case, path, onednn_calls):
+    if case.op not in PATH_OPS[path]:
+        pytest.skip(f"{case.op} does not follow the {path} path")
+    with conv_path.use(path):
+        inputs, outs = check_forward(case, mx.cpu())
+        check_inference(case, inputs, outs)
+    assert onednn_calls and all(onednn_calls), f"{case.id}: the {path} path did not compute the call"
+    check_same_gradients(case, mx.cpu(), lambda: conv_path.use(path), lambda: conv_path.use("numpy"))
+    assert all(onednn_calls), f"{case.id}: the {path} path fell back to NumPy in the gradient"

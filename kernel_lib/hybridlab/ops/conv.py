@@ -4,8 +4,10 @@ dilated, grouped and depthwise; channel-first layouts and NHWC/NDHWC) and the in
 
 Compute is im2col: the padded input is viewed as sliding windows with ``as_strided`` (no copy),
 copied once into a column matrix and multiplied with the weights by one batched ``matmul`` over the
-groups; ``Deconvolution`` (``ops/deconv.py``) shares the geometry helpers here. Gradients are registered ops, so they can be recorded again: Convolution's data
-gradient is a Deconvolution of the output gradient with the same weight, Deconvolution's is a
+groups; ``Deconvolution`` (``ops/deconv.py``) shares the geometry helpers here. On the CPU, float32
+calls take oneDNN's primitives instead when its library is installed (``ops/conv_path.py`` chooses;
+this NumPy code stays the reference and the fallback). Gradients are registered ops, so they can be
+recorded again: Convolution's data gradient is a Deconvolution of the output gradient with the same weight, Deconvolution's is a
 Convolution, and both weight gradients are ``_backward_Convolution_weight``, whose own gradient is
 again a Convolution and a Deconvolution.
 
@@ -22,6 +24,7 @@ import itertools
 import numpy as np
 
 from ..base import MXNetError
+from . import conv_path
 from .attrs import Attr
 from .dtype_check import check_dtypes, uniform_dtypes
 from .infer import InferError, merge_shape, prod
@@ -178,6 +181,22 @@ def _conv_infer(a, in_shapes):
     return [join_shape(n, F, out_sp, cl)]
 
 
+def _conv_partial(a, in_shapes, outs):
+    """Partial symbolic inference (MXNet's ConvolutionShape): the data gets the output's batch size
+    and, along the axes of stride 1, the size that gives the output's (``out + dilated kernel - 1 -
+    2 * pad``)."""
+    data, out = in_shapes[0], outs[0]
+    if data is None or out is None or len(out) != len(data):
+        return
+    nd, k, stride, dilate, pad = conv_params(a, "Convolution")
+    cl = channel_last(a, nd, "Convolution")
+    n, c, sp = split_shape(data, cl)
+    on, _, osp = split_shape(out, cl)
+    sp = tuple(x or (o + dk - 1 - 2 * p if o and st == 1 and o + dk - 1 - 2 * p > 0 else 0)
+               for x, o, dk, st, p in zip(sp, osp, _dilated(k, dilate), stride, pad))
+    merge_shape(in_shapes, 0, join_shape(n or on, c, sp, cl), "the output's batch and spatial sizes")
+
+
 def _grid(rows, inner, stride):
     """The spatial grid that the columns of a stride-1 (de)convolution cover: normally ``inner``
     (the output of a convolution, the input of a deconvolution); when the rows of the larger side
@@ -272,8 +291,20 @@ def conv_and_columns(ctx, a, data, weight, bias=None, name="Convolution"):
     return from_cf(xp, _batch_first(xp, out.reshape((F, N) + grid), bias, out_sp), cl), cols
 
 
+def _conv_onednn(ctx, a, data, weight, bias):
+    """The output on the oneDNN path (``ops/conv_path.py``), or ``None`` when it does not cover the call."""
+    if not conv_path.onednn_covers(ctx.xp, data, weight, bias):
+        return None
+    nd, k, s, d, p = conv_params(a, "Convolution")
+    cl = channel_last(a, nd, "Convolution")
+    n, _, sp = split_shape(data.shape, cl)
+    return conv_path.convolution(ctx.xp, data, weight, bias, conv_path.geometry(s, d, p, a["num_group"]), cl,
+                                 join_shape(n, a["num_filter"], _conv_out(sp, k, s, d, p), cl))
+
+
 def _conv_compute(ctx, a, data, weight, bias=None):
-    return conv_and_columns(ctx, a, data, weight, bias)[0]
+    out = _conv_onednn(ctx, a, data, weight, bias)
+    return out if out is not None else conv_and_columns(ctx, a, data, weight, bias)[0]
 
 
 def _bias_axes(nd, cl):
@@ -336,11 +367,18 @@ CONV_BOUNDS = {"kernel": (1, None), "stride": (1, None), "dilate": (1, None), "p
                "num_filter": (1, None), "num_group": (1, None), "workspace": (0, None)}
 _with_bias = lambda a: ("data", "weight") if a["no_bias"] else ("data", "weight", "bias")  # noqa: E731
 
+
+def _columns_pay(a, in_shapes):
+    """Whether a compiled training step keeps the im2col columns for the weight gradient: only on
+    the NumPy path (the oneDNN path builds none; ``ops/conv_path.py``)."""
+    return not conv_path.onednn_selected()
+
+
 register(OpDef(
     "Convolution", inputs=_with_bias, all_inputs=("data", "weight", "bias"), attrs=_CONV_ATTRS,
     compute=_conv_compute, infer_shape=_conv_infer, infer_type=uniform_dtypes("Convolution"),
-    grad=_conv_grad, bounds=CONV_BOUNDS, family="conv", aliases=("_npx_convolution",),
-    npx=NsName("convolution"), train_variant=("_Convolution_columns", "weight"),
+    infer_partial=_conv_partial, grad=_conv_grad, bounds=CONV_BOUNDS, family="conv", aliases=("_npx_convolution",),
+    npx=NsName("convolution"), train_variant=("_Convolution_columns", "weight", _columns_pay),
     doc="""N-D convolution (1-D, 2-D, 3-D) of ``data`` (N, C, *spatial) with ``weight``
 (num_filter, C / num_group, *kernel) plus ``bias`` (num_filter,) unless ``no_bias``.
 Output size per dimension: ``floor((x + 2 * pad - dilate * (kernel - 1) - 1) / stride) + 1``.
@@ -384,6 +422,12 @@ def _wgrad_compute(ctx, a, ograd, data):
     xp = ctx.xp
     nd, k, s, d, p = conv_params(a, "_backward_Convolution_weight")
     cl = channel_last(a, nd, "_backward_Convolution_weight")
+    if conv_path.onednn_covers(xp, ograd, data):
+        _, c, _ = split_shape(data.shape, cl)
+        dw = conv_path.weight_gradient(xp, ograd, data, conv_path.geometry(s, d, p, a["num_group"]), cl,
+                                       join_shape(a["num_filter"], c // a["num_group"], k, cl))
+        if dw is not None:
+            return dw
     x = to_cf(xp, data, cl)
     out_sp = tuple(ograd.shape[1:-1] if cl else ograd.shape[2:])
     grid = _grid(_padded(x.shape[2:], p), out_sp, s)

@@ -2,7 +2,8 @@
 NHWC/NDHWC): the weights multiply first and the columns are scattered back (col2im: one strided add
 per kernel position). Its data gradient is a Convolution of the output gradient with the same
 weight, its weight gradient ``_backward_Convolution_weight`` (both in ``ops/conv.py``, whose
-geometry helpers it shares).
+geometry helpers it shares). On the CPU, float32 calls take oneDNN's convolution backward-data
+primitive instead when its library is installed (``ops/conv_path.py``).
 
 Example::
 
@@ -13,6 +14,7 @@ Example::
     [[1.0, 2.0, 1.0], [2.0, 4.0, 2.0], [1.0, 2.0, 1.0]]
 """
 from ..base import MXNetError
+from . import conv_path
 from .attrs import Attr
 from .conv import (CONV_BOUNDS, _CONV_LAYOUTS, _batch_first, _bias_axes, _check_groups, _common, _conv_attrs,
                    _dilated, _flat_offsets, _grid, _with_bias, channel_last, conv_params, from_cf, join_shape,
@@ -94,6 +96,13 @@ def _deconv_compute(ctx, a, data, weight, bias=None):
     F, g = a["num_filter"], a["num_group"]
     pad, adj = _deconv_pad_adj(a, k, s, d, in_sp)
     full = tuple(s[i] * (in_sp[i] - 1) + dk + adj[i] for i, dk in enumerate(_dilated(k, d)))
+    if conv_path.onednn_covers(xp, data, weight, bias):      # the data gradient of a convolution
+        out = conv_path.deconvolution(xp, data, weight, conv_path.geometry(s, d, pad, g), cl,
+                                      join_shape(N, F, tuple(f - 2 * q for f, q in zip(full, pad)), cl))
+        if out is not None:
+            if bias is not None:
+                out += bias if cl else bias.reshape((F,) + (1,) * nd)
+            return out
     # columns: ONE product per group (K*F/g, C/g) @ (C/g, N*G) -> (g, K, F/g, N*G), G the grid of
     # the data (see _grid); every kernel position then adds its (F, N*G) columns into the output
     Kp = prod(k)

@@ -8,9 +8,10 @@ named input gets a gradient (and whose predicate, when it has one, accepts its a
 shapes) runs that variant instead, which also returns its workspace as hidden outputs; the backward
 reads them, and the train forward returns them with the other saved values:
 
-* ``Convolution`` (weight gets a gradient) -> ``_Convolution_columns`` (``ops/conv_columns.py``):
-  the im2col columns, read by ``_backward_Convolution_weight_columns`` (LeNet's first layer at batch
-  64: one im2col, about 100 us of a 2.6 ms step);
+* ``Convolution`` (weight gets a gradient, on the NumPy convolution path: ``ops/conv_path.py``) ->
+  ``_Convolution_columns`` (``ops/conv_columns.py``): the im2col columns, read by
+  ``_backward_Convolution_weight_columns`` (LeNet's first layer at batch 64: one im2col, about 100 us
+  of a 2.6 ms step);
 * ``Pooling`` (max, 2x2 windows with stride 2 tiling the input) -> ``_Pooling_first_max``
   (``ops/pool_first_max.py``): one byte per window, read by ``_backward_Pooling_first_max``.
 
@@ -25,12 +26,14 @@ Example::
     >>> import hybridlab as mx
     >>> from hybridlab.compiler.passes.train_variants import keep_workspaces
     >>> from hybridlab.compiler.signature import Signature
+    >>> from hybridlab.ops import conv_path
     >>> y = mx.sym.Convolution(mx.sym.var('x'), kernel=(3, 3), num_filter=2, name='c')
     >>> inputs = [n for n in y._nodes() if n.is_variable]
     >>> sig = Signature([n.name for n in inputs], [(1, 1, 5, 5), (2, 1, 3, 3), (2,)], [np.dtype('float32')] * 3,
     ...                 mx.cpu(), True)
     >>> shapes, dtypes = sig.infer(y._outputs, inputs)
-    >>> outputs, kept, shapes, dtypes = keep_workspaces(y._outputs, inputs, [False, True, True], shapes, dtypes)
+    >>> with conv_path.use("numpy"):
+    ...     outputs, kept, shapes, dtypes = keep_workspaces(y._outputs, inputs, [False, True, True], shapes, dtypes)
     >>> kept, outputs[0][0].op.name, y._outputs[0][0].op.name
     (['c'], '_Convolution_columns', 'Convolution')
     >>> shapes[id(outputs[0][0])]        # the output, then the kept columns

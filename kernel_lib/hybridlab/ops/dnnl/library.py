@@ -1,0 +1,368 @@
+"""oneDNN's C API (version 3) through ctypes: the library, one CPU engine and stream, memory
+descriptors, memory objects, primitives and their execution.
+
+The library is ``libdnnl.so`` from the ``onednn-cpu-gomp`` wheel (``pip install 'hybridlab[fast]'``),
+or the file ``HYBRIDLAB_DNNL_LIB`` names. Nothing is loaded until :func:`load` is first called; its
+OpenMP threads sleep when idle unless the environment says otherwise (``_passive_openmp``).
+Every C call goes through :func:`call`, which checks the returned ``dnnl_status_t`` and raises
+:class:`DnnlError` (an ``MXNetError``) naming the function. The constants below are the values of
+oneDNN 3.2's ``dnnl_types.h`` / ``dnnl_common_types.h`` that this binding uses. Objects the
+library allocates (memory descriptors, memory objects, primitive descriptors, primitives) are owned
+by small Python objects that destroy them when collected.
+
+Example::
+
+    >>> from hybridlab.ops.dnnl import library
+    >>> library.status_name(3), library.PLAIN_TAG[4] == library.TAG_ABCD
+    ('unimplemented', True)
+"""
+import contextlib
+import ctypes
+import os
+import sys
+import threading
+
+from ...base import MXNetError
+
+__all__ = ["DnnlError", "load", "load_error", "version", "call", "engine", "stream", "status_name",
+           "MemoryDesc", "Memory", "Primitive", "reorder", "md_equal", "md_size", "query_md", "impl_info",
+           "exec_args", "execute", "wait", "dims", "openmp_wait_policy", "ENV_LIB", "PLAIN_TAG"]
+
+ENV_LIB = "HYBRIDLAB_DNNL_LIB"
+_WHEELS = ("onednn-cpu-gomp", "onednn-cpu-iomp", "onednn-cpu-tbb", "onednn")   # distributions shipping libdnnl
+_OPENMP_WAIT = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME")      # the user's choice wins
+
+# dnnl_status_t
+SUCCESS, UNIMPLEMENTED = 0, 3
+_STATUS = {0: "success", 1: "out_of_memory", 2: "invalid_arguments", 3: "unimplemented",
+           4: "last_impl_reached", 5: "runtime_error", 6: "not_required"}
+# dnnl_data_type_t, dnnl_engine_kind_t, dnnl_stream_flags_t
+F32, CPU, STREAM_IN_ORDER = 3, 1, 1
+# dnnl_format_tag_t: any (the primitive chooses), plain tags by number of dimensions (dnnl_a..dnnl_abcdef)
+TAG_ANY, TAG_A, TAG_ABCD = 1, 2, 5
+PLAIN_TAG = {1: 2, 2: 3, 3: 4, 4: 5, 5: 6, 6: 7}
+# dnnl_prop_kind_t, dnnl_alg_kind_t
+FORWARD_TRAINING = 64
+CONVOLUTION_DIRECT = 1
+# dnnl_query_t
+QUERY_IMPL_INFO_STR = 8
+(QUERY_SRC_MD, QUERY_DIFF_SRC_MD, QUERY_WEIGHTS_MD, QUERY_DIFF_WEIGHTS_MD, QUERY_DST_MD,
+ QUERY_DIFF_DST_MD) = range(129, 135)
+# DNNL_ARG_*
+ARG_SRC, ARG_DST, ARG_WEIGHTS, ARG_BIAS = 1, 17, 33, 41
+ARG_DIFF_SRC, ARG_DIFF_DST, ARG_DIFF_WEIGHTS, ARG_DIFF_BIAS = 129, 145, 161, 169
+ARG_FROM, ARG_TO = ARG_SRC, ARG_DST
+
+MAX_NDIMS = 12
+_dims_t = ctypes.c_int64 * MAX_NDIMS
+_p = ctypes.c_void_p
+_pp = ctypes.POINTER(ctypes.c_void_p)
+
+
+class DnnlError(MXNetError):
+    """A oneDNN call failed: ``call`` is the C function, ``status`` its ``dnnl_status_t``."""
+
+    def __init__(self, call, status, detail=""):
+        self.call, self.status = call, status
+        super().__init__(f"oneDNN {call} failed: expected dnnl_success, got dnnl_{status_name(status)} ({status})"
+                         + (f" {detail}" if detail else ""))
+
+
+class _ExecArg(ctypes.Structure):
+    _fields_ = [("arg", ctypes.c_int), ("memory", ctypes.c_void_p)]
+
+
+class _Version(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_int), ("minor", ctypes.c_int), ("patch", ctypes.c_int),
+                ("hash", ctypes.c_char_p), ("cpu_runtime", ctypes.c_uint), ("gpu_runtime", ctypes.c_uint)]
+
+
+# name -> (argtypes, restype); restype None means dnnl_status_t (checked by ``call``)
+_PROTOTYPES = {
+    "dnnl_version": ((), ctypes.POINTER(_Version)),
+    "dnnl_engine_create": ((_pp, ctypes.c_int, ctypes.c_size_t), None),
+    "dnnl_stream_create": ((_pp, _p, ctypes.c_uint), None),
+    "dnnl_stream_wait": ((_p,), None),
+    "dnnl_memory_desc_create_with_tag": ((_pp, ctypes.c_int, _dims_t, ctypes.c_int, ctypes.c_int), None),
+    "dnnl_memory_desc_create_with_strides": ((_pp, ctypes.c_int, _dims_t, ctypes.c_int, _dims_t), None),
+    "dnnl_memory_desc_destroy": ((_p,), None),
+    "dnnl_memory_desc_equal": ((_p, _p), ctypes.c_int),
+    "dnnl_memory_desc_get_size": ((_p,), ctypes.c_size_t),
+    "dnnl_memory_create": ((_pp, _p, _p, _p), None),
+    "dnnl_memory_set_data_handle": ((_p, _p), None),
+    "dnnl_memory_destroy": ((_p,), None),
+    "dnnl_primitive_desc_query": ((_p, ctypes.c_int, ctypes.c_int, _p), None),
+    "dnnl_primitive_desc_query_md": ((_p, ctypes.c_int, ctypes.c_int), _p),
+    "dnnl_primitive_desc_destroy": ((_p,), None),
+    "dnnl_primitive_create": ((_pp, _p), None),
+    "dnnl_primitive_execute": ((_p, _p, ctypes.c_int, ctypes.POINTER(_ExecArg)), None),
+    "dnnl_primitive_destroy": ((_p,), None),
+    "dnnl_reorder_primitive_desc_create": ((_pp, _p, _p, _p, _p, _p), None),
+    "dnnl_convolution_forward_primitive_desc_create": (
+        (_pp, _p, ctypes.c_int, ctypes.c_int, _p, _p, _p, _p, _dims_t, _dims_t, _dims_t, _dims_t, _p), None),
+    "dnnl_convolution_backward_data_primitive_desc_create": (
+        (_pp, _p, ctypes.c_int, _p, _p, _p, _dims_t, _dims_t, _dims_t, _dims_t, _p, _p), None),
+    "dnnl_convolution_backward_weights_primitive_desc_create": (
+        (_pp, _p, ctypes.c_int, _p, _p, _p, _p, _dims_t, _dims_t, _dims_t, _dims_t, _p, _p), None),
+}
+
+_state = {"lib": None, "error": None, "path": None, "engine": None, "stream": None, "openmp": None}
+_load_lock = threading.Lock()
+
+
+def status_name(status):
+    """The ``dnnl_status_t`` name of ``status`` without its prefix (``3`` -> ``'unimplemented'``)."""
+    return _STATUS.get(status, "unknown_status")
+
+
+def _candidates():
+    """Paths of libdnnl to try, best first: ``HYBRIDLAB_DNNL_LIB`` alone when set, else the files
+    the installed oneDNN wheel lists, else the venv's lib folder."""
+    env = os.environ.get(ENV_LIB)
+    if env:
+        return [env]
+    found = []
+    try:
+        from importlib import metadata
+        for dist_name in _WHEELS:
+            try:
+                dist = metadata.distribution(dist_name)
+            except metadata.PackageNotFoundError:
+                continue
+            for f in dist.files or ():
+                if os.path.basename(str(f)).startswith("libdnnl.so"):
+                    found.append(os.path.normpath(str(dist.locate_file(f))))
+    except Exception:     # a broken metadata install must not break import: try the prefix below
+        pass
+    found.sort(key=len)   # libdnnl.so before libdnnl.so.3 before libdnnl.so.3.2
+    for prefix in (sys.prefix, sys.base_prefix):
+        found.append(os.path.join(prefix, "lib", "libdnnl.so.3"))
+    return found
+
+
+def load():
+    """The loaded library (a ``ctypes.CDLL``), or ``None`` when no usable libdnnl was found
+    (:func:`load_error` says why). Tried once per process."""
+    if _state["lib"] is not None or _state["error"] is not None:
+        return _state["lib"]
+    with _load_lock:
+        if _state["lib"] is None and _state["error"] is None:
+            _load()
+    return _state["lib"]
+
+
+@contextlib.contextmanager
+def _passive_openmp():
+    """``OMP_WAIT_POLICY=PASSIVE`` while libdnnl (and with it GNU OpenMP, which reads the variable
+    once, when it is loaded) loads, unless the environment sets a wait policy: idle OpenMP threads
+    then sleep instead of spinning, as the NumPy code running between two convolutions needs the
+    cores. On a busy 2-core machine, ResNet-18's forward at batch 1 measured 560-660 ms with the
+    default policy and 55 ms with PASSIVE (the NumPy path alike: 134-185 ms and 86 ms)."""
+    if any(os.environ.get(v) for v in _OPENMP_WAIT):
+        _state["openmp"] = "as the environment sets it"
+        yield
+        return
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    _state["openmp"] = "OMP_WAIT_POLICY=PASSIVE (set by hybridlab while loading libdnnl)"
+    try:
+        yield
+    finally:
+        os.environ.pop("OMP_WAIT_POLICY", None)
+
+
+def _load():
+    errors = []
+    for path in _candidates():
+        if not os.path.exists(path):
+            errors.append(f"{path}: no such file")
+            continue
+        try:
+            with _passive_openmp():
+                lib = ctypes.CDLL(path)
+            for name, (argtypes, restype) in _PROTOTYPES.items():
+                fn = getattr(lib, name)
+                fn.argtypes = list(argtypes)
+                fn.restype = ctypes.c_int if restype is None else restype
+        except (OSError, AttributeError) as err:
+            errors.append(f"{path}: {err}")
+            continue
+        v = lib.dnnl_version().contents
+        if v.major != 3:
+            errors.append(f"{path}: expected oneDNN 3.x (this binding follows its C API), got {v.major}.{v.minor}")
+            continue
+        _state["lib"], _state["path"] = lib, path
+        return
+    where = f"{ENV_LIB}={os.environ[ENV_LIB]}" if os.environ.get(ENV_LIB) else "the onednn-cpu-gomp wheel"
+    _state["error"] = (f"oneDNN not loaded from {where} (pip install 'hybridlab[fast]'): "
+                       + ("; ".join(errors) or "no candidate file"))
+
+
+def load_error():
+    """Why the library did not load (``None`` when it did or was not tried yet)."""
+    return _state["error"]
+
+
+def version():
+    """``(major, minor, patch, path)`` of the loaded library."""
+    v = _lib().dnnl_version().contents
+    return v.major, v.minor, v.patch, _state["path"]
+
+
+def openmp_wait_policy():
+    """How the OpenMP threads of libdnnl wait between parallel regions (see ``_passive_openmp``)."""
+    _lib()
+    return _state["openmp"]
+
+
+def _lib():
+    lib = load()
+    if lib is None:
+        raise MXNetError(_state["error"])
+    return lib
+
+
+def call(name, *args, detail=""):
+    """Call the C function ``name``; a status other than ``dnnl_success`` raises :class:`DnnlError`."""
+    status = getattr(_state["lib"] or _lib(), name)(*args)
+    if status != SUCCESS:
+        raise DnnlError(name, status, detail)
+
+
+def engine():
+    """The process's CPU engine (created on first use)."""
+    if _state["engine"] is None:
+        with _load_lock:
+            if _state["engine"] is None:
+                eng, strm = ctypes.c_void_p(), ctypes.c_void_p()
+                call("dnnl_engine_create", ctypes.byref(eng), CPU, 0)
+                call("dnnl_stream_create", ctypes.byref(strm), eng, STREAM_IN_ORDER)
+                _state["engine"], _state["stream"] = eng, strm
+    return _state["engine"]
+
+
+def stream():
+    """The in-order stream of :func:`engine` that every primitive runs on."""
+    engine()
+    return _state["stream"]
+
+
+def dims(values):
+    """A ``dnnl_dims_t`` holding ``values`` (ints; the rest zero)."""
+    values = [int(v) for v in values]
+    if len(values) > MAX_NDIMS:
+        raise MXNetError(f"oneDNN: expected at most {MAX_NDIMS} dimensions, got {len(values)}")
+    return _dims_t(*values)
+
+
+class MemoryDesc:
+    """An owned ``dnnl_memory_desc_t`` of float32 values: ``strides`` (in elements) for a plain
+    user array, or ``tag`` (``TAG_ANY`` lets a primitive choose its layout)."""
+
+    def __init__(self, shape, strides=None, tag=None):
+        self.shape = tuple(int(s) for s in shape)
+        self.handle = ctypes.c_void_p()
+        if strides is not None:
+            call("dnnl_memory_desc_create_with_strides", ctypes.byref(self.handle), len(self.shape),
+                 dims(self.shape), F32, dims(strides), detail=f"for shape {self.shape} strides {tuple(strides)}")
+        else:
+            call("dnnl_memory_desc_create_with_tag", ctypes.byref(self.handle), len(self.shape), dims(self.shape),
+                 F32, PLAIN_TAG[len(self.shape)] if tag is None else tag, detail=f"for shape {self.shape}")
+
+    def __del__(self):
+        _destroy("dnnl_memory_desc_destroy", self, "handle")
+
+
+def _destroy(name, owner, attr):
+    """Free ``owner``'s handle ``attr`` with the C function ``name`` (from ``__del__``: at interpreter
+    exit the module may be half torn down, when nothing is freed)."""
+    handle = getattr(owner, attr, None)
+    lib = _state["lib"] if isinstance(_state, dict) else None
+    if handle is not None and handle.value and lib is not None:
+        getattr(lib, name)(handle)
+        setattr(owner, attr, None)
+
+
+def md_equal(a, b):
+    """Whether two memory descriptors (handles) describe the same layout."""
+    return bool(_lib().dnnl_memory_desc_equal(a, b))
+
+
+def md_size(md):
+    """Bytes a memory descriptor (handle) needs."""
+    return int(_lib().dnnl_memory_desc_get_size(md))
+
+
+class Memory:
+    """An owned ``dnnl_memory_t`` of descriptor ``md`` (a handle) whose buffer is set per call."""
+
+    def __init__(self, md):
+        self.handle = ctypes.c_void_p()
+        call("dnnl_memory_create", ctypes.byref(self.handle), md, engine(), None)
+
+    def set(self, address):
+        status = _state["lib"].dnnl_memory_set_data_handle(self.handle, address)
+        if status != SUCCESS:
+            raise DnnlError("dnnl_memory_set_data_handle", status)
+
+    def __del__(self):
+        _destroy("dnnl_memory_destroy", self, "handle")
+
+
+class Primitive:
+    """An owned primitive descriptor (``pd``) and, once :meth:`create` ran, its primitive. ``keep``
+    holds objects the descriptor refers to (a backward primitive's forward hint)."""
+
+    def __init__(self, create_fn, *args, detail="", keep=()):
+        self.pd, self.prim, self.keep = ctypes.c_void_p(), None, keep
+        call(create_fn, ctypes.byref(self.pd), *args, detail=detail)
+
+    def create(self):
+        prim = ctypes.c_void_p()
+        call("dnnl_primitive_create", ctypes.byref(prim), self.pd)
+        self.prim = prim
+        return self
+
+    def __del__(self):
+        _destroy("dnnl_primitive_destroy", self, "prim")
+        _destroy("dnnl_primitive_desc_destroy", self, "pd")
+
+
+def query_md(prim, what):
+    """The memory descriptor (a handle owned by the descriptor) that ``prim`` chose for ``what``."""
+    md = _lib().dnnl_primitive_desc_query_md(prim.pd, what, 0)
+    if not md:
+        raise DnnlError("dnnl_primitive_desc_query_md", 2, f"for query {what}")
+    return md
+
+
+def impl_info(prim):
+    """The implementation oneDNN picked for ``prim`` (``'brg:avx2'``, ``'jit:avx2'``, ``'gemm:jit'`` ...)."""
+    out = ctypes.c_char_p()
+    call("dnnl_primitive_desc_query", prim.pd, QUERY_IMPL_INFO_STR, 0, ctypes.byref(out))
+    return out.value.decode()
+
+
+def reorder(src_md, dst_md):
+    """A reorder primitive copying memory of ``src_md`` into ``dst_md`` (handles) on the CPU engine."""
+    return Primitive("dnnl_reorder_primitive_desc_create", src_md, engine(), dst_md, engine(), None).create()
+
+
+def exec_args(args):
+    """``[(DNNL_ARG_*, Memory), ...]`` as the argument array of :func:`execute` (made once, reused:
+    a memory object's buffer can change between executions)."""
+    return len(args), (_ExecArg * len(args))(*[_ExecArg(k, m.handle.value) for k, m in args])
+
+
+def execute(prim, args):
+    """Run ``prim`` on the stream with ``args``: ``[(DNNL_ARG_*, Memory), ...]`` or :func:`exec_args`."""
+    n, arr = args if isinstance(args, tuple) else exec_args(args)
+    status = _state["lib"].dnnl_primitive_execute(prim.prim, _state["stream"], n, arr)
+    if status != SUCCESS:
+        raise DnnlError("dnnl_primitive_execute", status)
+
+
+def wait():
+    """Wait until every primitive run on the stream is done."""
+    status = _state["lib"].dnnl_stream_wait(_state["stream"])
+    if status != SUCCESS:
+        raise DnnlError("dnnl_stream_wait", status)

@@ -1,0 +1,162 @@
+"""The oneDNN convolution path (``ops/conv_path.py``, ``ops/dnnl``) gives the NumPy path's results:
+model-zoo networks, imperative and hybridized, forward and gradients; compiled training steps on it
+keep no im2col columns; the binding's own calls (bias gradient, unsupported cases) and the path
+switch. The op checker runs every convolution case on both paths (test_ops.py::test_op_path)."""
+import numpy as np
+import pytest
+
+import hybridlab as mx
+from hybridlab.gluon.model_zoo import vision
+from hybridlab.ops import conv_path, dnnl
+
+needs_onednn = pytest.mark.skipif("onednn" not in conv_path.available_paths(),
+                                  reason=f"oneDNN convolution path not available: {dnnl.load_error()}")
+
+
+def _close(got, want, what, rtol=1e-3):
+    scale = max(1.0, float(np.abs(want).max()))
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * scale, err_msg=what)
+
+
+def _pair(make, shape, tmp_path, hybridize):
+    """Two copies of the network ``make()`` with the same parameters (one per path)."""
+    nets = []
+    for i in range(2):
+        with mx.name.NameManager():
+            net = make()
+        if i == 0:
+            mx.random.seed(7)
+            net.initialize(mx.init.Xavier())
+            net(mx.nd.zeros(shape))
+            net.save_parameters(str(tmp_path / "p.params"))
+        else:
+            net.load_parameters(str(tmp_path / "p.params"))
+        if hybridize:
+            net.hybridize()
+        nets.append(net)
+    return nets
+
+
+def _run(net, x, head, train):
+    """Output and parameter gradients of ``sum(net(x) * head)``; ``train``: batch statistics."""
+    with mx.autograd.record(train_mode=train):
+        out = net(x)
+        loss = (out * head).sum()
+    loss.backward()
+    grads = {name: p.grad().asnumpy() for name, p in net.collect_params().items() if p.grad_req != "null"}
+    return out.asnumpy(), grads
+
+
+@needs_onednn
+@pytest.mark.parametrize("hybridize", [False, True], ids=["imperative", "hybridized"])
+@pytest.mark.parametrize("train", [False, True], ids=["predict", "train"])
+def test_resnet18_v1_same_outputs_and_gradients_on_both_paths(tmp_path, hybridize, train):
+    # batch statistics over few values amplify rounding (2x32x32 inputs leave 2 values per channel in the
+    # last BatchNorm: float32 on either path then differs from float64 by 3e-3); 4x64x64 leaves 16
+    shape = (4, 3, 64, 64) if train else (2, 3, 32, 32)
+    nets = _pair(lambda: vision.resnet18_v1(classes=10), shape, tmp_path, hybridize)
+    rng = np.random.default_rng(0)
+    x = mx.nd.array(rng.standard_normal(shape))
+    head = mx.nd.array(rng.standard_normal((shape[0], 10)))
+    results = {}
+    for path, net in zip(("onednn", "numpy"), nets):
+        with conv_path.use(path):
+            results[path] = [_run(net, x, head, train) for _ in range(2)]   # the second call: cached programs
+    for step in range(2):
+        (out, grads), (ref_out, ref_grads) = results["onednn"][step], results["numpy"][step]
+        _close(out, ref_out, f"output, call {step}")
+        assert grads.keys() == ref_grads.keys()
+        for name in ref_grads:
+            _close(grads[name], ref_grads[name], f"gradient of {name}, call {step}")
+
+
+@needs_onednn
+def test_depthwise_mobilenets_forward_equal(tmp_path):
+    for make, shape in ((vision.mobilenet0_25, (1, 3, 32, 32)), (vision.mobilenet_v2_0_25, (1, 3, 32, 32))):
+        onednn_net, numpy_net = _pair(make, shape, tmp_path, hybridize=True)
+        x = mx.nd.array(np.random.default_rng(1).standard_normal(shape))
+        with conv_path.use("onednn"):
+            got = onednn_net(x).asnumpy()
+        with conv_path.use("numpy"):
+            want = numpy_net(x).asnumpy()
+        _close(got, want, make.__name__)
+
+
+@needs_onednn
+@pytest.mark.parametrize("path", ["onednn", "numpy"])
+def test_compiled_training_keeps_columns_only_on_the_numpy_path(path):
+    with conv_path.use(path):
+        net = mx.gluon.nn.HybridSequential()
+        net.add(mx.gluon.nn.Conv2D(4, kernel_size=3, activation="relu"), mx.gluon.nn.Conv2D(2, kernel_size=3))
+        net.initialize()
+        net.hybridize()
+        x = mx.nd.ones((2, 3, 8, 8))
+        with mx.autograd.record():
+            y = net(x)
+        y.backward()
+        plan = net.cached_op.backward_plan()
+    kept = [name for name in plan.kept_workspaces if "conv" in name]
+    assert ("_Convolution_columns(" in plan.forward.source) == (path == "numpy")
+    assert len(kept) == (2 if path == "numpy" else 0)
+    if path == "onednn":     # the weight gradients come from the data, on oneDNN's backward-weights primitive
+        assert "_backward_Convolution_weight(" in plan.backward.source
+
+
+@needs_onednn
+def test_backward_weights_with_bias_and_backward_data_match_numpy():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 4, 9, 8)).astype(np.float32)
+    og = rng.standard_normal((2, 6, 5, 4)).astype(np.float32)
+    w = rng.standard_normal((6, 2, 3, 3)).astype(np.float32)
+    geom = dnnl.Geometry(stride=(2, 2), dilate=(1, 1), pad_l=(1, 1), pad_r=(1, 1), groups=2)
+    dw, db, dx = np.empty_like(w), np.empty(6, np.float32), np.empty_like(x)
+    assert dnnl.backward_weights(x, og, dw, db, geom)
+    assert dnnl.backward_data(og, w, dx, geom)
+    attrs = dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), num_filter=6, num_group=2, no_bias=True)
+    with conv_path.use("numpy"):
+        want_dw = mx.nd._backward_Convolution_weight(mx.nd.array(og), mx.nd.array(x), **attrs).asnumpy()
+        want_dx = mx.nd.Deconvolution(mx.nd.array(og), mx.nd.array(w), adj=(0, 1),
+                                      **{**attrs, "num_filter": 4}).asnumpy()
+    _close(dw, want_dw, "weight gradient", rtol=1e-4)
+    _close(db, og.sum(axis=(0, 2, 3)), "bias gradient", rtol=1e-4)
+    _close(dx, want_dx, "data gradient", rtol=1e-4)
+
+
+@needs_onednn
+def test_channel_last_and_3d_take_the_onednn_path(monkeypatch):
+    calls = []
+    monkeypatch.setattr(dnnl, "forward", lambda *args, _fn=dnnl.forward: calls.append(_fn(*args)) or calls[-1])
+    rng = np.random.default_rng(3)
+    for x_shape, w_shape, attrs in (((2, 7, 6, 5), (4, 3, 3, 5), dict(kernel=(3, 3), layout="NHWC")),
+                                    ((1, 2, 5, 6, 4), (3, 2, 2, 3, 3), dict(kernel=(2, 3, 3), dilate=(1, 2, 1)))):
+        x, w = mx.nd.array(rng.standard_normal(x_shape)), mx.nd.array(rng.standard_normal(w_shape))
+        outs = []
+        for path in ("onednn", "numpy"):
+            with conv_path.use(path):
+                outs.append(mx.nd.Convolution(x, w, num_filter=w_shape[0], no_bias=True, **attrs).asnumpy())
+        _close(outs[0], outs[1], str(attrs), rtol=1e-4)
+    assert calls == [True, True]             # oneDNN computed both (no NumPy fallback)
+    plan = dnnl.plan_info("forward", ((2, 7, 6, 5), (4, 3, 3, 5), (2, 5, 4, 4)),
+                          conv_path.geometry((1, 1), (1, 1), (0, 0), 1), channel_last=True)
+    assert repr(plan).startswith("<dnnl Plan forward ")
+
+
+def test_float64_and_unknown_paths():
+    x, w = mx.nd.ones((1, 1, 3, 3), dtype="float64"), mx.nd.ones((1, 1, 3, 3), dtype="float64")
+    for path in conv_path.available_paths():     # float64 takes NumPy on every path
+        with conv_path.use(path):
+            y = mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=1, no_bias=True)
+        assert y.dtype == np.float64 and y.asnumpy().item() == 9.0
+    with pytest.raises(mx.MXNetError, match=r"expected a convolution path in \('numpy', 'onednn'\), got 'mkl'"):
+        conv_path.set_path("mkl")
+    assert conv_path.current() in conv_path.PATHS
+
+
+def test_missing_library_is_reported(monkeypatch):
+    from hybridlab.ops.dnnl import library
+    monkeypatch.setattr(library, "_state", dict(library._state, lib=None, error=None))
+    monkeypatch.setenv(library.ENV_LIB, "/no/such/libdnnl.so")
+    assert library.load() is None
+    assert "HYBRIDLAB_DNNL_LIB=/no/such/libdnnl.so" in library.load_error()
+    with pytest.raises(mx.MXNetError, match="oneDNN not loaded"):
+        library.call("dnnl_stream_wait", None)
