@@ -137,3 +137,12 @@ def test_creation_unknown_dims_resolved_at_bind():
         assert b.bind(mx.cpu(), args={}).forward()[0].shape == (2, 3)
     with pytest.raises(mx.MXNetError, match="_zeros: attribute 'shape' expected non-negative"):
         mx.nd._internal._zeros(shape=(-1, 2))
+
+
+def test_arange_with_infer_range_takes_its_length_from_its_readers_at_bind():
+    # MXNet 1.9.1: [2.0, 2.0, 2.5, 2.5, 3.0, 3.0]; arange without stop is not a constant to fold
+    s = mx.sym.arange(start=2, step=0.5, repeat=2, infer_range=True) + mx.sym.zeros(shape=[6])
+    assert s.eval()[0].asnumpy().tolist() == [2.0, 2.0, 2.5, 2.5, 3.0, 3.0]
+    exe = mx.sym.elemwise_add(mx.sym.arange(start=0, infer_range=True), mx.sym.zeros(shape=[5])).bind(mx.cpu(), {})
+    exe.forward()
+    assert exe.outputs[0].asnumpy().tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]

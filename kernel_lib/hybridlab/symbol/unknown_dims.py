@@ -3,7 +3,8 @@ or ``shape=(-1, H)`` (``_zeros``, ``_ones``, ``_full``) leaves that dimension to
 which fills it from the node's readers (MXNet's executor allocates the output from the inferred
 shape, not the attribute). The legacy RNN cells' begin states are made this way (the batch size is
 unknown when the graph is built). Likewise a legacy sampler without a shape (``sym.random.normal()``,
-``_random_*`` with ``shape=()``) takes the shape of its readers.
+``_random_*`` with ``shape=()``) takes the shape of its readers, and ``arange(infer_range=True)``
+without a stop the length of its readers (its stop is set to give it).
 
 Compiled programs run exact shapes (a 0 is an empty axis), so an executor binding such a graph first
 asks ``resolve_unknown_dims`` for a copy whose creation nodes carry the shapes partial inference
@@ -31,6 +32,9 @@ _CREATION = frozenset(("_zeros", "_ones", "_full"))
 
 
 def _unresolved(node, np_shape=False):
+    if node.op is not None and node.op.name == "_arange":     # arange(infer_range=True) without stop
+        a = node.parsed_attrs()
+        return a["infer_range"] and a["stop"] is None
     if (node.op is not None and node.op.family == "random" and node.op.n_inputs == 0 and not np_shape
             and "shape" in node.op.attrs):
         return not node.parsed_attrs()["shape"]     # a legacy sampler without a shape: its readers give it
@@ -61,7 +65,10 @@ def resolve_unknown_dims(symbol, shapes):
 
     def copy_node(node, inputs):
         attrs = dict(node.attrs)
-        if id(node) in found:
+        if id(node) in found and node.op.name == "_arange":    # the stop that gives the inferred length
+            a = node.parsed_attrs()
+            attrs["stop"] = str(a["start"] + (found[id(node)][0] // a["repeat"]) * a["step"])
+        elif id(node) in found:
             attrs["shape"] = str(found[id(node)])
         copy = Node(node.op, node.name, attrs, inputs)
         copy.meta = dict(node.meta)

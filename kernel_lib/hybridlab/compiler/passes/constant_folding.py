@@ -60,11 +60,22 @@ class _ConstantValues(Interpreter):
 def _foldable(node):
     if not is_pure(node) or node.num_outputs() != 1 or node.op is _CONSTANT:
         return False
+    if not node.inputs and _shape_from_graph(node):
+        return False
     if node.op.device_attr:
         dev = node.parsed_attrs().get(node.op.device_attr)
         if dev is not None and dev.is_gpu:
             return False
     return True
+
+
+def _shape_from_graph(node):
+    """Whether a creation node's shape comes from the graph's inference, not from its attributes
+    (``arange(infer_range=True)`` without stop, a legacy unknown 0 dim): it cannot run alone."""
+    try:
+        return any(s is None or 0 in s for s in node.op.infer_shape(node.parsed_attrs(), []))
+    except Exception:           # attributes the op refuses: left to the run, which reports them
+        return True
 
 
 def fold_constants(symbol, copy=True):
