@@ -158,3 +158,34 @@ def test_optimizer_records_np_mode_and_updater_works_without_it(np_mode):
     assert opt.allow_np_array is True
     delattr(opt, "allow_np_array")
     mx.optimizer.Updater(opt)(0, np.ones((0, 0)), np.zeros((0, 0)))
+
+
+def test_np_ndarray_is_its_own_type_a_subclass_of_ndarray_as_in_mxnet():
+    import pickle
+    a = mx.np.ones((2,))
+    assert type(a) is mx.np.ndarray and isinstance(a, mx.nd.NDArray) and type(mx.nd.ones((2,))) is mx.nd.NDArray
+    assert not isinstance(mx.nd.ones((2,)), mx.np.ndarray)
+    assert type(a.as_nd_ndarray()) is mx.nd.NDArray and type(mx.nd.ones(2).as_np_ndarray()) is mx.np.ndarray
+    assert type(a + 1) is mx.np.ndarray and type(mx.np.sum(a)) is mx.np.ndarray
+    assert type(pickle.loads(pickle.dumps(a))) is mx.np.ndarray
+    assert type(a).__name__ == "ndarray"
+
+
+def test_hybridized_outputs_have_the_kind_the_graph_was_traced_with():
+    # MXNet 1.9.1's test_np_hybrid_block_multiple_outputs: a classic block's outputs are mx.nd arrays,
+    # a use_np block's mx.np arrays, hybridized or not
+    class Classic(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return x.as_nd_ndarray() + x.as_nd_ndarray(), x.as_nd_ndarray() * 2
+
+    @mx.util.use_np
+    class Numpy(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return F.np.add(x, x), F.np.multiply(x, x)
+
+    for block, kind in ((Classic, mx.nd.NDArray), (Numpy, mx.np.ndarray)):
+        net = block()
+        for hybridize in (False, True):
+            if hybridize:
+                net.hybridize()
+            assert [type(o) for o in net(mx.np.ones((2, 3)))] == [kind, kind]

@@ -85,12 +85,12 @@ def describe_read(data, what):
     ``data`` that cannot work while tracing (``what``: the reading method's own words). The frames
     between the read and the user's code hold the NDArray wrapping ``data`` (it knows whether it is
     an ``mx.np`` array) and the method the user called."""
-    from ..ndarray.ndarray import NDArray
+    from ..ndarray.ndarray import DENSE_CLASSES
     np_arrays, entry = False, None
     frame = sys._getframe(1)
     while frame is not None and in_package(frame.f_code.co_filename):
         for value in frame.f_locals.values():
-            if value.__class__ is NDArray and value._data is data:
+            if value.__class__ in DENSE_CLASSES and value._data is data:
                 np_arrays = np_arrays or value._np
         entry = frame.f_code.co_name
         frame = frame.f_back

@@ -45,7 +45,7 @@ from .. import ndarray
 from ..base import MXNetValueError
 from ..numpy_extension import is_np_array as _np_mode
 from .. import deferred as _dc
-from ..ndarray.ndarray import NDArray
+from ..ndarray.ndarray import DENSE_CLASSES, NDArray
 from ..symbol.symbol import Symbol
 from ..symbol.user_traceback import escapes_to_user, full_traceback_wanted, without_package_frames
 from .. import monitor_state
@@ -189,7 +189,7 @@ class HybridBlock(Block):
     def forward(self, x, *args):
         """MXNet 1.x dispatch: NDArrays run ``hybrid_forward(mx.nd, ...)`` (or the cached op when
         hybridized), Symbols build the graph with ``hybrid_forward(mx.sym, ...)``."""
-        if self._hybridization.active and not args and x.__class__ is NDArray and not _dc.state.tracing.active:
+        if self._hybridization.active and not args and x.__class__ in DENSE_CLASSES and not _dc.state.tracing.active:
             return self._call_cached_op(x)           # the hot path: one array into the cached op
         if _unwrap(type(self).hybrid_forward) is HybridBlock.hybrid_forward:
             raise NotImplementedError(f"{type(self).__name__} must define forward(self, x, ...) (MXNet 2.0) or "
@@ -220,9 +220,10 @@ class HybridBlock(Block):
                     self._finish_own_deferred_init(x, *args)
                     params = {k: p.data(device) for k, p in self._reg_params.items()}
                 out = self.hybrid_forward(ndarray, x, *args, **params)
-        # mx.np in, mx.np out (as the cached op path: the layers' mx.nd ops give mx.nd arrays); outputs of
-        # both kinds stay as they are, for __call__ to reject in np mode as MXNet does
-        return _np_style(out) if first._np and len(_kinds(out)) == 1 else out
+        # in np mode, mx.np in, mx.np out (as the cached op path: the layers' mx.nd ops give mx.nd arrays);
+        # outputs of both kinds stay as they are, for __call__ to reject in np mode as MXNet does; outside
+        # np mode a block's mx.nd results stay mx.nd arrays (MXNet 1.x: as_nd_ndarray() in hybrid_forward)
+        return _np_style(out) if first._np and _np_mode() and len(_kinds(out)) == 1 else out
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """Override to define the computation with ``F`` (``mx.nd`` or ``mx.sym``), MXNet 1.x style."""
@@ -322,7 +323,7 @@ class HybridBlock(Block):
         built_now = state.cached_op is None
         if built_now:
             self._build_cache(*args)
-        if len(args) == 1 and args[0].__class__ is NDArray:
+        if len(args) == 1 and args[0].__class__ in DENSE_CLASSES:
             flat, fmt = args, _ONE
         else:
             flat, fmt = flatten(args, "input")
@@ -339,12 +340,13 @@ class HybridBlock(Block):
             key = signature_key(real)
             if key not in state.built:
                 note_build(self, key)
+        outs = [out] if isinstance(out, NDArray) else out
+        kind = state.np_outputs if state.np_outputs is not None else bool(real and real[0]._np and _np_mode())
+        for o in outs:       # the traced kind: a classic (mx.sym) graph gives mx.nd arrays, as MXNet
+            if o._np != kind and (kind or state.np_outputs is not None):
+                o._set_np_style(kind)
         state.remember_fast(real, cargs, out, monitored)
-        if isinstance(out, NDArray):
-            out = [out]
-        if real and real[0]._np:
-            out = [o if o._np else o.as_np_ndarray() for o in out]
-        return regroup(out, state.out_format)
+        return regroup(outs, state.out_format)
 
     def _clear_cached_op(self, reason="first call", detail=""):
         """Drop the cached graph and op; the next call builds again, recorded with ``reason`` and

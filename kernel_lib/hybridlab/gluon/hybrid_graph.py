@@ -60,6 +60,7 @@ def trace(block, *args, symbolic=None, shape_reads=None):
         out = symbolic_forward(block, *grouped)
         flat_out, out_format = flatten(out, "output")
         out_sym = symbol.Group(flat_out)
+        block.hybridization.np_outputs = False       # a classic graph: mx.nd arrays out (MXNet 1.x)
     else:
         placeholders = []
         for a in real:
@@ -67,7 +68,7 @@ def trace(block, *args, symbolic=None, shape_reads=None):
                 raise ValueError(f"When hybridized, the input of HybridBlock {block.name} must be (nested) list "
                                  f"of NDArray, but got {a!r} of type {type(a)}")
             ph = _dc.placeholder(a.shape, a.dtype, a.device)
-            ph._np = a._np
+            ph._set_np_style(a._np)
             placeholders.append(ph)
         _dc.set_variable(placeholders, inputs)
         ph_it = iter(placeholders)
@@ -80,6 +81,8 @@ def trace(block, *args, symbolic=None, shape_reads=None):
                     out = block.forward(*grouped)
         flat_out, out_format = flatten(out, "output")
         _check_same_array_type(flat_out)
+        kinds = {o._np for o in flat_out if isinstance(o, NDArray)}
+        block.hybridization.np_outputs = kinds.pop() if kinds else None
         out_sym = _dc.get_symbol(flat_out)
         _dc.clear(flat_out)
         for p in block.collect_params().values():

@@ -42,7 +42,7 @@ import contextlib
 
 from ..autograd import state as autograd_state
 from ..base import MXNetError, MXNetValueError
-from ..ndarray.ndarray import NDArray
+from ..ndarray.ndarray import DENSE_CLASSES, NDArray
 from .parameter import DATA_VERSION as _PARAM_DATA_VERSION
 from .rebuild_history import RebuildHistory
 
@@ -75,6 +75,9 @@ class HybridizationState:
         self.inputs = None               # input variables (Symbols), None until traced
         self.graph = None                # the output Symbol, None until traced
         self.in_format = self.out_format = None
+        # the outputs' kind as traced: mx.np arrays (True), mx.nd (False; a 1.x graph built with
+        # mx.sym outside np mode, as MXNet's classic CachedOp), None before a trace
+        self.np_outputs = None
         self.shape_reads = []            # the shapes user code read while tracing (deferred.shape_reads)
         self.frozen_reads_said = set()   # shape_guards=False: the reads already warned about
         # the cached op and how the block's arguments feed it: (is data, graph name, data index | Parameter)
@@ -154,6 +157,7 @@ class HybridizationState:
         if not keep_graph:
             self.inputs = self.graph = None
             self.shape_reads = []
+            self.np_outputs = None
         self.cached_op = None
         self.op_args = []
         self._arguments = None
@@ -197,10 +201,10 @@ class HybridizationState:
         same signature (device, shape, dtype, np-ness, training mode; parameters unchanged; not
         recording), else ``None``: the one check of the hot path."""
         fast = self._fast
-        if (fast is not None and x.__class__ is NDArray and fast[0] == _PARAM_DATA_VERSION[0]
+        if (fast is not None and x.__class__ in DENSE_CLASSES and fast[0] == _PARAM_DATA_VERSION[0]
                 and x._device is fast[1] and x._data.shape == fast[2] and x._data.dtype == fast[3]
                 and x._np == fast[4] and _state.training == fast[5] and not _state.recording):
-            return NDArray._wrap(fast[6](x._data, *fast[7]), x._device, x._np)
+            return NDArray._wrap(fast[6](x._data, *fast[7]), x._device, fast[8])
         return None
 
     def remember_fast(self, real, cargs, out, monitored):
@@ -217,7 +221,7 @@ class HybridizationState:
         # raw parameter buffers: an NDArray never rebinds its buffer (updates write into it), and a
         # Parameter given new arrays bumps the data version checked on every call
         self._fast = (_PARAM_DATA_VERSION[0], x._device, x._data.shape, x._data.dtype, x._np, _state.training,
-                      fn, tuple(p._data for p in cargs[1:]))
+                      fn, tuple(p._data for p in cargs[1:]), out._np)
 
 
 def build(block, *args):

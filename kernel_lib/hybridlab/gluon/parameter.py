@@ -309,7 +309,7 @@ class Parameter(DeferredInit):
             self._data = [d.tostype(self._stype) for d in self._data]
         np_style = is_np_array()      # after npx.set_np() parameters are mx.np arrays (and so their grads)
         for d in self._data:
-            d._np = np_style
+            d._set_np_style(np_style)
         self._init_grad()
 
     def _init_grad(self):

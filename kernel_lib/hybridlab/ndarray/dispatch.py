@@ -10,7 +10,7 @@ from ..device import current_device
 from ..ops.context import _contexts, op_context
 from ..ops.infer import InferError
 from ..ops.registry import get_op
-from .ndarray import NDArray, _as_array
+from .ndarray import DENSE_CLASSES, NDArray, _as_array
 
 __all__ = ["invoke", "invoke_name", "shape_error", "OutOfMemory"]
 
@@ -38,7 +38,7 @@ def invoke(op, inputs, attrs, out=None, np_style=None):
     device = a[op.device_attr] if op.device_attr else None
     first = None
     for x in inputs:
-        if x.__class__ is NDArray or isinstance(x, NDArray):    # subclasses: mx.nd.sparse arrays
+        if x.__class__ in DENSE_CLASSES or isinstance(x, NDArray):    # subclasses: mx.nd.sparse arrays
             first = x
             break
     if device is None:
@@ -47,7 +47,7 @@ def invoke(op, inputs, attrs, out=None, np_style=None):
         np_style = first._np if first is not None else False
     arrays = []
     for x in inputs:
-        if x.__class__ is not NDArray and not isinstance(x, NDArray):
+        if x.__class__ not in DENSE_CLASSES and not isinstance(x, NDArray):
             if x is None:
                 raise MXNetError(f"{op.name}: an input is None (inputs are {', '.join(op.input_names(a))})")
             x = _as_array(x, first) if first is not None else NDArray(x, device)

@@ -22,7 +22,7 @@ from ..deferred import state as _deferred
 from ..deferred.state import TracedValue
 from ..device import Device, current_device
 
-__all__ = ["NDArray", "array", "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write"]
+__all__ = ["NDArray", "NumpyNDArray", "DENSE_CLASSES", "array", "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write"]
 
 # MXNet's module-level names that code and tests import from ``mxnet.ndarray.ndarray``: the storage
 # type ids (every NDArray here is dense: ``stype`` is "default") and Python's slice under its name
@@ -125,13 +125,20 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
         self._node = None
         self._grad = None
         self._grad_req = "null"
-        self._np = np_style
         self._trace = None    # (graph node, output index) while deferred compute traces this array
+        self._set_np_style(np_style)
+
+    def _set_np_style(self, np_style):
+        """Give the array ``mx.np`` (True) or ``mx.nd`` semantics: the flag the operators read and
+        the class, ``mx.np.ndarray`` or ``NDArray`` (sparse arrays keep theirs)."""
+        self._np = np_style
+        if type(self) in DENSE_CLASSES:
+            self.__class__ = NumpyNDArray if np_style else NDArray
 
     @classmethod
     def _wrap(cls, data, device, np_style=False):
         """Wrap an xp array already on ``device`` (no copy, no checks: the dispatcher's fast path)."""
-        out = object.__new__(cls)
+        out = object.__new__((NumpyNDArray if np_style else NDArray) if cls in DENSE_CLASSES else cls)
         out._data = data
         out._device = device
         out._node = None
@@ -326,13 +333,14 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
         """The same data viewed with ``mx.np`` semantics (0-d reductions, NumPy-style repr)."""
         # a variable's view shares its gradient buffer (MXNet's shallow copy shares the autograd entry)
         out = self.detach() if self._node is None and self._grad is None else self._view()
-        out._np, out._trace = True, self._trace      # still the same traced value under deferred compute
+        out._trace = self._trace      # still the same traced value under deferred compute
+        out._set_np_style(True)
         return out
 
     def as_nd_ndarray(self):
         """The same data viewed with ``mx.nd`` (MXNet 1.x) semantics."""
         out = self._view()
-        out._np = False
+        out._set_np_style(False)
         return out
 
     def _view(self):
@@ -468,8 +476,27 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
         data, device, v3 = record_from_bytes(state["handle"], "pickled NDArray")
         self._data = device.put(data)
         self._device = device
-        self._np = bool(state.get("np_style", v3))
         self._node, self._grad, self._grad_req, self._trace = None, None, "null", None
+        self._set_np_style(bool(state.get("np_style", v3)))
+
+
+class NumpyNDArray(NDArray):
+    """``mx.np.ndarray``: an array with NumPy semantics (``mx.np`` functions return it), MXNet's own
+    type for them, a subclass of ``NDArray`` (``as_nd_ndarray()`` gives the ``mx.nd`` view of the
+    same data, ``as_np_ndarray()`` this one).
+
+    >>> import hybridlab as mx
+    >>> a = mx.np.ones((2,))
+    >>> type(a) is mx.np.ndarray, isinstance(a, mx.nd.NDArray), type(a.as_nd_ndarray()) is mx.nd.NDArray
+    (True, True, True)
+    """
+
+    __slots__ = ()
+
+
+NumpyNDArray.__name__ = NumpyNDArray.__qualname__ = "ndarray"     # what users see: mx.np.ndarray
+NumpyNDArray.__module__ = "hybridlab.numpy"
+DENSE_CLASSES = (NDArray, NumpyNDArray)     # the two dense array classes (a flag and a class apart)
 
 
 def _empty(cls):

@@ -11,7 +11,7 @@ Example::
 import numpy as _onp
 
 from ..ndarray.namespace import populate as _populate
-from ..ndarray.ndarray import NDArray as ndarray, from_dlpack  # noqa: F401
+from ..ndarray.ndarray import NumpyNDArray as ndarray, from_dlpack  # noqa: F401
 from .. import ops as _ops  # noqa: F401
 
 _populate(globals(), "np", np_style=True)
