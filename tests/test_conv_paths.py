@@ -2,6 +2,8 @@
 model-zoo networks, imperative and hybridized, forward and gradients; compiled training steps on it
 keep no im2col columns; the binding's own calls (bias gradient, unsupported cases) and the path
 switch. The op checker runs every convolution case on both paths (test_ops.py::test_op_path)."""
+import os
+
 import numpy as np
 import pytest
 
@@ -160,3 +162,40 @@ def test_missing_library_is_reported(monkeypatch):
     assert "HYBRIDLAB_DNNL_LIB=/no/such/libdnnl.so" in library.load_error()
     with pytest.raises(mx.MXNetError, match="oneDNN not loaded"):
         library.call("dnnl_stream_wait", None)
+
+
+# the smallest input each model-zoo net takes (its last pooling window needs a large enough map); the
+# rest end in global pooling (or flatten a 1x1 map) and take 32x32
+_ZOO_SIZES = {"alexnet": 63, "squeezenet1.1": 209, "squeezenet1.0": 213, "inceptionv3": 299,
+              **{f"densenet{n}": 221 for n in (121, 161, 169, 201)}}
+# the deeper variants of each family and Inception v3 (299x299 only): the NumPy path's backward at their
+# sizes takes 5-40 s each on a busy 2-core machine; HYBRIDLAB_SLOW_TESTS=1 runs them (all pass)
+_ZOO_SLOW = {"densenet161", "densenet169", "densenet201", "inceptionv3", "resnet34_v1", "resnet50_v1",
+             "resnet101_v1", "resnet101_v2", "resnet152_v1", "resnet152_v2", "vgg11_bn", "vgg13", "vgg13_bn",
+             "vgg16", "vgg16_bn", "vgg19", "vgg19_bn"}
+_slow = pytest.mark.skipif(not os.environ.get("HYBRIDLAB_SLOW_TESTS"),
+                           reason="slow model-zoo case: set HYBRIDLAB_SLOW_TESTS=1 to run it")
+
+
+@needs_onednn
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_slow) if n in _ZOO_SLOW else n
+                                  for n in sorted(vision.MODELS)])
+def test_every_model_zoo_net_same_outputs_and_gradients_on_both_paths(name):
+    size = _ZOO_SIZES.get(name, 32)
+    shape = (1, 3, size, size)
+    mx.random.seed(7)
+    net = vision.get_model(name, classes=10)
+    net.initialize(mx.init.Xavier())
+    rng = np.random.default_rng(4)
+    x = mx.nd.array(rng.standard_normal(shape))
+    head = mx.nd.array(rng.standard_normal((1, 10)))
+    results = {}
+    for path in ("onednn", "numpy"):     # one net (same parameters), compiled again on each path
+        net.hybridize()
+        with conv_path.use(path):
+            results[path] = _run(net, x, head, train=False)   # predict mode: no dropout, running statistics
+    (out, grads), (ref_out, ref_grads) = results["onednn"], results["numpy"]
+    _close(out, ref_out, f"{name} output")
+    assert grads.keys() == ref_grads.keys() and grads
+    for key in ref_grads:
+        _close(grads[key], ref_grads[key], f"{name} gradient of {key}")
