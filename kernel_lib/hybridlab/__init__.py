@@ -17,6 +17,7 @@ import sys as _sys
 from .base import MXNetError, HybridlabError  # noqa: F401
 from . import host_pool
 host_pool.enable()  # freed NumPy buffers stay in the heap: no page faults per training step
+from . import threads  # noqa: F401  (thread counts of BLAS and oneDNN, chosen from the free CPUs)
 from . import device, context  # noqa: F401
 from .device import Device, cpu, gpu, cpu_pinned, num_gpus, current_device  # noqa: F401
 from .context import Context, current_context  # noqa: F401

@@ -23,6 +23,7 @@ import itertools
 
 import numpy as np
 
+from .. import threads
 from ..base import MXNetError
 from . import conv_path
 from .attrs import Attr
@@ -304,7 +305,10 @@ def _conv_onednn(ctx, a, data, weight, bias):
 
 def _conv_compute(ctx, a, data, weight, bias=None):
     out = _conv_onednn(ctx, a, data, weight, bias)
-    return out if out is not None else conv_and_columns(ctx, a, data, weight, bias)[0]
+    if out is not None:
+        return out
+    threads.current()     # sets the BLAS thread count for the matmul (hybridlab.threads)
+    return conv_and_columns(ctx, a, data, weight, bias)[0]
 
 
 def _bias_axes(nd, cl):

@@ -29,6 +29,7 @@ import threading
 import numpy as np
 
 from . import library as L
+from ... import threads
 
 __all__ = ["Geometry", "Plan", "forward", "backward_data", "backward_weights", "plan_info", "clear_cache",
            "MAX_PLANS"]
@@ -182,8 +183,11 @@ def _build(kind, shapes, channel_last, geom, with_bias):
 
 
 def _plan(kind, shapes, channel_last, geom, with_bias):
-    """The cached plan (``None``: oneDNN has no implementation). Call with ``_lock`` held."""
-    key = (kind, shapes, channel_last, geom, with_bias)
+    """The cached plan (``None``: oneDNN has no implementation). Call with ``_lock`` held.
+    Plans are per thread count (``hybridlab.threads``): oneDNN splits the work when it creates them."""
+    nthreads = threads.current()
+    L.set_num_threads(nthreads)
+    key = (kind, shapes, channel_last, geom, with_bias, nthreads)
     plan = _plans.get(key, _plans)
     if plan is not _plans:
         _plans.move_to_end(key)

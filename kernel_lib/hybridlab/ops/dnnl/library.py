@@ -26,7 +26,8 @@ from ...base import MXNetError
 
 __all__ = ["DnnlError", "load", "load_error", "version", "call", "engine", "stream", "status_name",
            "MemoryDesc", "Memory", "Primitive", "reorder", "md_equal", "md_size", "query_md", "impl_info",
-           "exec_args", "execute", "wait", "dims", "openmp_wait_policy", "ENV_LIB", "PLAIN_TAG"]
+           "exec_args", "execute", "wait", "dims", "openmp_wait_policy", "set_num_threads", "ENV_LIB",
+           "PLAIN_TAG"]
 
 ENV_LIB = "HYBRIDLAB_DNNL_LIB"
 _WHEELS = ("onednn-cpu-gomp", "onednn-cpu-iomp", "onednn-cpu-tbb", "onednn")   # distributions shipping libdnnl
@@ -212,6 +213,26 @@ def openmp_wait_policy():
     """How the OpenMP threads of libdnnl wait between parallel regions (see ``_passive_openmp``)."""
     _lib()
     return _state["openmp"]
+
+
+_omp = threading.local()     # the calling thread's OpenMP thread count, as last set here
+
+
+def set_num_threads(n):
+    """Run this thread's oneDNN calls on ``n`` OpenMP threads (``omp_set_num_threads``: the count
+    is per calling thread, and primitives created afterwards are planned for it; the count itself
+    comes from ``hybridlab.threads``). Nothing happens when the library has no OpenMP runtime."""
+    if getattr(_omp, "n", None) == n:
+        return
+    fn = _state.get("omp_set")
+    if fn is None:
+        fn = getattr(_lib(), "omp_set_num_threads", False)   # dlsym searches libdnnl's dependencies
+        if fn:
+            fn.argtypes, fn.restype = [ctypes.c_int], None
+        _state["omp_set"] = fn
+    if fn:
+        fn(int(n))
+    _omp.n = n
 
 
 def _lib():
