@@ -1,0 +1,192 @@
+"""The full training step of the hybridize tutorial's MLP (512 -> 256 relu -> 128 relu -> 2, batch 64):
+hybridized forward + softmax cross-entropy (mean) + backward + ``gluon.Trainer.step``, with SGD
+momentum and with Adam, against a hand-written NumPy step of the same math (preallocated buffers,
+``out=`` matmuls, in-place ufunc updates: the floor). Printed as ratios measured side by side in one
+run: the contenders alternate within every round and each keeps its best round (a shared machine's
+slow spells then hit all of them alike). The weights after the first steps are checked equal first.
+
+Run: python benchmarks/mlp_train_step.py [--rounds N] [--profile]
+"""
+import argparse
+import cProfile
+import os
+import pstats
+import sys
+import timeit
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "kernel_lib"))
+import hybridlab as mx  # noqa: E402
+from hybridlab.gluon import nn  # noqa: E402
+
+BATCH, LR, MOMENTUM = 64, 0.01, 0.9
+ADAM = {"learning_rate": 0.001, "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8}
+NAMES = ("w0", "b0", "w1", "b1", "w2", "b2")
+
+
+# ---- the hand-written step --------------------------------------------------------------------------
+def hand_step(p, x, y, optimizer):
+    """One training step on the float32 arrays ``p`` (updated in place), every buffer allocated once:
+    forward, softmax cross-entropy (mean over the batch), backward, then ``optimizer`` ('sgd' with
+    momentum, or 'adam') as MXNet's ``sgd_mom_update`` / ``adam_update`` compute it."""
+    n = x.shape[0]
+    f32 = np.float32
+    onehot = np.eye(p["w2"].shape[0], dtype=f32)[y.astype(np.int64)]
+    h0, h1, z = (np.empty((n, p[k].shape[0]), f32) for k in ("w0", "w1", "w2"))
+    d1, d0 = np.empty_like(h1), np.empty_like(h0)
+    zmax, zsum = np.empty((n, 1), f32), np.empty((n, 1), f32)
+    grads = {k: np.empty_like(v) for k, v in p.items()}
+    tmp = {k: np.empty_like(v) for k, v in p.items()}
+    mom = {k: np.zeros_like(v) for k, v in p.items()}
+    var = {k: np.zeros_like(v) for k, v in p.items()}
+    t = [0]
+    b1, b2, eps = ADAM["beta1"], ADAM["beta2"], ADAM["epsilon"]
+
+    def step():
+        np.matmul(x, p["w0"].T, out=h0)
+        np.add(h0, p["b0"], out=h0)
+        np.maximum(h0, 0, out=h0)
+        np.matmul(h0, p["w1"].T, out=h1)
+        np.add(h1, p["b1"], out=h1)
+        np.maximum(h1, 0, out=h1)
+        np.matmul(h1, p["w2"].T, out=z)
+        np.add(z, p["b2"], out=z)
+        np.max(z, axis=1, keepdims=True, out=zmax)
+        np.subtract(z, zmax, out=z)
+        np.exp(z, out=z)
+        np.sum(z, axis=1, keepdims=True, out=zsum)
+        np.divide(z, zsum, out=z)                   # softmax
+        loss = -np.log((z * onehot).sum(axis=1)).mean()
+        np.subtract(z, onehot, out=z)
+        np.multiply(z, 1.0 / n, out=z)              # d loss / d logits
+        np.matmul(z.T, h1, out=grads["w2"])
+        np.sum(z, axis=0, out=grads["b2"])
+        np.matmul(z, p["w2"], out=d1)
+        np.multiply(d1, h1 > 0, out=d1)
+        np.matmul(d1.T, h0, out=grads["w1"])
+        np.sum(d1, axis=0, out=grads["b1"])
+        np.matmul(d1, p["w1"], out=d0)
+        np.multiply(d0, h0 > 0, out=d0)
+        np.matmul(d0.T, x, out=grads["w0"])
+        np.sum(d0, axis=0, out=grads["b0"])
+        if optimizer == "sgd":
+            for k, w in p.items():
+                m, g = mom[k], grads[k]
+                m *= MOMENTUM
+                np.multiply(g, LR, out=tmp[k])
+                m -= tmp[k]
+                w += m
+        else:
+            t[0] += 1
+            lr = ADAM["learning_rate"] * np.sqrt(1.0 - b2 ** t[0]) / (1.0 - b1 ** t[0])
+            for k, w in p.items():
+                m, v, g, s = mom[k], var[k], grads[k], tmp[k]
+                m *= b1
+                np.multiply(g, 1.0 - b1, out=s)
+                m += s
+                v *= b2
+                np.multiply(g, g, out=s)
+                s *= 1.0 - b2
+                v += s
+                np.sqrt(v, out=s)
+                s += eps
+                np.divide(m, s, out=s)
+                s *= lr
+                w -= s
+        return loss
+    return step
+
+
+# ---- hybridlab --------------------------------------------------------------------------------------
+def hl_net(params):
+    net = nn.HybridSequential()
+    net.add(nn.Dense(256, activation="relu"), nn.Dense(128, activation="relu"), nn.Dense(2))
+    net.initialize()
+    net(mx.nd.zeros((1, 512)))
+    for i, d in enumerate(net):
+        d.weight.set_data(mx.nd.array(params[f"w{i}"]))
+        d.bias.set_data(mx.nd.array(params[f"b{i}"]))
+    net.hybridize()
+    return net
+
+
+def hl_step(params, x, y, optimizer):
+    net = hl_net(params)
+    opt_params = {"learning_rate": LR, "momentum": MOMENTUM} if optimizer == "sgd" else dict(ADAM)
+    trainer = mx.gluon.Trainer(net.collect_params(), optimizer, opt_params)
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    xn, yn = mx.nd.array(x), mx.nd.array(y)
+
+    def step():
+        with mx.autograd.record():
+            loss = loss_fn(net(xn), yn).mean()
+        loss.backward()
+        trainer.step(1)
+        return loss
+    step.weights = lambda: {f"{k}{i}": getattr(d, "weight" if k == "w" else "bias").data().asnumpy()
+                            for i, d in enumerate(net) for k in "wb"}
+    return step
+
+
+# ---- measuring --------------------------------------------------------------------------------------
+def setup():
+    mx.random.seed(0)
+    rng = np.random.default_rng(0)
+    params = {k: (rng.standard_normal(s) * 0.05).astype(np.float32)
+              for k, s in zip(NAMES, ((256, 512), (256,), (128, 256), (128,), (2, 128), (2,)))}
+    x = rng.standard_normal((BATCH, 512)).astype(np.float32)
+    y = (np.arange(BATCH) % 2).astype(np.float32)
+    return params, x, y
+
+
+def check_equal(params, x, y, optimizer, steps=3):
+    hand_p = {k: v.copy() for k, v in params.items()}
+    hand, hyb = hand_step(hand_p, x, y, optimizer), hl_step(params, x, y, optimizer)
+    for _ in range(steps):
+        hand(), hyb()
+    for k, v in hyb.weights().items():
+        np.testing.assert_allclose(v, hand_p[k], rtol=1e-4, atol=1e-6, err_msg=f"{optimizer} {k}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--number", type=int, default=50, help="steps per timing")
+    ap.add_argument("--profile", action="store_true", help="cProfile the hybridlab steps instead")
+    args = ap.parse_args()
+    params, x, y = setup()
+    fns = {}
+    for optimizer in ("sgd", "adam"):
+        check_equal(params, x, y, optimizer)
+        fns[(optimizer, "hybridlab")] = hl_step(params, x, y, optimizer)
+        fns[(optimizer, "hand NumPy")] = hand_step({k: v.copy() for k, v in params.items()}, x, y, optimizer)
+    if args.profile:
+        for optimizer in ("sgd", "adam"):
+            prof = cProfile.Profile()
+            prof.runcall(lambda: [fns[(optimizer, "hybridlab")]() for _ in range(500)])
+            print(f"---- {optimizer}: 500 steps")
+            pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+        return
+    for fn in fns.values():
+        timeit.timeit(fn, number=args.number)
+    times = {k: [] for k in fns}
+    load0 = os.getloadavg()[0]
+    for _ in range(args.rounds):
+        for k, fn in fns.items():
+            times[k].append(timeit.timeit(fn, number=args.number) / args.number)
+    print(f"MLP 512-256-128-2 training step, batch {BATCH} (forward + softmax CE + backward + Trainer.step), "
+          f"best of {args.rounds} interleaved rounds x {args.number} steps; load avg {load0:.2f} -> "
+          f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    print(f"{'optimizer':<14}{'hybridlab':>12}{'hand NumPy':>12}{'ratio':>8}{'median ratio':>14}")
+    for optimizer, label in (("sgd", "SGD momentum"), ("adam", "Adam")):
+        hl, hand = times[(optimizer, "hybridlab")], times[(optimizer, "hand NumPy")]
+        med = float(np.median(np.array(hl) / np.array(hand)))
+        r = min(hl) / min(hand)
+        print(f"{label:<14}{min(hl) * 1e6:>10.1f}us{min(hand) * 1e6:>10.1f}us{r:>7.2f}x{med:>13.2f}x"
+              f"   [{'met' if r <= 1.2 else 'NOT met'}: <= 1.2x]")
+
+
+if __name__ == "__main__":
+    main()
