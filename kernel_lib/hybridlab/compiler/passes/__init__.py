@@ -11,10 +11,6 @@ rather than op names.
 * ``pool_first.pool_before_activation``: max pooling moves before the relu that feeds it,
 * ``fusion.fuse_elementwise``: elementwise trees become one ``_fused_elemwise`` node,
 * ``inplace.mark_inplace``: ``meta["inplace"]`` for the memory planner,
-* inference only (``PREDICT_PASSES``, run by the cached op for predict programs):
-  ``fold_batchnorm.fold_into_convolutions`` (a BatchNorm folded into the Convolution it reads),
-  ``conv_relu.fuse_conv_relu`` (a relu run in place inside the convolution's call),
-  ``conv1x1_gemm.convs_as_gemm`` (1x1 convolutions as one matrix product),
 * ``dynamic.split_dynamic``: split a graph around dynamic-shape ops into segments (``partition_if_dynamic``;
   ``compiler.partitioned`` runs them),
 * ``pipeline.run_pipeline``: all of the above in order, with the graph after each pass.
@@ -29,7 +25,6 @@ Example::
     ['null', '_fused_elemwise']
 """
 from . import constant_folding, cse, dce, dynamic, fusion, inplace, pipeline, pool_first  # noqa: F401
-from . import conv1x1_gemm, conv_relu, fold_batchnorm  # noqa: F401
 from ._graph import count_ops  # noqa: F401
 from .constant_folding import fold_constants  # noqa: F401
 from .cse import eliminate_common_subexpressions  # noqa: F401
@@ -37,13 +32,9 @@ from .dce import eliminate_dead_code  # noqa: F401
 from .dynamic import split_dynamic  # noqa: F401
 from .fusion import fuse_elementwise  # noqa: F401
 from .inplace import mark_inplace  # noqa: F401
-from .conv1x1_gemm import convs_as_gemm  # noqa: F401
-from .conv_relu import fuse_conv_relu  # noqa: F401
-from .fold_batchnorm import fold_into_convolutions  # noqa: F401
-from .pipeline import DEFAULT_PASSES, PASSES, PREDICT_PASSES, run_pipeline  # noqa: F401
+from .pipeline import DEFAULT_PASSES, PASSES, run_pipeline  # noqa: F401
 from .pool_first import pool_before_activation  # noqa: F401
 
 __all__ = ["run_pipeline", "PASSES", "DEFAULT_PASSES", "count_ops", "eliminate_dead_code",
            "eliminate_common_subexpressions", "fold_constants", "fuse_elementwise", "mark_inplace",
-           "split_dynamic", "pool_before_activation", "PREDICT_PASSES", "fold_into_convolutions", "fuse_conv_relu",
-           "convs_as_gemm"]
+           "split_dynamic", "pool_before_activation"]

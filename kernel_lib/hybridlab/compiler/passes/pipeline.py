@@ -7,11 +7,6 @@ pipeline, see ``CachedOp.pipeline``).
 a list of ``(pass name, Symbol snapshot)`` (the lab's ``stages_json`` turns them into the graph
 JSON's ``"passes"`` field). The input symbol is never modified.
 
-``PREDICT_PASSES`` (``fold_batchnorm``, ``conv_relu``, ``conv1x1_gemm``) rewrite graphs for inference
-only: a cached op runs them on the pipeline's result to make the graph its predict programs run
-(training programs run the graph before them; see ``CachedOp``), and its ``pipeline`` shows their
-stages after the others when they changed something.
-
 ``passes`` names passes from ``PASSES`` (default ``DEFAULT_PASSES``) or gives ``(name, fn)`` pairs,
 ``fn(symbol) -> symbol`` free to rewrite the graph it is given. ``flags`` are the CachedOp flags;
 no pass depends on them (every pass preserves results in every mode), they are accepted so the
@@ -32,16 +27,13 @@ Example::
 from ...base import MXNetError
 from ._graph import clone
 from .constant_folding import fold_constants
-from .conv1x1_gemm import convs_as_gemm
-from .conv_relu import fuse_conv_relu
 from .cse import eliminate_common_subexpressions
 from .dce import eliminate_dead_code
-from .fold_batchnorm import fold_into_convolutions
 from .fusion import fuse_elementwise
 from .inplace import mark_inplace
 from .pool_first import pool_before_activation
 
-__all__ = ["PASSES", "DEFAULT_PASSES", "PREDICT_PASSES", "run_pipeline"]
+__all__ = ["PASSES", "DEFAULT_PASSES", "run_pipeline"]
 
 PASSES = {
     "dce": lambda s: eliminate_dead_code(s, copy=False),
@@ -50,12 +42,8 @@ PASSES = {
     "pool_first": lambda s: pool_before_activation(s, copy=False),
     "fusion": lambda s: fuse_elementwise(s, copy=False),
     "inplace": lambda s: mark_inplace(s, copy=False),
-    "fold_batchnorm": lambda s: fold_into_convolutions(s, copy=False),
-    "conv_relu": lambda s: fuse_conv_relu(s, copy=False),
-    "conv1x1_gemm": lambda s: convs_as_gemm(s, copy=False),
 }
 DEFAULT_PASSES = ("dce", "cse", "constant_folding", "pool_first", "fusion", "inplace")
-PREDICT_PASSES = ("fold_batchnorm", "conv_relu", "conv1x1_gemm")     # inference only (see above)
 
 
 def _resolve(passes):
