@@ -350,11 +350,7 @@ def test_repeated_calls_see_parameter_updates_shapes_and_modes():
     net[0].weight.set_data(mx.nd.ones((3, 4)))          # replaced
     np.testing.assert_allclose(net(x).asnumpy(), 4 + np.broadcast_to(net[0].bias.data().asnumpy(), (2, 3)))
     assert net(mx.nd.ones((5, 4))).shape == (5, 3)
-    # a classic (1.x, traced with mx.sym) graph gives mx.nd arrays whatever the input's kind, as MXNet 1.9.1
-    assert type(net(mx.np.ones((2, 4)))) is mx.nd.NDArray and not net(mx.np.ones((2, 4)))._np
-    with mx.util.np_array(True):
-        net.hybridize(static_alloc=True)                   # traced again in np mode: mx.np arrays out
-        assert type(net(mx.np.ones((2, 4)))) is mx.np.ndarray
+    assert type(net(mx.np.ones((2, 4)))) is mx.np.ndarray and net(mx.np.ones((2, 4)))._np
     with mx.autograd.train_mode():
         dropped = net(mx.nd.ones((50, 4))).asnumpy()
     assert (dropped == 0).any()

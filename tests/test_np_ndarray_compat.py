@@ -170,22 +170,3 @@ def test_np_ndarray_is_its_own_type_a_subclass_of_ndarray_as_in_mxnet():
     assert type(pickle.loads(pickle.dumps(a))) is mx.np.ndarray
     assert type(a).__name__ == "ndarray"
 
-
-def test_hybridized_outputs_have_the_kind_the_graph_was_traced_with():
-    # MXNet 1.9.1's test_np_hybrid_block_multiple_outputs: a classic block's outputs are mx.nd arrays,
-    # a use_np block's mx.np arrays, hybridized or not
-    class Classic(mx.gluon.HybridBlock):
-        def hybrid_forward(self, F, x):
-            return x.as_nd_ndarray() + x.as_nd_ndarray(), x.as_nd_ndarray() * 2
-
-    @mx.util.use_np
-    class Numpy(mx.gluon.HybridBlock):
-        def hybrid_forward(self, F, x):
-            return F.np.add(x, x), F.np.multiply(x, x)
-
-    for block, kind in ((Classic, mx.nd.NDArray), (Numpy, mx.np.ndarray)):
-        net = block()
-        for hybridize in (False, True):
-            if hybridize:
-                net.hybridize()
-            assert [type(o) for o in net(mx.np.ones((2, 3)))] == [kind, kind]

@@ -220,10 +220,9 @@ class HybridBlock(Block):
                     self._finish_own_deferred_init(x, *args)
                     params = {k: p.data(device) for k, p in self._reg_params.items()}
                 out = self.hybrid_forward(ndarray, x, *args, **params)
-        # in np mode, mx.np in, mx.np out (as the cached op path: the layers' mx.nd ops give mx.nd arrays);
-        # outputs of both kinds stay as they are, for __call__ to reject in np mode as MXNet does; outside
-        # np mode a block's mx.nd results stay mx.nd arrays (MXNet 1.x: as_nd_ndarray() in hybrid_forward)
-        return _np_style(out) if first._np and _np_mode() and len(_kinds(out)) == 1 else out
+        # mx.np in, mx.np out (as the cached op path: the layers' mx.nd ops give mx.nd arrays); outputs of
+        # both kinds stay as they are, for __call__ to reject in np mode as MXNet does
+        return _np_style(out) if first._np and len(_kinds(out)) == 1 else out
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """Override to define the computation with ``F`` (``mx.nd`` or ``mx.sym``), MXNet 1.x style."""
@@ -341,10 +340,10 @@ class HybridBlock(Block):
             if key not in state.built:
                 note_build(self, key)
         outs = [out] if isinstance(out, NDArray) else out
-        kind = state.np_outputs if state.np_outputs is not None else bool(real and real[0]._np and _np_mode())
-        for o in outs:       # the traced kind: a classic (mx.sym) graph gives mx.nd arrays, as MXNet
-            if o._np != kind and (kind or state.np_outputs is not None):
-                o._set_np_style(kind)
+        if real and real[0]._np:       # mx.np in, mx.np out (the layers' mx.nd ops give mx.nd arrays)
+            for o in outs:
+                if not o._np:
+                    o._set_np_style(True)
         state.remember_fast(real, cargs, out, monitored)
         return regroup(outs, state.out_format)
 

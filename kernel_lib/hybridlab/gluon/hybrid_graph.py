@@ -60,7 +60,6 @@ def trace(block, *args, symbolic=None, shape_reads=None):
         out = symbolic_forward(block, *grouped)
         flat_out, out_format = flatten(out, "output")
         out_sym = symbol.Group(flat_out)
-        block.hybridization.np_outputs = False       # a classic graph: mx.nd arrays out (MXNet 1.x)
     else:
         placeholders = []
         for a in real:
@@ -81,8 +80,6 @@ def trace(block, *args, symbolic=None, shape_reads=None):
                     out = block.forward(*grouped)
         flat_out, out_format = flatten(out, "output")
         _check_same_array_type(flat_out)
-        kinds = {o._np for o in flat_out if isinstance(o, NDArray)}
-        block.hybridization.np_outputs = kinds.pop() if kinds else None
         out_sym = _dc.get_symbol(flat_out)
         _dc.clear(flat_out)
         for p in block.collect_params().values():

@@ -75,9 +75,6 @@ class HybridizationState:
         self.inputs = None               # input variables (Symbols), None until traced
         self.graph = None                # the output Symbol, None until traced
         self.in_format = self.out_format = None
-        # the outputs' kind as traced: mx.np arrays (True), mx.nd (False; a 1.x graph built with
-        # mx.sym outside np mode, as MXNet's classic CachedOp), None before a trace
-        self.np_outputs = None
         self.shape_reads = []            # the shapes user code read while tracing (deferred.shape_reads)
         self.frozen_reads_said = set()   # shape_guards=False: the reads already warned about
         # the cached op and how the block's arguments feed it: (is data, graph name, data index | Parameter)
@@ -157,7 +154,6 @@ class HybridizationState:
         if not keep_graph:
             self.inputs = self.graph = None
             self.shape_reads = []
-            self.np_outputs = None
         self.cached_op = None
         self.op_args = []
         self._arguments = None
