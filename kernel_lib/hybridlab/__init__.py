@@ -56,6 +56,7 @@ from . import io, model, callback, module  # noqa: F401
 from . import rnn  # noqa: F401  (mx.rnn: the legacy symbolic RNN cells)
 from . import image  # noqa: F401
 from . import recordio  # noqa: F401
+from . import engine  # noqa: F401  (mx.engine: the bulk size, kept for code that sets it)
 from . import module as mod  # noqa: F401
 from . import monitor  # noqa: F401
 mon = monitor
