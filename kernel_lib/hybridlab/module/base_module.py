@@ -171,6 +171,15 @@ class BaseModule:
         if save_optimizer_states:
             self.save_optimizer_states(f"{prefix}-{epoch:04d}.states")
 
+    def _skip_optimizer_init(self, force_init):
+        """``init_optimizer``'s first step: the module must be ready; an optimizer already there is
+        kept (with MXNet's warning) unless ``force_init``. True: nothing more to do."""
+        self._check_ready("init_optimizer")
+        if self.optimizer_initialized and not force_init:
+            self.logger.warning("optimizer already initialized, ignoring...")
+            return True
+        return False
+
     def _check_ready(self, what):
         if not (self.binded and self.params_initialized):
             raise MXNetError(f"{what}: expected a bound module with initialized parameters (call bind and "

@@ -247,9 +247,7 @@ class BucketingModule(BaseModule):
     def init_optimizer(self, kvstore="local", optimizer="sgd", optimizer_params=(("learning_rate", 0.01),),
                        force_init=False):
         """Create the optimizer on the current module; every other bucket borrows it."""
-        self._check_ready("init_optimizer")
-        if self.optimizer_initialized and not force_init:
-            self.logger.warning("optimizer already initialized, ignoring.")
+        if self._skip_optimizer_init(force_init):
             return
         self._curr_module.init_optimizer(kvstore, optimizer, optimizer_params, force_init=force_init)
         for module in self._buckets.values():

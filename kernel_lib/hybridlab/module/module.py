@@ -233,9 +233,7 @@ class Module(BaseModule):
         """Create the optimizer (a name with ``optimizer_params``, or an Optimizer) with
         ``rescale_grad = 1 / batch size`` and, for several contexts, the kvstore that sums the
         gradients (and updates the parameters, unless ``MXNET_UPDATE_ON_KVSTORE=0``)."""
-        self._check_ready("init_optimizer")
-        if self.optimizer_initialized and not force_init:
-            self.logger.warning("optimizer already initialized, ignoring...")
+        if self._skip_optimizer_init(force_init):
             return
         self._exec_group.get_params(self._arg_params, self._aux_params)    # the kvstore starts from these
         shapes = [p.shape for p in self._arg_params.values()]

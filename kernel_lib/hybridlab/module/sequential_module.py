@@ -158,9 +158,7 @@ class SequentialModule(BaseModule):
     def init_optimizer(self, kvstore="local", optimizer="sgd", optimizer_params=(("learning_rate", 0.01),),
                        force_init=False):
         """An optimizer for every module."""
-        self._check_ready("init_optimizer")
-        if self.optimizer_initialized and not force_init:
-            self.logger.warning("optimizer already initialized, ignoring.")
+        if self._skip_optimizer_init(force_init):
             return
         for module in self._modules:
             module.init_optimizer(kvstore=kvstore, optimizer=optimizer, optimizer_params=optimizer_params,
