@@ -423,3 +423,49 @@ def test_this_change_s_ops_keep_hostile_names_out_of_generated_code(canary):
     for source in sources:
         assert_inert(source)
     assert any(CANARY in line for line in sources[0].split("\n"))   # the names are there, as comments
+
+
+def _stop28_op_graphs(name):
+    """Graphs over ops added in stop 28 (correlation, ROI align, deformable convolution, quadratic,
+    index_array, all_finite, sparse retain / square sum / SparseEmbedding, image normalize, and
+    arange(infer_range) whose stop the executor writes at bind), node names from ``name``."""
+    x = mx.sym.var(name("x"))                                          # (1, 2, 5, 5)
+    rois = mx.sym.var(name("rois"))                                    # (2, 5)
+    corr = mx.sym.Correlation(x, x, kernel_size=1, max_displacement=1, pad_size=1, name=name("corr"))
+    align = mx.sym.contrib.ROIAlign(x, rois, pooled_size=(2, 2), spatial_scale=1.0, name=name("align"))
+    offset = mx.sym.zeros((1, 18, 5, 5), name=name("offset"))
+    deform = mx.sym.contrib.DeformableConvolution(x, offset, kernel=(3, 3), pad=(1, 1), num_filter=2,
+                                                  no_bias=True, name=name("deform"))
+    quad = mx.sym.contrib.quadratic(x, a=1.0, b=2.0, c=3.0, name=name("quad"))
+    index = mx.sym.contrib.index_array(x, axes=(1,), name=name("index"))
+    finite = mx.sym.all_finite(x, name=name("finite"))
+    flat = mx.sym.reshape(x, (2, -1), name=name("flat"))
+    kept = mx.sym._internal._sparse_retain(flat, mx.sym.zeros((1,), name=name("rows")), name=name("retain"))
+    squares = mx.sym._internal._square_sum(kept, axis=1, name=name("squares"))
+    embed = mx.sym.contrib.SparseEmbedding(mx.sym.zeros((3,), name=name("ids")), input_dim=4, output_dim=2,
+                                           name=name("embed"))
+    norm = mx.sym.image.normalize(mx.sym.reshape(x, (1, 10, 5), name=name("img")), mean=0.5, std=2.0,
+                                  name=name("norm"))
+    ramp = mx.sym.elemwise_add(mx.sym.arange(start=0, infer_range=True, name=name("ramp")),
+                               mx.sym.zeros((4,), name=name("four")), name=name("ramped"))
+    return [corr, align, deform, quad, index, finite, squares, embed, norm, ramp], [x, rois]
+
+
+def test_stop28_ops_keep_hostile_names_out_of_generated_code(canary):
+    def outputs(name):
+        heads, inputs = _stop28_op_graphs(name)
+        rng = np.random.RandomState(2)
+        args = {name("x"): mx.nd.array(rng.uniform(size=(1, 2, 5, 5))),
+                name("rois"): mx.nd.array([[0, 0, 0, 3, 3], [0, 1, 1, 4, 4]]),
+                name("deform") + "_weight": mx.nd.full((2, 2, 3, 3), 0.5),
+                name("embed") + "_weight": mx.nd.full((4, 2), 0.25)}
+        exe = mx.sym.Group(heads).bind(mx.cpu(), args)
+        return [o.asnumpy() for o in exe.forward()], exe
+
+    clean, _ = outputs(lambda n: n)
+    got, exe = outputs(hostile)
+    for a, b in zip(got, clean):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    source = exe._op.source(next(iter(exe._op.signatures)))
+    assert_inert(source)
+    assert any(CANARY in line for line in source.split("\n"))        # the names are there, as comments
