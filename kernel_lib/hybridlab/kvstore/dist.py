@@ -78,10 +78,6 @@ class DistKVStore(KVStore):
 
     barrier = _barrier
 
-    def _held_device(self, value):
-        from ..device import cpu
-        return value.device if "device" in self._type else cpu()
-
     def init(self, key, value):
         """As ``KVStore.init``, then every worker holds worker 0's values."""
         super().init(key, value)
@@ -89,7 +85,7 @@ class DistKVStore(KVStore):
         for k in keys:
             held = self._store[k]
             buf = np.ascontiguousarray(held.asnumpy())
-            self._comm.Bcast(buf, root=0)
+            self._comm.Bcast(buf.view(np.uint8), root=0)     # as bytes: any dtype (MPI has no float16)
             held._data[...] = held.device.put(buf)
 
     def _combine(self, key, total, held):

@@ -149,16 +149,21 @@ class KVStore(OneWorker, KVStoreBase):
                              f"got {arr.shape}")
 
     # ---- push / pull ------------------------------------------------------------------------
+    def _checked_pairs(self, key, arrays, what):
+        """``[(key, [NDArray, ...])]`` for ``what`` (push/pull), every key initialised and every
+        array of its shape, checked before any is used (a bad pair changes nothing)."""
+        pairs = _pairs(key, arrays, what)
+        for k, vals in pairs:
+            self._check_key(k, what)
+            for v in vals:
+                self._check_shape(k, v, what)
+        return pairs
+
     def push(self, key, value, priority=0):
         """Push values: the values of one key (a list: one per device) are summed; the sum replaces
         the held value, or is given to the updater (``set_optimizer``) with the held value.
         ``priority`` is accepted (operations run in order here)."""
-        pairs = _pairs(key, value, "push")
-        for k, vals in pairs:
-            self._check_key(k, "push")
-            for v in vals:
-                self._check_shape(k, v, "push")
-        for k, vals in pairs:
+        for k, vals in self._checked_pairs(key, value, "push"):
             held = self._store[k]
             device = held.device
             parts = [device.put(self._compress(k, j, v)) for j, v in enumerate(vals)]
@@ -182,12 +187,7 @@ class KVStore(OneWorker, KVStoreBase):
         outputs are skipped (left unchanged) unless ``ignore_sparse=False``, as in MXNet."""
         if out is None:
             raise MXNetError("kvstore.pull: expected out (an NDArray or list of NDArrays), got None")
-        pairs = _pairs(key, out, "pull")
-        for k, outs in pairs:
-            self._check_key(k, "pull")
-            for o in outs:
-                self._check_shape(k, o, "pull")
-        for k, outs in pairs:
+        for k, outs in self._checked_pairs(key, out, "pull"):
             held = self._store[k]
             for o in outs:
                 if ignore_sparse and o.stype != "default":
