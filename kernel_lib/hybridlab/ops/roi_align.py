@@ -156,17 +156,24 @@ def _compute(ctx, a, data, rois):
     return ctx.xp.asarray(out.astype(data.dtype))
 
 
-def _infer(a, in_shapes):
+def _checked_inputs(op, a, in_shapes, row):
+    """(data, rois) shapes checked for ``op``: pooled_size (h, w), data (N, C, H, W), rois
+    (R, len(row)) with the columns ``row``."""
     data, rois = in_shapes
-    ph, pw = a["pooled_size"] if len(a["pooled_size"]) == 2 else (None, None)
-    if ph is None:
-        raise MXNetError(f"ROIAlign: pooled_size expected (h, w), got {tuple(a['pooled_size'])}")
+    if len(a["pooled_size"]) != 2:
+        raise MXNetError(f"{op}: pooled_size expected (h, w), got {tuple(a['pooled_size'])}")
     if data is not None and len(data) != 4:
         raise InferError(0, "(N, C, H, W)", tuple(data))
-    if rois is not None and (len(rois) != 2 or rois[1] != 5):
-        raise InferError(1, "(R, 5) rows [batch_index, x1, y1, x2, y2]", tuple(rois))
+    if rois is not None and (len(rois) != 2 or rois[1] != len(row)):
+        raise InferError(1, f"(R, {len(row)}) rows [{', '.join(row)}]", tuple(rois))
+    return data, rois
+
+
+def _infer(a, in_shapes):
+    data, rois = _checked_inputs("ROIAlign", a, in_shapes, ("batch_index", "x1", "y1", "x2", "y2"))
     if data is None or rois is None:
         return [None]
+    ph, pw = a["pooled_size"]
     c = data[1]
     if a["position_sensitive"]:
         if c % (ph * pw):
@@ -267,13 +274,8 @@ def _rroi_compute(ctx, a, data, rois):
 
 
 def _rroi_infer(a, in_shapes):
-    data, rois = in_shapes
-    if len(a["pooled_size"]) != 2:
-        raise MXNetError(f"RROIAlign: pooled_size expected (h, w), got {tuple(a['pooled_size'])}")
-    if data is not None and len(data) != 4:
-        raise InferError(0, "(N, C, H, W)", tuple(data))
-    if rois is not None and (len(rois) != 2 or rois[1] != 6):
-        raise InferError(1, "(R, 6) rows [batch_index, center_x, center_y, width, height, angle]", tuple(rois))
+    data, rois = _checked_inputs("RROIAlign", a, in_shapes,
+                                 ("batch_index", "center_x", "center_y", "width", "height", "angle"))
     if data is None or rois is None:
         return [None]
     return [(rois[0], data[1]) + tuple(a["pooled_size"])]
