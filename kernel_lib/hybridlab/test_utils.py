@@ -26,6 +26,8 @@ import numpy as np
 from .base import MXNetError, normalize_dtype
 from .device import cpu, current_device
 from .io import DataIter as _DataIter
+from .test_data import (download, get_bz2_data, get_cifar10, get_mnist, get_mnist_iterator, get_mnist_pkl,  # noqa: F401
+                        get_mnist_ubyte, get_zip_data)
 
 _SCIPY_STATS = ("ss",) if importlib.util.find_spec("scipy") is not None else ()   # MXNet's is optional too
 _STAR_MODULES = {"time", "gzip", "struct", "traceback", "numbers", "sys", "os", "platform", "errno", "logging",
@@ -39,6 +41,8 @@ __all__ = ["default_context", "set_default_context", "default_dtype", "default_r
            "random_sample", "effective_dtype", "discard_stderr", "retry", "is_op_runnable", "collapse_sum_like",
            "gen_buckets_probs_with_ppf", "chi_square_check", "verify_generator", "check_consistency",
            "compare_optimizer", "compare_ndarray_tuple", "same_symbol_structure", "get_rtol", "get_atol", "get_etol", "has_tvm_ops", "new_matrix_with_real_eigvals_nd", "new_sym_matrix_with_real_eigvals_nd", "is_aarch64_run", "DummyIter", "mx", "np",
+           "download", "get_mnist", "get_mnist_ubyte", "get_cifar10", "get_mnist_iterator", "get_mnist_pkl", "get_zip_data",
+           "get_bz2_data",
            # what MXNet's module has at its top level, which ``from mxnet.test_utils import *`` hands on
            *sorted(_STAR_MODULES), "npt", "rnd", *_SCIPY_STATS, "OrderedDict", "contextmanager", "Context",
            "current_context", "array", "Symbol", "getenv", "setenv", "Features"]

@@ -96,12 +96,13 @@ def _read_idx(path, magic, what, num_parts, part_index):
 
 class MNISTIter(DataIter):
     """Batches of the MNIST ``image`` / ``label`` idx files; see the module docstring. Accepted and
-    unused (MXNet's prefetcher settings): ``prefetch_buffer``, ``ctx``, ``dtype``."""
+    unused (MXNet's prefetcher settings, and the ``input_shape`` its ``get_mnist_iterator`` passes):
+    ``prefetch_buffer``, ``ctx``, ``dtype``, ``input_shape``."""
 
     def __init__(self, image="./train-images-idx3-ubyte", label="./train-labels-idx1-ubyte", batch_size=128,
                  shuffle=True, flat=False, seed=0, silent=False, num_parts=1, part_index=0, data_name="data",
                  label_name="softmax_label", **kwargs):
-        unknown = set(kwargs) - {"prefetch_buffer", "ctx", "dtype"}
+        unknown = set(kwargs) - {"prefetch_buffer", "ctx", "dtype", "input_shape"}
         if unknown:
             raise MXNetError(f"MNISTIter: unknown arguments {sorted(unknown)}; expected image, label, batch_size, "
                              "shuffle, flat, seed, silent, num_parts, part_index")
