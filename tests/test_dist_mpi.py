@@ -46,6 +46,18 @@ def test_two_workers_end_with_the_weights_of_one_process_on_the_doubled_batch(mo
         assert not np.allclose(ranks[0][name], 0)
 
 
+@pytest.mark.skipif(mx.num_gpus() < 2, reason="NCCL needs a GPU per worker: two workers need 2 CUDA devices")
+@pytest.mark.parametrize("mode", ["gluon", "module"])
+def test_two_gpu_workers_reduce_over_nccl_to_the_weights_of_one_process(mode, tmp_path):
+    run = _launch("--mode", mode, "--kvstore", "dist_device_sync", "--gpu", "--out", str(tmp_path / "dist"))
+    assert run.returncode == 0, run.stdout + run.stderr
+    ranks = [np.load(tmp_path / "dist" / f"{mode}_rank{r}.npz") for r in (0, 1)]
+    ref = _reference(mode, str(tmp_path / "ref"))
+    for name in ref.files:
+        assert np.array_equal(ranks[0][name], ranks[1][name]), name
+        np.testing.assert_allclose(ranks[0][name], ref[name], rtol=1e-5, atol=1e-6, err_msg=name)
+
+
 def test_a_killed_worker_stops_the_run_with_an_error_instead_of_a_hang(tmp_path):
     run = _launch("--mode", "gluon", "--out", str(tmp_path), "--kill-rank", "1", "--kill-after", "2")
     assert run.returncode != 0
@@ -75,3 +87,28 @@ def test_launch_command_for_a_cluster_uses_the_hostfile():
     assert "--allow-run-as-root" in cmd
     with pytest.raises(ValueError, match="number of workers >= 1"):
         command("train.py", 0, mpirun="mpirun")
+
+
+def test_workers_on_the_cpu_agree_on_the_mpi_path_at_the_first_push(monkeypatch):
+    from hybridlab.kvstore.nccl import nccl_available
+    kv = mx.kv.create("dist_device_sync")
+    kv.init(0, mx.nd.zeros((3,)))
+    assert kv._ring is None
+    kv.push(0, mx.nd.ones((3,)))
+    assert kv._ring is False                       # agreed once: values travel through MPI
+    monkeypatch.setenv("HYBRIDLAB_NCCL", "0")
+    assert not nccl_available()
+
+
+@pytest.mark.skipif(mx.num_gpus() == 0, reason="no CUDA device (CuPy with a GPU is needed for NCCL)")
+def test_gpu_values_are_summed_by_the_nccl_ring():
+    from hybridlab.kvstore.nccl import NcclRing, nccl_available
+    if not nccl_available():
+        pytest.skip("CuPy's NCCL binding does not load here")
+    kv = mx.kv.create("dist_device_sync")
+    kv.init("w", mx.nd.zeros((2, 3), ctx=mx.gpu(0)))
+    for dtype in ("float32", "float16"):
+        grads = [mx.nd.ones((2, 3), ctx=mx.gpu(0), dtype=dtype) * 2]
+        kv.pushpull("w", grads)
+        assert grads[0].asnumpy().tolist() == [[2.0] * 3] * 2
+    assert isinstance(kv._ring, NcclRing)          # a world of one GPU worker: NCCL's ring of one

@@ -4,7 +4,8 @@ writes its final weights to ``<out>/<mode>_rank<r>.npz``.
 
 Worker ``r`` of ``n`` reads rows ``[r*B, (r+1)*B)`` of every global batch of ``n*B`` rows, so the
 workers together see exactly the batches of the reference run (one process, batch ``n*B``).
-``--kill-rank R --kill-after K``: worker R kills itself (SIGKILL) after K steps.
+``--kill-rank R --kill-after K``: worker R kills itself (SIGKILL) after K steps. ``--gpu``: worker
+``r`` trains on ``mx.gpu(r % num_gpus)`` (the 'dist_device_sync' store then reduces over NCCL).
 """
 import argparse
 import os
@@ -23,6 +24,7 @@ p.add_argument("--batch", type=int, default=8, help="rows per worker per step")
 p.add_argument("--workers", type=int, default=2, help="reference run: the global batch is workers * batch")
 p.add_argument("--kill-rank", type=int, default=-1)
 p.add_argument("--kill-after", type=int, default=0)
+p.add_argument("--gpu", action="store_true")
 opts = p.parse_args()
 
 if opts.kvstore.startswith("dist"):
@@ -32,6 +34,7 @@ else:
     kv, rank, workers = opts.kvstore, 0, 1
 rows_per_step = opts.batch * (opts.workers if workers == 1 else 1)      # this process's rows per step
 global_batch = opts.batch * opts.workers
+dev = mx.gpu(rank % mx.num_gpus()) if opts.gpu else mx.cpu()
 
 data = np.random.RandomState(0)
 X = data.uniform(-1, 1, (opts.steps * global_batch, 5)).astype(np.float32)
@@ -52,9 +55,9 @@ def maybe_die(step):
 if opts.mode == "gluon":
     net = mx.gluon.nn.HybridSequential()
     net.add(mx.gluon.nn.Dense(4, activation="relu", in_units=5), mx.gluon.nn.Dense(1, in_units=4))
-    net.initialize()
-    net[0].weight.set_data(mx.nd.array(W1))
-    net[1].weight.set_data(mx.nd.array(W2))
+    net.initialize(ctx=dev)
+    net[0].weight.set_data(mx.nd.array(W1, ctx=dev))
+    net[1].weight.set_data(mx.nd.array(W2, ctx=dev))
     net.hybridize()
     trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9}, kvstore=kv)
     loss_fn = mx.gluon.loss.L2Loss()
@@ -62,7 +65,7 @@ if opts.mode == "gluon":
         maybe_die(step)
         sl = slice(step * rows_per_step, (step + 1) * rows_per_step)
         with mx.autograd.record():
-            loss = loss_fn(net(mx.nd.array(x_mine[sl])), mx.nd.array(y_mine[sl]))
+            loss = loss_fn(net(mx.nd.array(x_mine[sl], ctx=dev)), mx.nd.array(y_mine[sl], ctx=dev))
         loss.backward()
         trainer.step(global_batch)        # MXNet: rescale_grad = 1 / batch_size; the workers' gradients add up
     weights = {k: v.data().asnumpy() for k, v in net.collect_params().items()}
@@ -72,7 +75,7 @@ else:
     out = mx.sym.LinearRegressionOutput(mx.sym.FullyConnected(mx.sym.relu(fc1), num_hidden=1, name="fc2"),
                                         name="lro")
     it = mx.io.NDArrayIter(x_mine, y_mine, rows_per_step, label_name="lro_label")
-    mod = mx.mod.Module(out, label_names=["lro_label"])
+    mod = mx.mod.Module(out, label_names=["lro_label"], context=dev)
     init = {"fc1_weight": W1 * (1 + rank), "fc1_bias": np.zeros(4, np.float32), "fc2_weight": W2,
             "fc2_bias": np.zeros(1, np.float32)}
 

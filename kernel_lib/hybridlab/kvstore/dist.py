@@ -10,6 +10,9 @@ with Open MPI's ``mpirun``), and what MXNet's parameter servers do is a collecti
 * ``pull``: the held value, the same on every worker;
 * ``rank`` / ``num_workers``: the MPI world's; ``barrier``: an MPI barrier.
 
+When every worker's values are on a GPU, the allreduce is NCCL's ring through CuPy
+(``kvstore/nccl.py``) on the device memory itself; otherwise values go through the host.
+
 A process not started by ``mpirun`` is a world of one worker. 'dist_async' is refused: an
 asynchronous store needs parameter servers, which hybridlab does not run. When a worker dies,
 ``mpirun`` stops the others (Open MPI's default), so no worker waits forever in a collective.
@@ -25,6 +28,7 @@ import numpy as np
 
 from ..base import MXNetError
 from .kvstore import KVStore
+from .nccl import NcclRing
 
 __all__ = ["DistKVStore", "mpi_world"]
 
@@ -57,6 +61,7 @@ class DistKVStore(KVStore):
                              "distributed store")
         super().__init__(name)
         self._comm = mpi_world()
+        self._ring = None          # the NCCL ring; False once the workers agreed on the MPI path
 
     def __repr__(self):
         return (f"DistKVStore(type={self._type!r}, rank {self.rank} of {self.num_workers}, "
@@ -89,7 +94,12 @@ class DistKVStore(KVStore):
             held._data[...] = held.device.put(buf)
 
     def _combine(self, key, total, held):
-        """The sum over the workers of each worker's device sum ``total`` (an MPI allreduce)."""
+        """The sum over the workers of each worker's device sum ``total`` (an MPI allreduce, or
+        NCCL's when every worker is on a GPU)."""
+        if self._ring is None:      # collective: every worker's first push decides, for all of them
+            self._ring = NcclRing.agree(self._comm, held.device.is_gpu) or False
+        if held.device.is_gpu and self._ring:
+            return self._ring.allreduce(total)
         host = _reducible(held.device.xp.asnumpy(total) if held.device.is_gpu else total)
         from mpi4py import MPI
         self._comm.Allreduce(MPI.IN_PLACE, host, op=MPI.SUM)
