@@ -83,8 +83,8 @@ def test_conv_bn_pool_net_and_group_outputs():
     pp = mx.nd.Pooling(mx.nd.relu(bb), kernel=(2, 2), stride=(2, 2), pool_type="max")
     s0, s1 = mx.nd.split(pp, num_outputs=2, axis=1)
     for got, want in zip(outs, [s1, mx.nd.Flatten(s0), mx.nd.sum(pp)]):
-        assert got.shape == want.shape
-        np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
+        assert got.shape == want.shape       # predict programs fold the BatchNorm: float32 rounding differs
+        np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-5, atol=1e-5)
 
 
 def test_scalar_arithmetic_and_zero_dim_results_are_arrays():
@@ -175,13 +175,13 @@ def test_source_is_printable_and_registered_with_linecache(capsys):
     print(op)
     assert capsys.readouterr().out == src + "\n"
     assert "def forward(data, fc1_weight, fc1_bias, fc2_weight, fc2_bias, fc3_weight, fc3_bias):" in src
-    assert "    fc1 = add(matmul(data, fc1_weight.T), fc1_bias)" in src
+    assert "    fc1 = add(dot(data, fc1_weight.T), fc1_bias)" in src
     assert "    del fc1\n" in src and "    return fc3\n" in src
     assert "test_cached_op.py:" in src and "mx.sym.FullyConnected(x, num_hidden=16" in src   # user line
     prog = op.program()
     assert linecache.getlines(prog.filename) == src.splitlines(True)
     assert inspect.getsource(prog.fn) == src[src.index("def forward"):]
-    assert prog.node_at(src.splitlines().index("    fc1 = add(matmul(data, fc1_weight.T), fc1_bias)") + 1).name == "fc1"
+    assert prog.node_at(src.splitlines().index("    fc1 = add(dot(data, fc1_weight.T), fc1_bias)") + 1).name == "fc1"
     linecache.clearcache()     # traceback refills a cleared cache from the program's loader
     linecache.lazycache(prog.filename, prog.fn.__globals__)
     assert linecache.getlines(prog.filename) == src.splitlines(True)
@@ -193,7 +193,7 @@ def test_dense_on_image_data_is_inlined_with_its_kernels_result():
     op = CachedOp(y)
     args = arrays_for(op, {"data": (3, 2, 4, 4), "fc_weight": (5, 32), "fc_bias": (5,)})
     out = op(*args).asnumpy()
-    assert "    fc = add(matmul(data.reshape(3, -1), fc_weight.T), fc_bias)" in op.source()
+    assert "    fc = add(dot(data.reshape(3, -1), fc_weight.T), fc_bias)" in op.source()
     expected = mx.nd.FullyConnected(*args, num_hidden=5).asnumpy()
     assert np.array_equal(out, expected)
 

@@ -32,7 +32,7 @@ LAYERS = [
     ("gluon", {"gluon", "viz", "image", "metric", "contrib.amp"}),
     ("module, io", {"module", "io", "callback", "monitor", "model", "rnn"}),
     ("lab", {"lab"}),
-    ("public helpers", {"test_utils", "util", "numpy_op_signature", "launch", "_numpy_op_doc"}),
+    ("public helpers", {"test_utils", "test_data", "util", "numpy_op_signature", "launch", "_numpy_op_doc"}),
 ]
 
 # (importer, imported): upward imports still in the tree, each one a task of issue 13

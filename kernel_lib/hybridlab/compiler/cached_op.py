@@ -34,7 +34,7 @@ Example::
     # static_alloc: planned 16 B (buffers 8 B + per call 8 B), imperative 16 B, unplanned 16 B
     def forward(data, fc_weight, fc_bias):
         # fc = FullyConnected -> (1, 2) float32 ...
-        fc = add(matmul(data, fc_weight.T, out=buf0_n0), fc_bias, out=buf0_n0)
+        fc = add(dot(data, fc_weight.T, out=buf0_n0), fc_bias, out=buf0_n0)
         # act = Activation -> (1, 2) float32 ...
         act = maximum(fc, 0)
         del fc

@@ -161,6 +161,14 @@ class HybridBlock(Block):
     def __call__(self, x, *args):
         __tracebackhide__ = True      # the entry frame: IPython and pytest leave it out of tracebacks
         try:
+            state = self._hybridization
+            if (state._fast is not None and not args and self._callback is None and not _switches.running
+                    and not self._forward_pre_hooks and not self._forward_hooks and not _dc.state.tracing.active):
+                out = state.fast_call(x)     # the hot path: the last call's program, same signature
+                if out is not None:
+                    if _np_mode():
+                        _check_all_np_ndarrays(out)
+                    return out
             if self._callback is not None or _switches.running:     # op hooks / profiler: gluon.monitoring
                 out = _monitoring.call_monitored(self, self._call, (x,) + args)
             else:

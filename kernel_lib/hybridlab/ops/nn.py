@@ -27,7 +27,7 @@ def _fc_compute(ctx, a, x, w, b=None):
     if w.dtype != x.dtype or (b is not None and b.dtype != x.dtype):
         check_dtypes(_fc_types, a, x, w, b)
     x2 = x.reshape(x.shape[0], -1) if a["flatten"] else x
-    out = x2 @ w.T
+    out = ctx.xp.dot(x2, w.T) if x2.ndim == 2 else x2 @ w.T     # dot: the 2-d kernel all FC paths share
     if b is not None:
         out += b   # a fresh array: add in place instead of allocating again
     return out.astype(x.dtype, copy=False)
@@ -81,26 +81,29 @@ def _fc_out(ctx, a, out, x, w, b=None):
     """``out = x @ w.T (+ b)`` written into ``out`` (never in place: ``out`` is not an input)."""
     if a["flatten"] and x.ndim != 2:
         x = x.reshape(x.shape[0], -1)
-    ctx.xp.matmul(x, w.T, out=out)
+    if x.ndim == 2:
+        ctx.xp.dot(x, w.T, out=out)      # np.dot: less call overhead than matmul for 2-d operands
+    else:
+        ctx.xp.matmul(x, w.T, out=out)
     if b is not None:
         ctx.xp.add(out, b, out=out)
     return out
 
 
 def _fc_inline(a, site):
-    """``matmul(x, w.T)`` (``add``-ed to the bias) for 2-d data, or data flattened to 2-d."""
+    """``dot(x, w.T)`` (``add``-ed to the bias) for 2-d data, or data flattened to 2-d."""
     shape = site.shapes[0]
     if shape is None or not (len(shape) == 2 or a["flatten"] and len(shape) > 2):
         return None
     x, w = site.args[0], site.args[1]
     data = x if len(shape) == 2 else f"{x}.reshape({site.literal(shape[0])}, -1)"
-    product = f"matmul({data}, {w}.T{site.out_arg})"
+    product = f"dot({data}, {w}.T{site.out_arg})"
     return product if a["no_bias"] else f"add({product}, {site.args[2]}{site.out_arg})"
 
 
 register(OpDef(
     "FullyConnected", family="nn", npx="fully_connected",
-    out_kernel=OutKernel(_fc_out), inline=InlineRule(_fc_inline, functions=(onp.matmul, onp.add)),
+    out_kernel=OutKernel(_fc_out), inline=InlineRule(_fc_inline, functions=(onp.dot, onp.add)),
     inputs=lambda a: ("data", "weight") if a["no_bias"] else ("data", "weight", "bias"),
     all_inputs=("data", "weight", "bias"),
     attrs={"num_hidden": Attr("int", doc="Number of hidden nodes of the output."),
