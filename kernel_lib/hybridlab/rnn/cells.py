@@ -21,6 +21,7 @@ Example::
     ['l0_h2h_bias', 'l0_h2h_weight']
 """
 from .. import initializer, symbol
+from ..gluon.rnn.gate_math import gru_update, lstm_update
 from ..base import MXNetValueError
 from ..symbol.symbol import Symbol
 from .base_cell import (BaseRNNCell, cells_begin_state, cells_pack_weights, cells_state_info,
@@ -108,13 +109,7 @@ class LSTMCell(_DenseCell):
     def __call__(self, inputs, states):
         name = self._step_name()
         i2h, h2h = self._fc(inputs, states, name)
-        gates = symbol.SliceChannel(i2h + h2h, num_outputs=4, name='%sslice' % name)
-        in_gate = symbol.Activation(gates[0], act_type='sigmoid', name='%si' % name)
-        forget_gate = symbol.Activation(gates[1], act_type='sigmoid', name='%sf' % name)
-        in_transform = symbol.Activation(gates[2], act_type='tanh', name='%sc' % name)
-        out_gate = symbol.Activation(gates[3], act_type='sigmoid', name='%so' % name)
-        next_c = symbol._internal._plus(forget_gate * states[1], in_gate * in_transform, name='%sstate' % name)
-        next_h = symbol._internal._mul(out_gate, symbol.Activation(next_c, act_type='tanh'), name='%sout' % name)
+        next_h, next_c = lstm_update(symbol, i2h + h2h, states[1], self._get_activation, 'tanh', name)
         return next_h, [next_h, next_c]
 
 
@@ -142,13 +137,9 @@ class GRUCell(_DenseCell):
 
 
 def _gru_update(cell, i2h, h2h, prev_h, name, activation):
-    """The GRU gating shared by ``GRUCell`` and ``ConvGRUCell``: ``(next_h, [next_h])``."""
-    i2h_r, i2h_z, i2h = symbol.SliceChannel(i2h, num_outputs=3, name='%s_i2h_slice' % name)
-    h2h_r, h2h_z, h2h = symbol.SliceChannel(h2h, num_outputs=3, name='%s_h2h_slice' % name)
-    reset_gate = symbol.Activation(i2h_r + h2h_r, act_type='sigmoid', name='%s_r_act' % name)
-    update_gate = symbol.Activation(i2h_z + h2h_z, act_type='sigmoid', name='%s_z_act' % name)
-    next_h_tmp = cell._get_activation(i2h + reset_gate * h2h, activation, name='%s_h_act' % name)
-    next_h = symbol._internal._plus((1. - update_gate) * next_h_tmp, update_gate * prev_h, name='%sout' % name)
+    """The GRU gating of ``GRUCell`` and ``ConvGRUCell`` (gates sliced on axis 1 whatever the layout, as
+    MXNet's legacy cells do; node names ``<name>_r_act`` ...): ``(next_h, [next_h])``."""
+    next_h = gru_update(symbol, i2h, h2h, prev_h, cell._get_activation, activation, name, sep='_')
     return next_h, [next_h]
 
 

@@ -17,6 +17,7 @@ Example::
 import functools
 
 from .. import symbol
+from ..gluon.rnn.gate_math import lstm_update
 from ..base import MXNetValueError
 from .base_cell import BaseRNNCell
 from .cells import _gru_update
@@ -134,15 +135,8 @@ class ConvLSTMCell(BaseConvRNNCell):
     def __call__(self, inputs, states):
         name = self._step_name()
         i2h, h2h = self._conv_forward(inputs, states, name)
-        gates = symbol.SliceChannel(i2h + h2h, num_outputs=4, axis=self._conv_layout.find('C'),
-                                    name='%sslice' % name)
-        in_gate = symbol.Activation(gates[0], act_type='sigmoid', name='%si' % name)
-        forget_gate = symbol.Activation(gates[1], act_type='sigmoid', name='%sf' % name)
-        in_transform = self._get_activation(gates[2], self._activation, name='%sc' % name)
-        out_gate = symbol.Activation(gates[3], act_type='sigmoid', name='%so' % name)
-        next_c = symbol._internal._plus(forget_gate * states[1], in_gate * in_transform, name='%sstate' % name)
-        next_h = symbol._internal._mul(out_gate, self._get_activation(next_c, self._activation),
-                                       name='%sout' % name)
+        next_h, next_c = lstm_update(symbol, i2h + h2h, states[1], self._get_activation, self._activation, name,
+                                     axis=self._conv_layout.find('C'))
         return next_h, [next_h, next_c]
 
 

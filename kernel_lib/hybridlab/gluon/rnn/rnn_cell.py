@@ -24,6 +24,7 @@ from ...ndarray.ndarray import NDArray
 from ...symbol.symbol import Symbol
 from ..block import Block
 from ..hybrid_block import HybridBlock
+from ..nn.activations import LeakyReLU
 from ..utils import indent
 
 __all__ = ["RecurrentCell", "HybridRecurrentCell", "RNNCell", "LSTMCell", "GRUCell", "SequentialRNNCell",
@@ -88,11 +89,20 @@ def _get_begin_state(cell, F, begin_state, inputs, batch_size, axis=1):
         first = inputs if isinstance(inputs, NDArray) else inputs[0]
         return cell.begin_state(batch_size=batch_size, ctx=first.device, dtype=first.dtype)
     # a Symbol step (N, C): zeros (N, H) built from it, so that the batch size, not known yet,
-    # comes from the data (MXNet writes zeros of shape (0, H) and leaves 0 to its inference)
+    # comes from the data (MXNet writes zeros of shape (0, H) and leaves 0 to its inference);
+    # a state of more axes (N, C, H, W of the convolutional cells) tiles zeros (N, 1, 1, 1)
     first = inputs[0] if isinstance(inputs, (list, tuple)) else \
         F.squeeze(F.slice_axis(inputs, axis=axis, begin=0, end=1), axis=axis)
+    infos = cell.state_info()
+    if any(len(info["shape"]) > 2 for info in infos):
+        first = F.reshape(first, shape=(0, -1))
     col = F.zeros_like(F.sum(first, axis=1, keepdims=True))
-    return [F.tile(col, reps=(1, info["shape"][1])) for info in cell.state_info()]
+    states = []
+    for info in infos:
+        rest = tuple(info["shape"][1:])
+        ones = F.reshape(col, shape=(0,) + (1,) * len(rest)) if len(rest) > 1 else col
+        states.append(F.tile(ones, reps=(1,) + rest))
+    return states
 
 
 class RecurrentCell(Block):
@@ -150,6 +160,8 @@ class RecurrentCell(Block):
     def _get_activation(self, F, inputs, activation, **kwargs):
         if isinstance(activation, str):
             return F.Activation(inputs, act_type=activation, **kwargs)
+        if isinstance(activation, LeakyReLU):   # as MXNet: the block's slope, written as one op of this step
+            return F.LeakyReLU(inputs, act_type="leaky", slope=activation._alpha, **kwargs)
         return activation(inputs, **kwargs)
 
     def __call__(self, inputs, states):

@@ -1,4 +1,4 @@
-"""``mx.gluon.contrib.rnn``: MXNet 1.x's contributed recurrent cells.
+"""``mx.gluon.contrib.rnn.rnn_cell``: MXNet 1.x's contributed (non-convolutional) recurrent cells.
 
 * ``VariationalDropoutCell(base_cell, drop_inputs, drop_states, drop_outputs)``: dropout with one
   mask per sequence (Gal & Ghahramani 2016), drawn at the first step and kept until ``reset()``
@@ -15,7 +15,10 @@ Example::
     >>> out.shape, r.shape, c.shape
     ((2, 3), (2, 3), (2, 6))
 """
-from ..rnn.rnn_cell import (BidirectionalCell, HybridRecurrentCell, ModifierCell, _TENSORS, _format_sequence,
+from functools import partial
+
+from ...rnn.gate_math import lstm_update
+from ...rnn.rnn_cell import (BidirectionalCell, HybridRecurrentCell, ModifierCell, _TENSORS, _format_sequence,
                             _get_begin_state, _mask_sequence_variable_length)
 
 __all__ = ["VariationalDropoutCell", "LSTMPCell"]
@@ -114,15 +117,10 @@ class LSTMPCell(HybridRecurrentCell):
         return f"LSTMPCell({shape[1] if shape[1] else None} -> {shape[0]} -> {proj[0]})"
 
     def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, h2r_weight, i2h_bias, h2h_bias):
-        n = 4 * self._hidden_size
-        i2h = F.FullyConnected(inputs, i2h_weight, i2h_bias, num_hidden=n)
-        h2h = F.FullyConnected(states[0], h2h_weight, h2h_bias, num_hidden=n)
-        gates = F.SliceChannel(F.elemwise_add(i2h, h2h), num_outputs=4)
-        in_gate = F.Activation(gates[0], act_type="sigmoid")
-        forget_gate = F.Activation(gates[1], act_type="sigmoid")
-        in_transform = F.Activation(gates[2], act_type="tanh")
-        out_gate = F.Activation(gates[3], act_type="sigmoid")
-        next_c = F.elemwise_add(F.elemwise_mul(forget_gate, states[1]), F.elemwise_mul(in_gate, in_transform))
-        hidden = F.elemwise_mul(out_gate, F.Activation(next_c, act_type="tanh"))
-        next_r = F.FullyConnected(hidden, h2r_weight, num_hidden=self._projection_size, no_bias=True)
+        n, t = 4 * self._hidden_size, f"t{self._counter}_"     # MXNet's node names: t0_i2h ... t0_out
+        i2h = F.FullyConnected(inputs, i2h_weight, i2h_bias, num_hidden=n, name=t + "i2h")
+        h2h = F.FullyConnected(states[0], h2h_weight, h2h_bias, num_hidden=n, name=t + "h2h")
+        hidden, next_c = lstm_update(F, i2h + h2h, states[1], partial(self._get_activation, F), "tanh", t,
+                                     out="hidden")
+        next_r = F.FullyConnected(hidden, h2r_weight, num_hidden=self._projection_size, no_bias=True, name=t + "out")
         return next_r, [next_r, next_c]
