@@ -181,6 +181,9 @@ def main():
         print(f"{name + ' current':<28}{statistics.median(build):>7.2f}x{statistics.median(call):>9.2f}x   "
               + " ".join(f"{b:.2f}" for b in build))
     print("\ntarget: build >= 2x with no listener (current); per call ~1x (not slower)")
+    r50 = best["current"]["resnet50_v2"]["build"]
+    print(f"target: ResNet-50 v2 build (trace + passes + inference + codegen) <= 300 ms: {r50 * 1e3:.1f} ms "
+          f"({'met' if r50 <= 0.3 else 'NOT met'}; first call next to MXNet's: benchmarks/cnn_vs_mxnet.py)")
 
 
 if __name__ == "__main__":
