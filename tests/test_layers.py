@@ -29,7 +29,7 @@ LAYERS = [
     # the single-process kvstore: Trainer (gluon) sums gradients and runs update_on_kvstore through it
     ("kvstore", {"kvstore"}),
     # contrib.amp converts HybridBlocks and drives the Trainer, so it sits with gluon, above the rest of contrib
-    ("gluon", {"gluon", "viz", "image", "metric", "contrib.amp"}),
+    ("gluon", {"gluon", "viz", "image", "metric", "contrib.amp", "amp"}),
     ("module, io", {"module", "io", "callback", "monitor", "model", "rnn"}),
     ("lab", {"lab"}),
     ("public helpers", {"test_utils", "test_data", "util", "numpy_op_signature", "launch", "_numpy_op_doc"}),

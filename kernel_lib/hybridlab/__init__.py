@@ -35,6 +35,7 @@ from . import operator  # noqa: F401  (mx.operator: CustomOp / CustomOpProp)
 from . import symbol as sym  # noqa: F401
 from . import contrib  # noqa: F401  (mx.contrib.nd / mx.contrib.sym)
 from .contrib import amp as _contrib_amp  # noqa: F401,E402  (mx.contrib.amp: sits in the gluon layer)
+from . import amp  # noqa: F401,E402  (mx.amp: MXNet 2.0's name for it)
 # MXNet 1.x ``F.np`` / ``F.npx``: with F = mx.nd they are mx.np / mx.npx (mxnet.ndarray.numpy)
 nd.np, nd.npx = np, npx
 _sys.modules[__name__ + '.ndarray.numpy'], _sys.modules[__name__ + '.ndarray.numpy_extension'] = np, npx

@@ -1,6 +1,7 @@
 """``mx.contrib``: MXNet's contrib namespaces ``mx.contrib.nd`` (``mx.contrib.ndarray``) and
 ``mx.contrib.sym`` (``mx.contrib.symbol``), holding the ``_contrib_*`` operators under their short
-names, as ``mx.nd.contrib`` and ``mx.sym.contrib`` do.
+names, as ``mx.nd.contrib`` and ``mx.sym.contrib`` do; and ``mx.contrib.text`` (token counting and
+vocabularies).
 
 Example::
 
@@ -13,3 +14,4 @@ Example::
 from . import ndarray, symbol  # noqa: F401
 from . import ndarray as nd  # noqa: F401
 from . import symbol as sym  # noqa: F401
+from . import text  # noqa: F401

@@ -136,14 +136,15 @@ def broken(reads, info_of):
     return None
 
 
-def record_read(arr, what):
+def record_read(arr, what, own=False):
     """``tracer.read_shape``: NDArray's properties call it (through ``ndarray._traced_read``) when
     ``what`` of a traced array is read. Kept only when the reader (the caller of the property, three
     frames up) is user code: hybridlab reads shapes to infer, and its own layers write
-    shape-independent graphs."""
+    shape-independent graphs -- except where hybridlab says ``own=True``: a read of its own that
+    shapes the graph (``contrib.foreach`` unrolls ``len(data)`` steps), kept at the user's line."""
     reads = state.tracing.shape_reads
     entry = arr._trace
-    if reads is None or entry is None or in_package(sys._getframe(3).f_code.co_filename):
+    if reads is None or entry is None or (not own and in_package(sys._getframe(3).f_code.co_filename)):
         return
     source = user_source()
     key = (entry, what, source and (source["file"], source["line"]))

@@ -30,6 +30,7 @@ from .. import autograd, ndarray, symbol
 from .. import deferred as _dc
 from ..ndarray.ndarray import NDArray
 from ..symbol import provenance
+from ..symbol.control_flow import LoopLengthUnknown
 from .trace_names import NamingNamespace
 from .utils import flatten, regroup, shape_is_known
 
@@ -43,8 +44,10 @@ _local = threading.local()    # the blocks whose graph is being built, outermost
 def trace(block, *args, symbolic=None, shape_reads=None):
     """Build the graph: (input variables, output Symbol, input format, output format, shape reads;
     the formats as ``gluon.utils.flatten`` gives them, the reads the ``deferred.shape_reads`` of
-    user code, the block's shape guards). 1.x style calls ``hybrid_forward`` with Symbols; 2.0
-    style traces ``forward`` with value-less arrays (deferred compute); ``symbolic=False`` traces a
+    user code, the block's shape guards). 1.x style calls ``hybrid_forward`` with Symbols (traced
+    with deferred compute instead when it builds a loop whose length only the inputs' shapes give:
+    ``F.contrib.foreach``); 2.0 style traces ``forward`` with value-less arrays (deferred
+    compute); ``symbolic=False`` traces a
     1.x block with deferred compute too (``F`` is then ``mx.nd``: the pre-check does), which
     collects the shape reads into its own ``shape_reads`` list (kept if the trace fails)."""
     flat_args, in_format = flatten(args, "input")
@@ -57,7 +60,13 @@ def trace(block, *args, symbolic=None, shape_reads=None):
     reads = [] if shape_reads is None else shape_reads
     if block._builds_symbolically() if symbolic is None else symbolic:
         grouped = regroup([next(it) if a is not None else None for a in flat_args], in_format)
-        out = symbolic_forward(block, *grouped)
+        try:
+            out = symbolic_forward(block, *grouped)
+        except LoopLengthUnknown:
+            if symbolic:
+                raise
+            # F.contrib.foreach unrolls, so needs the inputs' shapes: a deferred-compute trace has them
+            return trace(block, *args, symbolic=False, shape_reads=shape_reads)
         flat_out, out_format = flatten(out, "output")
         out_sym = symbol.Group(flat_out)
     else:

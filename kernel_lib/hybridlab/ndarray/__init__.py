@@ -30,6 +30,8 @@ from .contrib_funcs import isinf as _isinf, isfinite as _isfinite, isnan as _isn
 contrib.isinf, contrib.isfinite, contrib.isnan = _isinf, _isfinite, _isnan   # Python functions in MXNet too
 from .contrib_zipfian import rand_zipfian as _rand_zipfian  # noqa: E402
 contrib.rand_zipfian = _rand_zipfian
+from .control_flow import foreach as _foreach  # noqa: E402  (a Python function in MXNet)
+contrib.foreach = _foreach
 linalg = _types.SimpleNamespace(**{n[len("_linalg_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_linalg_")})
 linalg.__doc__ = "MXNet's linalg operators (``F.linalg.gemm2``, ``F.linalg.potrf``...)."
 _internal = _types.SimpleNamespace(**{n: globals()[n] for n in _OP_NAMES if n.startswith("_")})

@@ -38,6 +38,8 @@ contrib = _types.SimpleNamespace(**{n[len("_contrib_"):]: _contrib_fn(n) for n i
 contrib.__doc__ = "MXNet's contrib operators (``F.contrib.boolean_mask``...)."
 from .contrib_zipfian import rand_zipfian as _rand_zipfian  # noqa: E402  (a Python function in MXNet)
 contrib.rand_zipfian = _rand_zipfian
+from .control_flow import foreach as _foreach  # noqa: E402  (unrolled: no subgraph operators here)
+contrib.foreach = _foreach
 linalg = _types.SimpleNamespace(**{n[len("_linalg_"):]: globals()[n] for n in _OP_NAMES if n.startswith("_linalg_")})
 linalg.__doc__ = "MXNet's linalg operators (``F.linalg.gemm2``, ``F.linalg.potrf``...)."
 _internal = _types.SimpleNamespace(**{n: globals()[n] for n in _OP_NAMES if n.startswith("_")})

@@ -1,5 +1,5 @@
-"""``mx.gluon.contrib``: MXNet 1.x's contributed Gluon layers (``contrib.nn``) and recurrent cells
-(``contrib.rnn``).
+"""``mx.gluon.contrib``: MXNet 1.x's contributed Gluon layers (``contrib.nn``), recurrent cells
+(``contrib.rnn``), deformable convolutions (``contrib.cnn``) and data utilities (``contrib.data``).
 
 Example::
 
@@ -10,6 +10,6 @@ Example::
     >>> net(mx.nd.ones((1, 3))).shape
     (1, 5)
 """
-from . import nn, rnn  # noqa: F401
+from . import cnn, data, nn, rnn  # noqa: F401
 
-__all__ = ["nn", "rnn"]
+__all__ = ["cnn", "data", "nn", "rnn"]

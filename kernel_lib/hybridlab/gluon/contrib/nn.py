@@ -1,8 +1,9 @@
 """MXNet 1.x's ``gluon.contrib.nn`` layers: ``Concurrent`` / ``HybridConcurrent`` (every child on the
 same input, outputs concatenated along ``axis``), ``Identity``, ``PixelShuffle1D/2D/3D`` (sub-pixel
-upsampling: channels C*f become a factor f along each spatial axis) and ``SyncBatchNorm`` (BatchNorm;
+upsampling: channels C*f become a factor f along each spatial axis), ``SyncBatchNorm`` (BatchNorm;
 on one device the batch statistics are those of the whole batch, which is what synchronising across
-devices computes).
+devices computes) and ``SparseEmbedding`` (an Embedding whose weight and weight gradient are
+row_sparse, the weight pulled through its Trainer).
 
 Example::
 
@@ -11,13 +12,15 @@ Example::
     >>> PixelShuffle2D((2, 3))(mx.nd.zeros((1, 12, 3, 5))).shape
     (1, 2, 6, 15)
 """
+from ... import ndarray as _nd
 from ...base import MXNetError
+from ..block import Block
 from ..nn.basic_layers import BatchNorm, Identity  # noqa: F401
 from ..nn.breadth_layers import Concatenate, HybridConcatenate
 from ..hybrid_block import HybridBlock
 
 __all__ = ["Concurrent", "HybridConcurrent", "Identity", "PixelShuffle1D", "PixelShuffle2D", "PixelShuffle3D",
-           "SyncBatchNorm"]
+           "SparseEmbedding", "SyncBatchNorm"]
 
 
 class Concurrent(Concatenate):
@@ -27,6 +30,40 @@ class Concurrent(Concatenate):
 
 class HybridConcurrent(HybridConcatenate):
     """``Concurrent`` for HybridBlocks: hybridizable (``gluon.nn.HybridConcatenate``)."""
+
+
+class SparseEmbedding(Block):
+    """Maps integer indices in ``[0, input_dim)`` to rows of ``weight`` ``(input_dim, output_dim)``,
+    for very large vocabularies: the weight is a row_sparse Parameter (``row_sparse_data(x)`` pulls
+    the rows ``x`` names through the Parameter's Trainer, so a Trainer must exist before the first
+    call) and its gradient is row_sparse (only the rows looked up are nonzero). Imperative only
+    (a ``Block``), as in MXNet.
+
+    >>> import hybridlab as mx
+    >>> emb = mx.gluon.contrib.nn.SparseEmbedding(5, 2, weight_initializer=mx.init.One())
+    >>> emb.initialize()
+    >>> trainer = mx.gluon.Trainer(emb.collect_params(), 'sgd')
+    >>> x = mx.nd.array([0, 3])
+    >>> with mx.autograd.record():
+    ...     y = emb(x)
+    >>> y.backward()
+    >>> emb.weight.grad().stype, emb.weight.grad().asnumpy()[:, 0].tolist()
+    ('row_sparse', [1.0, 0.0, 0.0, 1.0, 0.0])
+    """
+
+    def __init__(self, input_dim, output_dim, dtype="float32", weight_initializer=None, **kwargs):
+        super().__init__(**kwargs)
+        self._kwargs = {"input_dim": input_dim, "output_dim": output_dim, "dtype": dtype, "sparse_grad": True}
+        self.weight = self.params.get("weight", shape=(input_dim, output_dim), init=weight_initializer,
+                                      dtype=dtype, grad_stype="row_sparse", stype="row_sparse")
+
+    def forward(self, x):
+        weight = self.weight.row_sparse_data(x)
+        return _nd.Embedding(x, weight, **self._kwargs)
+
+    def __repr__(self):
+        k = self._kwargs
+        return f"{type(self).__name__}({k['input_dim']} -> {k['output_dim']}, {k['dtype']})"
 
 
 def _factors(factor, n, name):

@@ -5,6 +5,9 @@
   (``unroll`` resets); the masks of inputs, first state and outputs are separate.
 * ``LSTMPCell(hidden_size, projection_size)``: an LSTM whose hidden state is projected to
   ``projection_size`` (``h2r_weight``), the recurrent state being the projection (Sak et al. 2014).
+* ``dynamic_unroll(cell, inputs, begin_state, ...)``: runs a cell over a merged sequence with
+  ``F.contrib.foreach`` (imperatively a loop; in a graph the loop unrolled), optionally masking
+  each sequence past its ``valid_length``.
 
 Example::
 
@@ -17,11 +20,12 @@ Example::
 """
 from functools import partial
 
+from ....base import _as_list
 from ...rnn.gate_math import lstm_update
 from ...rnn.rnn_cell import (BidirectionalCell, HybridRecurrentCell, ModifierCell, _TENSORS, _format_sequence,
                             _get_begin_state, _mask_sequence_variable_length)
 
-__all__ = ["VariationalDropoutCell", "LSTMPCell"]
+__all__ = ["VariationalDropoutCell", "LSTMPCell", "dynamic_unroll"]
 
 
 class VariationalDropoutCell(ModifierCell):
@@ -124,3 +128,54 @@ class LSTMPCell(HybridRecurrentCell):
                                      out="hidden")
         next_r = F.FullyConnected(hidden, h2r_weight, num_hidden=self._projection_size, no_bias=True, name=t + "out")
         return next_r, [next_r, next_c]
+
+
+def dynamic_unroll(cell, inputs, begin_state, drop_inputs=0, drop_outputs=0, layout="TNC", valid_length=None):
+    """Run ``cell`` over the sequence ``inputs`` (one tensor, ``layout`` 'TNC' or 'NTC') from the
+    states ``begin_state`` with ``F.contrib.foreach``; returns ``(outputs, states)``, the outputs
+    merged in ``layout``. ``drop_inputs`` / ``drop_outputs``: dropout rates with one mask shared
+    along the time axis. ``valid_length`` (batch_size,): each sequence's length; the states stop
+    changing after it (the returned states are those of its last valid step) and the outputs past
+    it are 0. Works on NDArrays and Symbols (so inside ``hybrid_forward``).
+
+    >>> import hybridlab as mx
+    >>> cell = mx.gluon.rnn.RNNCell(3, input_size=2)
+    >>> cell.initialize()
+    >>> x = mx.nd.ones((4, 2, 2))                                       # (T, N, C)
+    >>> out, states = dynamic_unroll(cell, x, cell.begin_state(batch_size=2),
+    ...                              valid_length=mx.nd.array([2, 4]))
+    >>> out.shape, states[0].shape
+    ((4, 2, 3), (2, 3))
+    >>> float(out[2:, 0].abs().sum()), bool((states[0][0] == out[1, 0]).asnumpy().all())
+    (0.0, True)
+    """
+    inputs, axis, F, _ = _format_sequence(0, inputs, layout, True)
+    axes = None
+    if axis != 0:                      # foreach loops over axis 0: put time first
+        axes = list(range(len(layout)))
+        axes[0], axes[axis] = axes[axis], axes[0]
+        inputs = F.transpose(inputs, axes=axes)
+    states = begin_state
+    if drop_inputs:
+        inputs = F.Dropout(inputs, p=drop_inputs, axes=(axis,))
+    if valid_length is None:
+        def loop_body(step, states):
+            return cell(step, states)
+    else:
+        states = list(_as_list(states)) + [F.zeros((1,))]      # the last state counts the steps
+
+        def loop_body(step, states):
+            cell_states, step_no = states[:-1], states[-1]
+            out, new_states = cell(step, cell_states)
+            still = F.broadcast_greater(valid_length, step_no)
+            new_states = [F.where(still, new, old) for new, old in zip(new_states, cell_states)]
+            return out, new_states + [step_no + 1]
+    outputs, states = F.contrib.foreach(loop_body, inputs, states)
+    if drop_outputs:
+        outputs = F.Dropout(outputs, p=drop_outputs, axes=(axis,))
+    if axes is not None:
+        outputs = F.transpose(outputs, axes=axes)
+    if valid_length is None:
+        return outputs, states
+    outputs = F.SequenceMask(outputs, sequence_length=valid_length, use_sequence_length=True, axis=axis)
+    return outputs, states[:-1]
