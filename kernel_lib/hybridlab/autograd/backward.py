@@ -16,9 +16,13 @@ Example::
     >>> mx.autograd.grad(y, [x])[0].asnumpy().tolist()
     [6.0]
 """
+from sys import getrefcount as _refcount
+
+from numpy import ndarray as _ndarray, ones as _ones
+
 from .. import ndarray as F
 from ..base import MXNetError
-from ..ndarray.ndarray import NDArray
+from ..ndarray.ndarray import DENSE_CLASSES, NDArray
 from .state import check_grad_req, mark_fresh, set_recording, set_training
 
 __all__ = ["backward", "grad", "mark_variables", "run_backward", "tape_order", "attach"]
@@ -94,7 +98,10 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode):
     leaves = {}
     for h, hg in zip(heads, head_grads):
         if hg is None:
-            hg = F.ones_like(h.detach())
+            if type(h._data) is _ndarray and h.__class__ in DENSE_CLASSES:   # (what ones_like gives, without dispatch)
+                hg = NDArray._wrap(_ones(h._data.shape, h._data.dtype), h._device, h._np)
+            else:
+                hg = F.ones_like(h.detach())
         elif hg.shape != h.shape and not (h._node is not None and h._node[0].op.grad is None):
             # (an op without gradient, shape_array say, never reads its head gradient: MXNet skips it)
             raise MXNetError(f"backward: head gradient expected shape {h.shape}, got {hg.shape}")
@@ -122,9 +129,12 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode):
                     node.freed = True
                     node.inputs, node.out_data = (), ()
                 continue
-            outputs = [_output_array(node, i) for i in range(len(node.out_data))]
-            ograds = [grads.get(i) for i in range(len(outputs))]
-            ograds = [g if g is not None else F.zeros_like(o.detach()) for g, o in zip(ograds, outputs)]
+            if len(node.out_data) == 1 and 0 in grads:      # (the common case, without the general lists)
+                outputs, ograds = [_output_array(node, 0)], [grads[0]]
+            else:
+                outputs = [_output_array(node, i) for i in range(len(node.out_data))]
+                ograds = [grads.get(i) for i in range(len(outputs))]
+                ograds = [g if g is not None else F.zeros_like(o.detach()) for g, o in zip(ograds, outputs)]
             # Each gradient gets its forward's mode (BatchNorm after a predict-mode forward differentiates
             # the moving-statistics formula and leaves the statistics alone).
             in_grads = node.op.gradient(F, node.attrs, list(node.inputs), outputs, ograds, node.training)
@@ -145,9 +155,11 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode):
         # As in MXNet, every variable of the graph gets a gradient: zero where none reached it
         for node in order:
             for src in node.sources:
-                if src is not None and src.__class__ is not tuple and leaf_key(src) not in leaf_grads:
-                    leaves[leaf_key(src)] = src
-                    leaf_grads[leaf_key(src)] = F.zeros_like(src.detach())
+                if src is not None and src.__class__ is not tuple:
+                    key = leaf_key(src)
+                    if key not in leaf_grads:
+                        leaves[key] = src
+                        leaf_grads[key] = F.zeros_like(src.detach())
     finally:
         set_recording(prev_rec)
         set_training(prev_train)
@@ -181,18 +193,43 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     >>> x.grad.asnumpy().tolist()
     [2.0, 2.0]
     """
-    for leaf, g in run_backward(heads, head_grads, retain_graph, False, train_mode).values():
+    result = run_backward(heads, head_grads, retain_graph, False, train_mode)
+    while result:
+        leaf, g = result.popitem()[1]        # popped: ``g`` is then referenced here only, if by no one else
         req = leaf._grad_req
         if req == "null" or leaf._grad is None:
             continue
         mark_fresh(leaf._grad)
         if g.shape != leaf.shape:
             raise MXNetError(f"backward: gradient of a variable expected shape {leaf.shape}, got {g.shape}")
-        xp = leaf._device.xp
         if req == "write":
-            xp.copyto(leaf._grad._data, g._data.astype(leaf._grad.dtype, copy=False))
+            if not _adopt(leaf._grad, g):
+                leaf._device.xp.copyto(leaf._grad._data, g._data.astype(leaf._grad.dtype, copy=False))
         else:
             leaf._grad._data += g._data.astype(leaf._grad.dtype, copy=False)
+
+
+def _adopt(buf, g):
+    """Write the gradient ``g`` into the gradient buffer ``buf`` (grad_req 'write') by handing ``buf``
+    the memory of ``g`` instead of copying it, where no one can tell the difference: both NumPy
+    arrays of one dtype, shape and layout, ``g`` a fresh array that nothing else references (not an
+    input, not a view, not shared between two gradients: CPython's reference counts say so) and the
+    old buffer seen by no view or other holder either. Returns False (copy instead) otherwise."""
+    if buf.__class__ not in DENSE_CLASSES:      # sparse buffers keep their own copy semantics
+        return False
+    new, old = g._data, buf._data
+    if type(new) is not _ndarray or type(old) is not _ndarray or new.dtype != old.dtype or new.shape != old.shape:
+        return False
+    # the references counted: the caller's name ``g``, the NDArrays' attributes, our names, the argument
+    # (one more: someone else holds it; a view of an array holds it through its base)
+    if _refcount(g) > 3 or _refcount(new) > 3 or _refcount(old) > 3:
+        return False
+    fn, fo = new.flags, old.flags
+    if not (fn.owndata and fn.writeable and fn.c_contiguous and fo.c_contiguous and fo.writeable):
+        return False
+    buf._data = new
+    g._data = old      # (g is dropped by the caller)
+    return True
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False, train_mode=True):  # noqa: F811

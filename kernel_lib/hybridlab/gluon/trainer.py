@@ -297,10 +297,10 @@ class Trainer:
         loss_scaler = getattr(self, "_amp_loss_scaler", None)    # attached by contrib.amp.init_trainer
         if loss_scaler is not None and loss_scaler.has_overflow(self._params):
             return                          # an overflowing AMP step is skipped (MXNet)
-        trainable = list(self._trainable())
+        trainable = [(i, param, param.list_grad()) for i, param in self._trainable()]
         if not ignore_stale_grad:
-            for _, param in trainable:
-                for g in param.list_grad():
+            for _, param, grads in trainable:
+                for g in grads:
                     if not autograd_state.is_fresh(g):
                         raise UserWarning(
                             f"Gradient of Parameter `{param.name}` on context {g.device} has not been updated by "
@@ -311,9 +311,9 @@ class Trainer:
         if self._kvstore and self._update_on_kvstore:
             return                          # the store updated the weights (MXNet keeps the grads 'fresh')
         per_device = []
-        for i, param in trainable:
+        for i, param, grads in trainable:
             weights = param._check_and_get(param._data, list)
-            for j, (w, g) in enumerate(zip(weights, param.list_grad())):
+            for j, (w, g) in enumerate(zip(weights, grads)):
                 if not autograd_state.take_fresh(g) and ignore_stale_grad:
                     continue                # MXNet: a stale gradient's parameter is not updated
                 while len(per_device) <= j:

@@ -21,8 +21,8 @@ def normalize_index(xp, idx, n, mode, op="take"):
     """Integer indices into an axis of size ``n``: ``clip`` to the range, ``wrap`` modulo n, or
     ``raise`` (negative indices count from the end; out of range is an MXNetIndexError)."""
     idx = idx.astype(np.int64, copy=False)
-    if mode == "clip":
-        return xp.clip(idx, 0, max(n - 1, 0))
+    if mode == "clip":     # (two ufuncs: xp.clip's Python wrapper costs more than the work on a batch)
+        return xp.minimum(xp.maximum(idx, 0), max(n - 1, 0))
     if mode == "wrap":
         return xp.mod(idx, n) if n else idx
     bad = (idx < -n) | (idx >= n)
@@ -171,9 +171,14 @@ register(OpDef("pick", inputs=("data", "index"), family="index", npx="pick", att
 
 
 def _backward_pick_compute(ctx, a, og, idx, data):
+    xp = ctx.xp
     ax, keep, out = _pick_shapes(a, data.shape)
-    idx = normalize_index(ctx.xp, idx, data.shape[ax], a["mode"], "pick").reshape(keep)
-    return scatter_add_grid(ctx.xp, data.shape, axis_grid(ctx.xp, idx, ax), og.reshape(keep))
+    idx = normalize_index(xp, idx, data.shape[ax], a["mode"], "pick").reshape(keep)
+    # pick reads one element per position of the other axes: the positions are distinct, so the
+    # gradient is placed, not accumulated (what a scatter-add of distinct positions gives)
+    res = xp.zeros(data.shape, dtype=og.dtype)
+    res[axis_grid(xp, idx, ax)] = og.reshape(keep)
+    return res
 
 
 register(OpDef("_backward_pick", inputs=("ograd", "index", "data"), family="index", hidden=True,

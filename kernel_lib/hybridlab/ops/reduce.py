@@ -57,8 +57,21 @@ _NP_ATTRS = {"axis": Attr("shape?", None, doc="axes to reduce; None = all, () = 
              "dtype": Attr("dtype?", None), "keepdims": Attr("bool", False), "initial": Attr("float?", None)}
 
 
+_AXES = {}   # (axis, ndim, exclude, legacy) -> the sorted axes (every imperative reduction asks)
+
+
 def _axes_of(a, shape, legacy):
-    return reduce_axes(a["axis"], len(shape), a.get("exclude", False), legacy)
+    key = (a["axis"], len(shape), a.get("exclude", False), legacy)
+    try:
+        return _AXES[key]
+    except KeyError:
+        pass
+    except TypeError:          # an unhashable axis (a list): not cached
+        return reduce_axes(a["axis"], len(shape), a.get("exclude", False), legacy)
+    axes = reduce_axes(a["axis"], len(shape), a.get("exclude", False), legacy)
+    if len(_AXES) < 4096:
+        _AXES[key] = axes
+    return axes
 
 
 def _grad_sum(F, x, y, g):
@@ -201,6 +214,11 @@ def _k_mean(xp, x, axes, dt):
         n = prod([x.shape[a] for a in axes])
         return (xp.sum(x, axis=axes, keepdims=True, dtype=dt) / max(n, 1)).astype(dt)
     acc = (_numpy.float32 if dt == _numpy.float16 else dt) if dt.kind == "f" else None   # float16: float32 sums
+    n = prod([x.shape[a] for a in axes])
+    if xp is _numpy and acc is not None and n:
+        # NumPy's mean without its Python wrapper: the same sum, divided in place by the count
+        s = _numpy.add.reduce(x, axis=axes, keepdims=True, dtype=acc)
+        return _numpy.true_divide(s, _numpy.intp(n), out=s, casting="unsafe")
     return xp.mean(x, axis=axes, keepdims=True, dtype=acc)
 
 

@@ -1,0 +1,113 @@
+"""The training step's fast paths give the results of the general paths they skip:
+
+* ``backward`` hands a fresh gradient's memory to the gradient buffer (``grad_req='write'``) only
+  where no one can tell: views of the buffer, the user's head gradients and gradients shared
+  between two variables keep their meaning,
+* ``_backward_pick`` (placed, not scatter-added) and ``mean`` (NumPy's mean without its wrapper)
+  equal the formulas they replace.
+"""
+import numpy as np
+import pytest
+
+import hybridlab as mx
+
+
+def _dense_step(grad_req="write"):
+    net = mx.gluon.nn.Dense(3, in_units=4)
+    net.initialize(mx.init.One())
+    net.hybridize()
+    net.collect_params().setattr("grad_req", grad_req)
+    x = mx.nd.ones((2, 4))
+    with mx.autograd.record():
+        y = net(x).sum()
+    y.backward()
+    return net
+
+
+def test_backward_adopts_fresh_gradient_memory_and_keeps_values():
+    net = _dense_step()
+    before = id(net.weight.grad()._data)
+    x = mx.nd.ones((2, 4))
+    with mx.autograd.record():
+        y = net(x).sum()
+    y.backward()
+    assert id(net.weight.grad()._data) != before          # the program's array became the buffer
+    np.testing.assert_array_equal(net.weight.grad().asnumpy(), np.full((3, 4), 2.0, np.float32))
+
+
+def test_backward_keeps_a_viewed_gradient_buffer():
+    w = mx.nd.ones((4,))
+    w.attach_grad()
+    view = w.grad[1:3]
+    with mx.autograd.record():
+        loss = (w * w * 3).sum()
+    loss.backward()
+    np.testing.assert_array_equal(view.asnumpy(), [6.0, 6.0])    # the view still sees the buffer
+    view[:] = 0
+    np.testing.assert_array_equal(w.grad.asnumpy(), [6.0, 0.0, 0.0, 6.0])
+
+
+def test_backward_does_not_alias_the_head_gradient_or_shared_gradients():
+    a = mx.nd.array([1.0, 2.0])
+    a.attach_grad()
+    head = mx.nd.array([3.0, 4.0])
+    a.backward(head)
+    head[:] = 0
+    np.testing.assert_array_equal(a.grad.asnumpy(), [3.0, 4.0])
+
+    class Add(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, p, q):
+            return p + q
+    blk = Add()
+    blk.hybridize()
+    p, q = mx.nd.ones((3,)), mx.nd.ones((3,))
+    p.attach_grad()
+    q.attach_grad()
+    for _ in range(2):
+        with mx.autograd.record():
+            z = blk(p, q)
+        z.backward(mx.nd.array([1.0, 2.0, 3.0]))
+    p.grad[:] = 7
+    np.testing.assert_array_equal(q.grad.asnumpy(), [1.0, 2.0, 3.0])
+
+
+def test_backward_grad_req_add_accumulates():
+    net = _dense_step("add")
+    x = mx.nd.ones((2, 4))
+    with mx.autograd.record():
+        y = net(x).sum()
+    y.backward()
+    np.testing.assert_array_equal(net.weight.grad().asnumpy(), np.full((3, 4), 4.0, np.float32))
+
+
+@pytest.mark.parametrize("axis, keepdims, mode", [(-1, True, "clip"), (0, False, "wrap"), (1, False, "clip")])
+def test_backward_pick_places_the_gradient(axis, keepdims, mode):
+    rng = np.random.default_rng(1)
+    x = mx.nd.array(rng.standard_normal((4, 3)).astype(np.float32))
+    x.attach_grad()
+    n = x.shape[axis]
+    other = 3 if axis == 0 else 4
+    idx = mx.nd.array([-1.0, 0.0, 5.0, 2.0][:other])            # out of range: clipped or wrapped
+    with mx.autograd.record():
+        y = mx.nd.pick(x, idx, axis=axis, keepdims=keepdims, mode=mode)
+    g = rng.standard_normal(y.shape).astype(np.float32)
+    y.backward(mx.nd.array(g))
+    raw = np.array([-1, 0, 5, 2][:other])
+    k = np.clip(raw, 0, n - 1) if mode == "clip" else raw % n
+    want = np.zeros((4, 3), np.float32)
+    for j, kj in enumerate(k):
+        if axis == 0:
+            want[kj, j] = g.reshape(-1)[j]
+        else:
+            want[j, kj] = g.reshape(-1)[j]
+    np.testing.assert_array_equal(x.grad.asnumpy(), want)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32])
+def test_mean_equals_numpy_mean(dtype):
+    data = (np.random.default_rng(2).standard_normal((5, 6, 3)) * 10).astype(dtype)
+    for kwargs, axes in (({"axis": 1}, (1,)), ({"axis": 0, "exclude": True}, (1, 2)), ({}, (0, 1, 2))):
+        got = mx.nd.mean(mx.nd.array(data, dtype=dtype), keepdims=True, **kwargs).asnumpy()
+        acc = np.float32 if dtype in (np.float16, np.int32) else dtype
+        want = np.mean(data, axis=axes, keepdims=True, dtype=acc)
+        np.testing.assert_array_equal(got, want.astype(got.dtype))
