@@ -91,13 +91,13 @@ def test_convert_symbol_cast_optional_params_and_exclusion():
                                                                    "sm_output_amp_cast_float32"]
 
 
-def test_convert_symbol_refuses_bad_lists_and_bfloat16():
+def test_convert_symbol_refuses_bad_lists_and_target_dtypes():
     with pytest.raises(MXNetError, match="two or more lists"):
         amp.convert_symbol(_fc_softmax(), target_dtype_ops=["softmax"])
-    with pytest.raises(MXNetError, match="bfloat16"):
-        amp.convert_symbol(_fc_softmax(), target_dtype="bfloat16")
-    with pytest.raises(MXNetError, match="bfloat16"):
-        amp.init(target_dtype="bfloat16")
+    with pytest.raises(MXNetError, match="float16 and bfloat16"):
+        amp.convert_symbol(_fc_softmax(), target_dtype="float64")
+    with pytest.raises(MXNetError, match="float16 and bfloat16"):
+        amp.init(target_dtype="int8")
 
 
 def test_converted_symbol_and_model_compute_close_to_float32():

@@ -1,5 +1,6 @@
 """Ops know themselves: the compiler asks each op (``OpDef.inline``, ``out_kernel``, ``train_side_effect``,
-``lowering``, ``train_variant``) and holds no table of op names.
+``lowering``, ``train_variant``, ``epilogue``, ``predict_affine``, ``elementwise_activation``) and holds no
+table of op names.
 
 The first test reads the compiler's source with ``ast``: no string constant equal to a registered op
 name may be compared with, be a dict key, or subscript something. The others define NEW ops (not
@@ -173,3 +174,43 @@ def test_the_inline_rules_keep_the_dense_layer_program():
     assert "    fc1 = add(dot(data, fc1_weight.T), fc1_bias)" in src
     assert "    r = maximum(fc1, 0)" in src and "    fc2 = dot(r, fc2_weight.T)" in src
     assert "no kernels (every op inlined); inlined as NumPy calls: dot/add/maximum" in src
+
+
+def test_new_ops_with_an_epilogue_a_channel_affine_and_an_activation_are_fused_in_predict_programs():
+    """The inference passes ask ``Epilogue``, ``ChannelAffine`` and ``elementwise_activation``:
+    a producer, its fused form, an affine op and an activation defined here are folded into one call
+    of the fused op in predict programs, with no compiler change."""
+    from hybridlab.ops.attrs import Attr
+    from hybridlab.ops.registry import ChannelAffine, Epilogue
+
+    def fused_compute(ctx, a, x, *rest):
+        out = x * 2.0
+        if a["affine"]:
+            out = out * rest[0].reshape(1, -1) + rest[1].reshape(1, -1)
+        return ctx.xp.maximum(out, 0) if a["act_type"] else out
+
+    fused_attrs = {"affine": Attr("bool", False), "act_type": Attr("enum?", None, choices=("relu",)),
+                   "gemm": Attr("bool", False)}
+    axes = lambda a: (1, -1)   # noqa: E731
+    fused = OpDef("_test_double_fused", inputs=lambda a: ("data", "scale", "shift") if a["affine"] else ("data",),
+                  all_inputs=("data", "scale", "shift"), attrs=fused_attrs, compute=fused_compute,
+                  infer_shape=lambda a, s: [s[0]], no_grad_reason="predict programs only")
+    fused.epilogue = Epilogue(fused, channel_axes=axes, activations=("relu",))
+    double = OpDef("_test_double", compute=lambda ctx, a, x: x * 2.0, infer_shape=unary_shape,
+                   grad=lambda F, a, ins, outs, og: [F._mul_scalar(og[0], scalar=2.0)],
+                   epilogue=Epilogue(fused, channel_axes=axes, activations=("relu",)))
+    affine = OpDef("_test_affine", inputs=("data", "s", "t"), infer_shape=lambda a, s: [s[0]],
+                   compute=lambda ctx, a, x, s, t: x * s.reshape(1, -1) + t.reshape(1, -1),
+                   predict_affine=ChannelAffine(axis=lambda a: 1, scale_shift=lambda F, a, ins: (ins[1], ins[2])))
+    x, s, t = Node(None, "x"), Node(None, "s"), Node(None, "t")
+    d = Node(double, "d", {}, [(x, 0)])
+    aff = Node(affine, "aff", {}, [(d, 0), (s, 0), (t, 0)])
+    sym = Symbol([(Node(get_op("relu"), "r", {}, [(aff, 0)]), 0)])
+    cached = CachedOp(sym)
+    args = [mx.nd.array([[1.0, -2.0, 3.0]]), mx.nd.array([1.0, 2.0, -1.0]), mx.nd.array([0.5, 0.0, 0.0])]
+    got = cached(*args).asnumpy()
+    assert got.tolist() == [[2.5, 0.0, 0.0]]
+    assert [s for s, _ in cached.pipeline][-3:] == ["fold_affine", "fuse_activation", "as_matmul"]
+    ops = [n.op.name for n in cached._graph(False)[2]]
+    assert ops == ["_test_double_fused"] and cached._graph(False)[2][0].meta["epilogue"] == ["d", "aff", "r"]
+    assert [n.op.name for n in cached._graph(True)[2]] == ["_test_double", "_test_affine", "relu"]

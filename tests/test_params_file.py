@@ -302,8 +302,8 @@ def test_flipped_magics_and_bad_fields(tmp_path):
     expect(flipped, r"record 1 of 2")
     flag_at = 24 + 4 + 4 + 4 + 16 + 8   # magic, stype, ndim, 2 dims, device tag
     flipped = bytearray(raw)
-    flipped[flag_at:flag_at + 4] = struct.pack("<i", 12)   # bfloat16
-    expect(flipped, "type flag 12")
+    flipped[flag_at:flag_at + 4] = struct.pack("<i", 13)   # past bfloat16 (12), the last mshadow flag
+    expect(flipped, "type flag 13")
     flipped = bytearray(raw)
     flipped[28:32] = struct.pack("<i", 7)
     expect(flipped, "storage type")

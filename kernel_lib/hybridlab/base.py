@@ -6,10 +6,11 @@ code written for MXNet (``except mx.MXNetError``) keeps working. As in MXNet it 
 (an out-of-range index, a value that cannot be assigned, an unknown dtype) the library raises
 ``MXNetIndexError`` / ``MXNetValueError`` / ``MXNetTypeError``, which are both.
 """
+import ml_dtypes
 import numpy as np
 
 __all__ = ["MXNetError", "HybridlabError", "MXNetIndexError", "MXNetValueError", "MXNetTypeError", "MXNetNotImplementedError",
-           "normalize_dtype",
+           "normalize_dtype", "bfloat16", "is_float_dtype",
            "dtype_flag", "dtype_from_flag", "DEFAULT_DTYPE", "NotImplementedForSymbol", "integer_types",
            "numeric_types", "string_types", "py_str", "mx_real_t", "data_dir"]
 
@@ -122,26 +123,51 @@ def data_dir():
 
 DEFAULT_DTYPE = np.dtype(np.float32)
 
-# mshadow TypeFlag <-> NumPy dtype (FORMATS.md, section 2). bfloat16 (12) has no NumPy dtype.
+#: bfloat16 (mshadow flag 12): ``ml_dtypes.bfloat16``, a NumPy dtype that ufuncs and matmul work with
+#: (MXNet 1.9.1 itself spells it ``np.dtype([('bfloat16', np.uint16)])``, accepted as an input spelling).
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+_MXNET_BFLOAT16 = np.dtype([("bfloat16", np.uint16)])
+
+# mshadow TypeFlag <-> NumPy dtype (FORMATS.md, section 2).
 _FLAG_TO_DTYPE = {
     0: np.dtype(np.float32), 1: np.dtype(np.float64), 2: np.dtype(np.float16),
     3: np.dtype(np.uint8), 4: np.dtype(np.int32), 5: np.dtype(np.int8), 6: np.dtype(np.int64),
     7: np.dtype(np.bool_), 8: np.dtype(np.int16), 9: np.dtype(np.uint16), 10: np.dtype(np.uint32),
-    11: np.dtype(np.uint64),
+    11: np.dtype(np.uint64), 12: bfloat16,
 }
 _DTYPE_TO_FLAG = {dt: flag for flag, dt in _FLAG_TO_DTYPE.items()}
 
 
 def normalize_dtype(dtype, default=DEFAULT_DTYPE):
-    """Return ``np.dtype`` for a dtype given as a name, a NumPy type or ``None`` (-> ``default``)."""
+    """Return ``np.dtype`` for a dtype given as a name, a NumPy type or ``None`` (-> ``default``).
+    ``'bfloat16'`` (and MXNet's spelling ``np.dtype([('bfloat16', np.uint16)])``) is ``ml_dtypes.bfloat16``.
+
+    >>> normalize_dtype('float16').name, normalize_dtype('bfloat16').name
+    ('float16', 'bfloat16')
+    >>> normalize_dtype(np.dtype([('bfloat16', np.uint16)])) == bfloat16
+    True
+    """
     if dtype is None:
         return default
     if isinstance(dtype, np.dtype):
-        return dtype
+        return bfloat16 if dtype == _MXNET_BFLOAT16 else dtype
+    if isinstance(dtype, str) and dtype.strip().lower() in ("bfloat16", "bf16"):
+        return bfloat16
     try:
-        return np.dtype(dtype)
+        dt = np.dtype(dtype)
     except TypeError as err:
         raise MXNetTypeError(f"unknown dtype {dtype!r}: expected a NumPy dtype name such as 'float32'") from err
+    return bfloat16 if dt == _MXNET_BFLOAT16 else dt
+
+
+def is_float_dtype(dtype):
+    """Whether ``dtype`` is a floating-point type, bfloat16 included (NumPy files it as kind 'V').
+
+    >>> is_float_dtype('bfloat16'), is_float_dtype('float16'), is_float_dtype('int32')
+    (True, True, False)
+    """
+    dt = normalize_dtype(dtype)
+    return dt.kind == "f" or dt == bfloat16
 
 
 def dtype_flag(dtype):
@@ -155,7 +181,11 @@ def dtype_flag(dtype):
 
 
 def dtype_from_flag(flag):
-    """NumPy dtype of an mshadow type flag; a clear error for flags NumPy cannot hold (bfloat16)."""
+    """NumPy dtype of an mshadow type flag (12 is ``ml_dtypes.bfloat16``).
+
+    >>> dtype_from_flag(0).name, dtype_from_flag(12).name
+    ('float32', 'bfloat16')
+    """
     try:
         return _FLAG_TO_DTYPE[flag]
     except KeyError:

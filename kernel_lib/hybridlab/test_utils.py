@@ -40,7 +40,8 @@ __all__ = ["default_context", "set_default_context", "default_dtype", "default_r
            "same_array", "environment", "list_gpus", "check_gluon_hybridize_consistency", "use_np", "np_reduce",
            "random_sample", "effective_dtype", "discard_stderr", "retry", "is_op_runnable", "collapse_sum_like",
            "gen_buckets_probs_with_ppf", "chi_square_check", "verify_generator", "check_consistency",
-           "compare_optimizer", "compare_ndarray_tuple", "same_symbol_structure", "get_rtol", "get_atol", "get_etol", "has_tvm_ops", "new_matrix_with_real_eigvals_nd", "new_sym_matrix_with_real_eigvals_nd", "is_aarch64_run", "DummyIter", "mx", "np",
+           "compare_optimizer", "compare_ndarray_tuple", "same_symbol_structure", "assert_almost_equal_with_err",
+           "download_model", "get_rtol", "get_atol", "get_etol", "has_tvm_ops", "new_matrix_with_real_eigvals_nd", "new_sym_matrix_with_real_eigvals_nd", "is_aarch64_run", "DummyIter", "mx", "np",
            "download", "get_mnist", "get_mnist_ubyte", "get_cifar10", "get_mnist_iterator", "get_mnist_pkl", "get_zip_data",
            "get_bz2_data",
            # what MXNet's module has at its top level, which ``from mxnet.test_utils import *`` hands on
@@ -924,3 +925,51 @@ class DummyIter(_DataIter):
     def next(self):
         """The first batch of the real iterator, again (never StopIteration)."""
         return self.the_batch
+
+
+def assert_almost_equal_with_err(a, b, rtol=None, atol=None, etol=None, names=("a", "b"), equal_nan=False,
+                                 mismatches=(10, 10)):
+    """``assert_almost_equal``, except that a fraction ``etol`` (default ``get_etol()``) of the
+    elements may differ (MXNet's check for low-precision results).
+
+    >>> import numpy as np
+    >>> assert_almost_equal_with_err(np.array([1.0, 2.0, 3.0, 9.0]), np.array([1.0, 2.0, 3.0, 4.0]), etol=0.3)
+    >>> try:
+    ...     assert_almost_equal_with_err(np.array([1.0, 9.0]), np.array([1.0, 4.0]), etol=0.3)
+    ... except AssertionError as err:
+    ...     print(str(err).splitlines()[0])
+    1 of 2 elements (50.00%) of a and b differ, more than the allowed 30.00% (rtol=1e-05, atol=1e-20)
+    """
+    etol = get_etol(etol)
+    if etol <= 0:
+        assert_almost_equal(a, b, rtol, atol, names, equal_nan, mismatches=mismatches)
+        return
+    rtol, atol = get_tols(a, b, rtol, atol)
+    x, y = _numpy(a), _numpy(b)
+    close = np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    bad = close.size - np.count_nonzero(close)
+    if close.size and bad / close.size > etol:
+        raise AssertionError(f"{bad} of {close.size} elements ({bad / close.size:.2%}) of {names[0]} and {names[1]} "
+                             f"differ, more than the allowed {etol:.2%} (rtol={rtol}, atol={atol})")
+
+
+def download_model(model_name, dst_dir="./", meta_info=None):
+    """Download ``model_name``'s ``-symbol.json`` and ``-%04d.params`` into ``dst_dir`` (MXNet's
+    helper; ``meta_info``: ``{name: {'symbol': url, 'params': url}}``, default: MXNet's ImageNet
+    models such as ``'imagenet1k-resnet-18'``). Returns ``(prefix, epoch)``."""
+    from .test_data import download
+    base = "http://data.mxnet.io/models/imagenet/"
+    models = {f"imagenet1k-resnet-{n}": f"resnet/{n}-layers/resnet-{n}" for n in (18, 34, 50, 101, 152)}
+    known = {name: {"symbol": f"{base}{path}-symbol.json", "params": f"{base}{path}-0000.params"}
+             for name, path in models.items()}
+    known["imagenet1k-inception-bn"] = {"symbol": f"{base}inception-bn/Inception-BN-symbol.json",
+                                        "params": f"{base}inception-bn/Inception-BN-0126.params"}
+    meta_info = meta_info if meta_info is not None else known
+    if model_name not in meta_info:
+        raise MXNetError(f"download_model: unknown model {model_name!r}: expected one of {sorted(meta_info)}")
+    meta = meta_info[model_name]
+    prefix = os.path.join(dst_dir, model_name)
+    download(meta["symbol"], fname=prefix + "-symbol.json")
+    epoch = int(meta["params"][-11:-7])
+    download(meta["params"], fname=f"{prefix}-{epoch:04d}.params")
+    return prefix, epoch

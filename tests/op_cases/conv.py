@@ -207,3 +207,35 @@ CASES += [
     _wgrad_columns_case("3d_full_rows", (1, 2, 4, 6, 6), (1, 3, 3, 5, 5), {"kernel": (2, 2, 2), "num_filter": 3}),
     _wgrad_columns_case("1d", (2, 2, 7), (2, 3, 4), {"kernel": (3,), "num_filter": 3, "stride": (2,), "pad": (1,)}),
 ]
+
+
+# ---- the inference form (predict programs; see ops/conv_fused.py): every epilogue on both conv paths --
+def ref_fused_conv(x, w, *rest, affine=False, act_type=None, gemm=False, no_bias=False, layout=None, **a):
+    out = ref_conv(x, w, None if no_bias else rest[0], no_bias=no_bias, layout=layout, **a)
+    if affine:
+        shape = (1,) * (out.ndim - 1) + (-1,) if _channel_last(layout) else (1, -1) + (1,) * (out.ndim - 2)
+        out = out * rest[-2].reshape(shape) + rest[-1].reshape(shape)
+    return np.maximum(out, 0) if act_type == "relu" else out
+
+
+CASES += [
+    Case("_FusedConvolution", [(2, 3, 4, 5), (4, 3, 1, 1), (4,)], ref=ref_fused_conv, grad=(),
+         attrs={"kernel": (1, 1), "num_filter": 4, "gemm": True, "act_type": "relu"}, name="1x1_gemm_relu"),
+    Case("_FusedConvolution", [(1, 3, 4, 5), (4, 3, 1, 1), (4,), (4,)], ref=ref_fused_conv, grad=(),
+         attrs={"kernel": (1, 1), "num_filter": 4, "gemm": True, "no_bias": True, "affine": True, "act_type": "relu"},
+         name="1x1_gemm_batch1_affine_relu"),
+    Case("_FusedConvolution", [(1, 2, 5, 5), (3, 2, 3, 3), (3,), (3,)], ref=ref_fused_conv, grad=(),
+         attrs={"kernel": (3, 3), "num_filter": 3, "pad": (1, 1), "no_bias": True, "affine": True},
+         name="affine_scales_weights"),
+    Case("_FusedConvolution", [(1, 2, 2, 2), (3, 2, 3, 3), (3,), (3,), (3,)], ref=ref_fused_conv, grad=(),
+         attrs={"kernel": (3, 3), "num_filter": 3, "pad": (1, 1), "affine": True, "act_type": "relu"},
+         name="affine_scales_output_bias_relu"),
+    Case("_FusedConvolution", [(1, 5, 4, 2), (3, 2, 2, 2), (3,), (3,)], ref=ref_fused_conv, grad=(),
+         attrs={"kernel": (2, 2), "num_filter": 3, "layout": "NHWC", "no_bias": True, "affine": True},
+         name="affine_nhwc"),
+    Case("_FusedConvolution", [(2, 4, 6, 6), (4, 2, 3, 3), (4,), (4,), (4,)], ref=ref_fused_conv, grad=(),
+         attrs={"kernel": (3, 3), "num_filter": 4, "num_group": 2, "stride": (2, 2), "pad": (1, 1),
+                "affine": True, "act_type": "relu"}, name="grouped_strided_affine_relu"),
+    Case("_FusedConvolution", [(2, 2, 7), (3, 2, 3), (3,)], ref=ref_fused_conv, grad=(),
+         attrs={"kernel": (3,), "num_filter": 3, "act_type": "relu"}, name="1d_bias_relu"),
+]

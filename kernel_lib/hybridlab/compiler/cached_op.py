@@ -59,6 +59,7 @@ the gradients needed: here only the weight's)::
     >>> op.backward_symbol().list_inputs()
     ['act_output_head_grad', 'fc_output', 'data']
 """
+import os
 import time
 
 from .. import monitor_state
@@ -67,12 +68,13 @@ from ..base import MXNetError
 from ..device import current_device
 from ..ndarray.ndarray import NDArray
 from ..symbol.graph import topo_order
+from ..symbol.symbol import Symbol
 from .codegen import compile_program, make_entry
 from .flags import parse_flags
 from .instrument import run_nodes, run_program
 from .memory import ArenaPool, plan_graph
 from .partitioned import partition_dynamic
-from .passes import run_pipeline
+from .passes import PREDICT_PASSES, run_pipeline
 from .program_error import program_error
 from .recording import RecordedCalls, TapeOp, needs_record
 from .signature import Signature
@@ -81,6 +83,7 @@ __all__ = ["CachedOp"]
 
 _state = autograd_state.flags
 
+USE_PREDICT_PASSES = os.environ.get("HYBRIDLAB_PREDICT_PASSES", "1").strip() != "0"   # read per CachedOp
 MAX_PROGRAMS = 128     # oldest signatures are dropped beyond this (each program is small, but unbounded
                        # growth with ever-changing shapes would leak)
 
@@ -123,9 +126,13 @@ class CachedOp(RecordedCalls):
                              f"({', '.join(dynamic)}); "
                              f"expected hybridize(partition_if_dynamic=True) to run it split around them")
         self._backend_stages = list(backend_stages)
+        self._predict = None     # (outputs, inputs, ops) predict programs run, when the predict passes changed it
         if self._partition is None:
             self._outputs, self._inputs, self._ops, stages = _optimized(symbol, traced, self.keep_pipeline,
                                                                         passes)
+            if passes is None and USE_PREDICT_PASSES:
+                self._predict, predict_stages = _predict_graph(self._outputs, self._inputs, self.keep_pipeline)
+                stages = stages + predict_stages if stages is not None else None
         else:
             self._outputs, self._inputs, stages = list(symbol._outputs), [n for n in traced if n.is_variable], []
             self._ops = [n for n in traced if not n.is_variable]
@@ -244,9 +251,10 @@ class CachedOp(RecordedCalls):
             plain = self._programs[key]
             plan = self.memory_plans.get(key)
             memory = (plan, self._pools[plain.signature.device]) if plan is not None else None
+            outputs, inputs, ops = self._graph(key[0])
             prog = self._probes[key] = compile_program(
-                self._outputs, self._inputs, plain.signature, plain.shapes, plain.dtypes, title=repr(self.symbol),
-                instrument=True, inline=True, memory=memory, nodes=self._ops)
+                outputs, inputs, plain.signature, plain.shapes, plain.dtypes, title=repr(self.symbol),
+                instrument=True, inline=True, memory=memory, nodes=ops)
         return prog
 
     def _miss(self, *args):
@@ -330,13 +338,17 @@ class CachedOp(RecordedCalls):
             device = default_device or current_device()
         sig = Signature(self.input_names, [x.shape for x in args], [x.dtype for x in args], device, key[0])
         shapes, dtypes = sig.infer(self._outputs, self._inputs, self._ops)   # once per signature
+        outputs, inputs, ops = self._graph(key[0])
+        if ops is not self._ops:     # the predict graph; the tables keep the training graph's entries too,
+            more = sig.infer(outputs, inputs, ops)    # for a backward under record(train_mode=False)
+            shapes, dtypes = {**shapes, **more[0]}, {**dtypes, **more[1]}
         memory = None
         if self.flags.get("static_alloc") and not key[0]:   # predict programs reuse planned buffers
-            plan = plan_graph(self._outputs, shapes, dtypes, nodes=self._ops)
+            plan = plan_graph(outputs, shapes, dtypes, nodes=ops)
             memory = (plan, self._pools.setdefault(device, ArenaPool()))
             self.memory_plans[key] = plan
-        prog = compile_program(self._outputs, self._inputs, sig, shapes, dtypes, title=repr(self.symbol),
-                               memory=memory, nodes=self._ops)
+        prog = compile_program(outputs, inputs, sig, shapes, dtypes, title=repr(self.symbol),
+                               memory=memory, nodes=ops)
         # op hooks and the profiler run the instrumented variant of the graph as traced (every op
         # visible under its own name), not the pipeline's rewrite (fused nodes)
         prog._gen = (self._traced_outputs, self._traced_inputs, {"signature": sig, "title": repr(self.symbol)})
@@ -354,6 +366,13 @@ class CachedOp(RecordedCalls):
         if self.on_compile is not None:
             self.on_compile(prog, reason)
         return prog
+
+    def _graph(self, training):
+        """``(outputs, inputs, op nodes)`` of the graph the programs of mode ``training`` run: the
+        pipeline's result, or for predict programs the graph after the predict passes."""
+        if training or self._predict is None:
+            return self._outputs, self._inputs, self._ops
+        return self._predict
 
     def _reason(self, sig):
         if self._latest is None:
@@ -400,8 +419,12 @@ class CachedOp(RecordedCalls):
         'inplace'
         """
         if self._pipeline is None:
-            stages = [] if self._partition is not None else _optimized(
-                self.symbol, topo_order(self.symbol._outputs), True, self.passes)[3]
+            stages = []
+            if self._partition is None:
+                outputs, inputs, _, stages = _optimized(self.symbol, topo_order(self.symbol._outputs), True,
+                                                        self.passes)
+                if self._predict is not None:
+                    stages = stages + _predict_graph(outputs, inputs, True)[1]
             self._pipeline = self._backend_stages + stages
         return self._pipeline
 
@@ -485,6 +508,26 @@ def _optimized(symbol, traced, snapshots, passes=None):
     by_name = {n.name: n for n in order if n.is_variable}
     return outputs, [by_name[n] for n in original], [n for n in order if not n.is_variable], \
         stages if snapshots else None
+
+
+def _predict_graph(outputs, inputs, snapshots):
+    """The graph predict programs run: the pipeline's result (``outputs``, ``inputs``) after the
+    predict passes (``passes.PREDICT_PASSES``: BatchNorm folding, conv + relu, 1x1 convolutions as
+    matrix products), as ``((outputs, inputs, op nodes), stages)``; ``(None, [])`` when they change
+    nothing (most graphs have no op with an ``Epilogue``, such as a convolution), so predict and
+    training programs share one graph."""
+    order = topo_order(outputs)
+    if not any(not n.is_variable and n.op.epilogue is not None for n in order):
+        return None, []
+    optimized, stages = run_pipeline(Symbol(outputs), passes=PREDICT_PASSES, snapshots=snapshots)
+    if not any("epilogue" in n.meta for n in optimized._nodes() if not n.is_variable):
+        return None, []
+    new_outputs = list(optimized._outputs)
+    new_order = topo_order(new_outputs)
+    by_name = {n.name: n for n in new_order if n.is_variable}
+    # an input the predict graph no longer reads (fix_gamma's gamma) stays an argument of its programs
+    return (new_outputs, [by_name.get(n.name, n) for n in inputs], [n for n in new_order if not n.is_variable]), \
+        stages
 
 
 def _key(args):

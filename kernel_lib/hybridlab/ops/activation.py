@@ -79,7 +79,7 @@ def _act_inline(a, site):
 register(OpDef(
     "Activation", family="nn", npx="activation", monotone=lambda a: a["act_type"] == "relu",
     out_kernel=OutKernel(_act_out, applies=lambda a: a["act_type"] in ("relu", "tanh"), inplace=True),
-    inline=InlineRule(_act_inline, functions=(onp.maximum,)),
+    inline=InlineRule(_act_inline, functions=(onp.maximum,)), elementwise_activation=lambda a: a["act_type"],
     attrs={"act_type": Attr("enum", choices=("relu", "sigmoid", "softrelu", "softsign", "tanh"),
                             doc="Activation function to apply.")},
     compute=lambda ctx, a, x: _act_forward(ctx.xp, x, a["act_type"]).astype(x.dtype, copy=False),

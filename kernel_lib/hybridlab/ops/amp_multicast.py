@@ -2,9 +2,10 @@
 (what ``mx.contrib.amp.convert_symbol`` puts in front of ops that must see one dtype, such as
 ``elemwise_add``). ``amp_cast``, its one-input sibling, lives with ``Cast`` in ``ops/elemwise.py``.
 
-Only float16 and float32 inputs are cast; every other input (float64, integers, bool) passes
-unchanged. The common type is float32 when any input is float32, else the first input's dtype;
-with ``cast_narrow=True`` it is float16 when any input is float16, else float32.
+Only float16, bfloat16 and float32 inputs are cast; every other input (float64, integers, bool)
+passes unchanged. The common type is float32 when any input is float32, else the first input's
+dtype; with ``cast_narrow=True`` it is the low-precision type (float16 or bfloat16) of the last
+input that has one, else float32 (MXNet 1.9.1's AMPMultiCastType).
 
 Example::
 
@@ -14,22 +15,31 @@ Example::
     ['float32', 'float32']
     >>> [o.dtype.name for o in mx.nd.amp_multicast(a, b, num_outputs=2, cast_narrow=True)]
     ['float16', 'float16']
+    >>> c = mx.nd.ones((2,), dtype="bfloat16")
+    >>> [o.dtype.name for o in mx.nd.amp_multicast(c, b, num_outputs=2)]
+    ['float32', 'float32']
+    >>> [o.dtype.name for o in mx.nd.amp_multicast(c, b, num_outputs=2, cast_narrow=True)]
+    ['bfloat16', 'bfloat16']
 """
 import numpy as _np
 
+from ..base import bfloat16
 from .attrs import Attr
 from .registry import OpDef, register
 
 __all__ = []
 
-_LOW = (_np.dtype(_np.float16), _np.dtype(_np.float32))    # the dtypes amp casts between
+_LOW = (_np.dtype(_np.float16), bfloat16, _np.dtype(_np.float32))    # the dtypes amp casts between
 
 
 def _common(a, dtypes):
-    """The dtype every float16/float32 input becomes (None when it is not known yet)."""
+    """The dtype every float16/bfloat16/float32 input becomes (None when it is not known yet)."""
     if a["cast_narrow"]:
-        return _np.dtype(_np.float16) if any(d == _np.float16 for d in dtypes if d is not None) \
-            else _np.dtype(_np.float32)
+        narrow = _np.dtype(_np.float32)
+        for d in dtypes:
+            if d is not None and (d == _np.float16 or d == bfloat16):
+                narrow = _np.dtype(d)
+        return narrow
     if any(d == _np.float32 for d in dtypes if d is not None):
         return _np.dtype(_np.float32)
     return None if dtypes[0] is None else _np.dtype(dtypes[0])
@@ -59,6 +69,7 @@ register(OpDef(
     bounds={"num_outputs": (1, None)},
     compute=_compute, infer_shape=_check_count, infer_type=_out_dtypes,
     grad=lambda F, a, ins, outs, og: [F.Cast(g, dtype=x.dtype) for x, g in zip(ins, og)],
-    doc="Cast float16/float32 inputs to their common widest type (float32 if any input is float32, else the "
-        "first input's dtype), or with ``cast_narrow`` to the narrowest (float16 if any input is float16); other "
+    doc="Cast float16/bfloat16/float32 inputs to their common widest type (float32 if any input is float32, else "
+        "the first input's dtype), or with ``cast_narrow`` to the narrowest (the last float16 or bfloat16 input's "
+        "type); other "
         "inputs pass unchanged. The gradients are cast back to each input's dtype."))

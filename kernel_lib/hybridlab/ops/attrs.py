@@ -16,7 +16,7 @@ Example::
 """
 import numpy as np
 
-from ..base import MXNetError, normalize_dtype
+from ..base import MXNetError, bfloat16, normalize_dtype
 
 __all__ = ["Attr", "REQUIRED", "format_value", "MAX_ATTR_CHARS"]
 
@@ -133,7 +133,7 @@ def _parse_dtype(v):
         if not text.replace("_", "").isalnum() or not text.isascii():
             raise ValueError(v)
         dt = normalize_dtype(text)
-        if dt.kind not in "biufc":
+        if dt.kind not in "biufc" and dt != bfloat16:
             raise ValueError(v)
         return dt
     return normalize_dtype(v)
@@ -168,11 +168,11 @@ def format_value(value):
 
     >>> format_value((np.int64(0), np.int64(2))), format_value(np.float32(0.5)), format_value([1, 2])
     ('(0, 2)', '0.5', '(1, 2)')
+    >>> format_value(np.float16), format_value(np.dtype([('bfloat16', np.uint16)]))
+    ('float16', 'bfloat16')
     """
-    if isinstance(value, np.dtype):
-        return value.name
-    if isinstance(value, type) and issubclass(value, np.generic):
-        return np.dtype(value).name
+    if isinstance(value, np.dtype) or isinstance(value, type) and issubclass(value, np.generic):
+        return normalize_dtype(value).name      # MXNet's bfloat16 spelling, a structured dtype, too
     if isinstance(value, list):
         value = tuple(value)
     if isinstance(value, tuple):

@@ -27,12 +27,13 @@ from .. import threads
 from ..base import MXNetError
 from . import conv_path
 from .attrs import Attr
+from .bf16 import via_float32
 from .dtype_check import check_dtypes, uniform_dtypes
 from .infer import InferError, merge_shape, prod
-from .registry import NsName, OpDef, register
+from .registry import Epilogue, NsName, OpDef, register
 
 __all__ = ["conv_params", "channel_last", "split_shape", "join_shape", "layout_pattern", "shape_pattern",
-           "to_cf", "from_cf", "pad_spatial", "windows", "kernel_slices"]
+           "to_cf", "from_cf", "pad_spatial", "windows", "kernel_slices", "CONV_EPILOGUE", "is_matmul"]
 
 _DEFAULT_LAYOUT = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
 _CONV_LAYOUTS = ("NCW", "NCHW", "NCDHW", "NHWC", "NDHWC")
@@ -292,15 +293,16 @@ def conv_and_columns(ctx, a, data, weight, bias=None, name="Convolution"):
     return from_cf(xp, _batch_first(xp, out.reshape((F, N) + grid), bias, out_sp), cl), cols
 
 
-def _conv_onednn(ctx, a, data, weight, bias):
-    """The output on the oneDNN path (``ops/conv_path.py``), or ``None`` when it does not cover the call."""
+def _conv_onednn(ctx, a, data, weight, bias, **post):
+    """The output on the oneDNN path (``ops/conv_path.py``), or ``None`` when it does not cover the call;
+    ``post``: the post-ops ``scale``, ``shift``, ``relu`` of ``conv_path.convolution`` (``ops/conv_fused.py``)."""
     if not conv_path.onednn_covers(ctx.xp, data, weight, bias):
         return None
     nd, k, s, d, p = conv_params(a, "Convolution")
     cl = channel_last(a, nd, "Convolution")
     n, _, sp = split_shape(data.shape, cl)
     return conv_path.convolution(ctx.xp, data, weight, bias, conv_path.geometry(s, d, p, a["num_group"]), cl,
-                                 join_shape(n, a["num_filter"], _conv_out(sp, k, s, d, p), cl))
+                                 join_shape(n, a["num_filter"], _conv_out(sp, k, s, d, p), cl), **post)
 
 
 def _conv_compute(ctx, a, data, weight, bias=None):
@@ -378,9 +380,31 @@ def _columns_pay(a, in_shapes):
     return not conv_path.onednn_selected()
 
 
+def _channel_axes(a):
+    """The output's channel axis, both signs (``Epilogue.channel_axes``)."""
+    nd = len(a["kernel"])
+    return (nd + 1, -1) if channel_last(a, nd, "Convolution") else (1, -(nd + 1))
+
+
+def is_matmul(a):
+    """Whether a Convolution with parsed attributes ``a`` is one plain matrix product per sample
+    (``W (F, C) @ x (C, H*W)``): a 2-D 1x1 kernel, stride 1, no padding or dilation, one group,
+    channel-first (``Epilogue.matmul``)."""
+    if len(a["kernel"]) != 2 or tuple(a["kernel"]) != (1, 1) or a["num_group"] != 1:
+        return False
+    if a["layout"] not in (None, "NCHW"):
+        return False
+    return all(v == 1 for v in a["stride"]) and all(v == 1 for v in a["dilate"]) and all(v == 0 for v in a["pad"])
+
+
+# predict programs run a Convolution with what follows it in one call (ops/conv_fused.py)
+CONV_EPILOGUE = Epilogue("_FusedConvolution", channel_axes=_channel_axes, activations=("relu",), matmul=is_matmul)
+
+
 register(OpDef(
-    "Convolution", inputs=_with_bias, all_inputs=("data", "weight", "bias"), attrs=_CONV_ATTRS,
-    compute=_conv_compute, infer_shape=_conv_infer, infer_type=uniform_dtypes("Convolution"),
+    "Convolution", inputs=_with_bias, epilogue=CONV_EPILOGUE, all_inputs=("data", "weight", "bias"), attrs=_CONV_ATTRS,
+    compute=via_float32(_conv_compute, uniform_dtypes("Convolution")), infer_shape=_conv_infer,
+    infer_type=uniform_dtypes("Convolution"),
     infer_partial=_conv_partial, grad=_conv_grad, bounds=CONV_BOUNDS, family="conv", aliases=("_npx_convolution",),
     npx=NsName("convolution"), train_variant=("_Convolution_columns", "weight", _columns_pay),
     doc="""N-D convolution (1-D, 2-D, 3-D) of ``data`` (N, C, *spatial) with ``weight``
@@ -468,7 +492,8 @@ def _wgrad_grad(F, a, inputs, outputs, ograds):
 
 
 register(OpDef(
-    "_backward_Convolution_weight", inputs=("ograd", "data"), attrs=_CONV_ATTRS, compute=_wgrad_compute,
+    "_backward_Convolution_weight", inputs=("ograd", "data"), attrs=_CONV_ATTRS,
+    compute=via_float32(_wgrad_compute, uniform_dtypes("_backward_Convolution_weight")),
     infer_shape=_wgrad_infer, infer_type=uniform_dtypes("_backward_Convolution_weight"), grad=_wgrad_grad,
     bounds=CONV_BOUNDS, family="conv", hidden=True,
     doc="""Gradient of Convolution w.r.t. its weight: ``ograd`` (the output's shape) correlated with

@@ -28,6 +28,7 @@ Example::
     >>> wgrad.compute(op_context(mx.cpu(), True), a, np.ones_like(out), cols).ravel().tolist()
     [4.0, 4.0, 4.0, 4.0]
 """
+from .bf16 import via_float32
 from .conv import (CONV_BOUNDS, _CONV_ATTRS, _conv_geometry, _conv_infer, _dilated, _grid, _padded, _with_bias,
                    channel_last, conv_and_columns, conv_grads, conv_params, join_shape, split_shape,
                    weight_grad_from_columns)
@@ -58,8 +59,9 @@ def _grad(F, a, inputs, outputs, ograds):
 
 register(OpDef(
     "_Convolution_columns", inputs=_with_bias, all_inputs=("data", "weight", "bias"), attrs=_CONV_ATTRS,
-    compute=lambda ctx, a, data, weight, bias=None: conv_and_columns(ctx, a, data, weight, bias,
-                                                                     "_Convolution_columns"),
+    compute=via_float32(lambda ctx, a, data, weight, bias=None: conv_and_columns(ctx, a, data, weight, bias,
+                                                                                 "_Convolution_columns"),
+                        uniform_dtypes("_Convolution_columns", n_out=2)),
     infer_shape=_infer, infer_type=uniform_dtypes("_Convolution_columns", n_out=2), grad=_grad,
     bounds=CONV_BOUNDS, family="conv", hidden=True,
     num_outputs=2, num_visible=1, output_names=("output", "columns"),
@@ -98,8 +100,9 @@ def _wgrad_compute(ctx, a, ograd, columns):
 
 register(OpDef(
     "_backward_Convolution_weight_columns", inputs=("ograd", "columns"), attrs=_CONV_ATTRS,
-    compute=_wgrad_compute, infer_shape=_wgrad_infer,
-    infer_type=uniform_dtypes("_backward_Convolution_weight_columns"), bounds=CONV_BOUNDS, family="conv", hidden=True,
+    compute=via_float32(_wgrad_compute, uniform_dtypes("_backward_Convolution_weight_columns")),
+    infer_shape=_wgrad_infer, infer_type=uniform_dtypes("_backward_Convolution_weight_columns"), bounds=CONV_BOUNDS,
+    family="conv", hidden=True,
     no_grad_reason="used only inside compiled backward programs; higher-order gradients differentiate "
                    "Convolution's own gradient (_backward_Convolution_weight) instead",
     doc="""Gradient of Convolution w.r.t. its weight from ``ograd`` and the column matrix that

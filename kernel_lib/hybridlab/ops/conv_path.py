@@ -4,7 +4,9 @@
 The ops that follow the path are :data:`OPS`: Convolution, Deconvolution (oneDNN's convolution
 backward-data primitive: a transposed convolution is the data gradient of a convolution) and the
 weight gradient ``_backward_Convolution_weight`` (backward-weights primitive); their gradients are
-these ops again, so training runs on the same path. The oneDNN path covers float32 NumPy arrays
+these ops again, so training runs on the same path. ``_FusedConvolution`` (predict programs: a
+Convolution with a folded BatchNorm and a relu, ``ops/conv_fused.py``) runs them as post-ops of the
+same oneDNN primitive. The oneDNN path covers float32 NumPy arrays
 without zero-size dimensions; everything else (float64, float16, CuPy arrays, cases oneDNN has no
 implementation for) takes NumPy. Both paths give the same results within float32 rounding.
 
@@ -42,7 +44,7 @@ __all__ = ["ENV", "PATHS", "OPS", "available_paths", "current", "set_path", "use
 
 ENV = "HYBRIDLAB_CONV"
 PATHS = ("numpy", "onednn")
-OPS = ("Convolution", "Deconvolution", "_backward_Convolution_weight")
+OPS = ("Convolution", "Deconvolution", "_backward_Convolution_weight", "_FusedConvolution")
 
 _state = {"path": None}
 
@@ -109,13 +111,15 @@ def _c(a):
     return None if a is None else np.ascontiguousarray(a)
 
 
-def convolution(xp, data, weight, bias, geom, channel_last, out_shape):
+def convolution(xp, data, weight, bias, geom, channel_last, out_shape, scale=None, shift=None, relu=False):
     """The convolution's output (``out_shape``, the data's layout) on the oneDNN path, or ``None``
-    when that path does not cover the call."""
-    if not onednn_covers(xp, data, weight, bias):
+    when that path does not cover the call. ``scale``, ``shift`` (one value per filter) and
+    ``relu`` run inside the primitive as post-ops: ``relu((conv + bias) * scale + shift)``."""
+    if not onednn_covers(xp, data, weight, bias, scale, shift):
         return None
     out = np.empty(out_shape, np.float32)
-    return out if dnnl.forward(_c(data), _c(weight), _c(bias), out, geom, channel_last) else None
+    return out if dnnl.forward(_c(data), _c(weight), _c(bias), out, geom, channel_last, _c(scale), _c(shift),
+                               relu) else None
 
 
 def deconvolution(xp, data, weight, geom, channel_last, out_shape):

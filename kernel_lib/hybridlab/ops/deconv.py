@@ -16,6 +16,7 @@ Example::
 from ..base import MXNetError
 from . import conv_path
 from .attrs import Attr
+from .bf16 import via_float32
 from .conv import (CONV_BOUNDS, _CONV_LAYOUTS, _batch_first, _bias_axes, _check_groups, _common, _conv_attrs,
                    _dilated, _flat_offsets, _grid, _with_bias, channel_last, conv_params, from_cf, join_shape,
                    kernel_slices, layout_pattern, shape_pattern, split_shape, to_cf)
@@ -153,7 +154,8 @@ _DECONV_ATTRS = {**{k: _DECONV_ATTRS[k] for k in ("kernel", "stride", "dilate", 
 
 register(OpDef(
     "Deconvolution", inputs=_with_bias, all_inputs=("data", "weight", "bias"), attrs=_DECONV_ATTRS,
-    compute=_deconv_compute, infer_shape=_deconv_infer, infer_type=_deconv_types, grad=_deconv_grad,
+    compute=via_float32(_deconv_compute, _deconv_types), infer_shape=_deconv_infer, infer_type=_deconv_types,
+    grad=_deconv_grad,
     bounds={**CONV_BOUNDS, "adj": (0, None), "target_shape": (0, None)}, family="conv",
     aliases=("_npx_deconvolution",), npx=NsName("deconvolution"),
     doc="""Transposed convolution (the gradient of Convolution w.r.t. its data) of ``data``

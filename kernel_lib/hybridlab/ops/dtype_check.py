@@ -25,7 +25,7 @@ Example::
 """
 import numpy as np
 
-from ..base import MXNetError
+from ..base import MXNetError, bfloat16
 from .infer import InferError
 
 __all__ = ["DTypeError", "uniform_dtypes", "norm_param_dtypes", "norm_param_dtype", "check_dtypes"]
@@ -96,8 +96,8 @@ def uniform_dtypes(op_name, n_out=1, skip=None):
 
 def norm_param_dtype(data_dtype):
     """The parameter dtype BatchNorm takes for data of ``data_dtype``: float32 for
-    float16 data (MXNet keeps the statistics in the wider type), the data's own dtype otherwise."""
-    return _F32 if data_dtype == _F16 else data_dtype
+    float16 and bfloat16 data (MXNet keeps the statistics in the wider type), the data's own dtype otherwise."""
+    return _F32 if data_dtype == _F16 or data_dtype == bfloat16 else data_dtype
 
 
 def norm_param_dtypes(op_name):
@@ -117,14 +117,15 @@ def norm_param_dtypes(op_name):
             want, text = (d[ref], "the dtype of {%d}" % ref) if ref is not None else (None, "")
         else:
             want = norm_param_dtype(data)
-            text = ("the parameter dtype for float16 {0} (float32)" if data == _F16 else "the dtype of {0}")
+            text = (f"the parameter dtype for {data.name} {{0}} (float32)" if want != data else "the dtype of {0}")
         for i in range(1, len(d)):
             if d[i] is None:
                 d[i] = want
             elif want is not None and d[i] != want:
                 _fail(op_name, a, d, i, want, text)
         return [data, want, want]
-    infer_type.__doc__ = f"{op_name}: parameters in the data's dtype, float32 for float16 data (see ops.dtype_check)."
+    infer_type.__doc__ = (f"{op_name}: parameters in the data's dtype, float32 for float16/bfloat16 data "
+                          f"(see ops.dtype_check).")
     return infer_type
 
 

@@ -17,7 +17,9 @@ import math
 
 import numpy as _np
 
+from ..base import bfloat16
 from .attrs import Attr
+from .bf16 import cast as bf16_cast
 from .infer import same_shape, unary_shape
 from .registry import Lowering, OpDef, OutKernel, register
 from .relu_cpu import RELU_INLINE, relu
@@ -234,7 +236,7 @@ unary("_npi_logical_not", lambda xp, x, a: x == 0, None, np="logical_not", hidde
 unary("relu", lambda xp, x, a: relu(xp, x),
       lambda F, x, y, og, a: _mul(F, og, F._greater_scalar(x, scalar=0)), npx="relu", monotone=True,
       out_kernel=_ufunc_out(lambda xp, x, out: relu(xp, x, out=out)),
-      lowering=Lowering("maximum", "x0", "max({0}, (T)0)"), inline=RELU_INLINE,
+      lowering=Lowering("maximum", "x0", "max({0}, (T)0)"), inline=RELU_INLINE, elementwise_activation="relu",
       doc="Rectified linear unit: max(x, 0).")
 unary("sigmoid", lambda xp, x, a: sigmoid(xp, x),
       lambda F, x, y, og, a: _mul(F, og, _mul(F, y, F._rminus_scalar(y, scalar=1.0))), npx="sigmoid",
@@ -253,23 +255,24 @@ unary("clip", lambda xp, x, a: xp.clip(x, a["a_min"], a["a_max"]), _g_clip, np="
       doc="Clip values to [a_min, a_max]; the gradient passes where a_min <= x <= a_max.")
 
 # ---- casts, copies, gradient blocking, constants -----------------------------------------------
-unary("Cast", lambda xp, x, a: x.astype(a["dtype"]),
+unary("Cast", lambda xp, x, a: bf16_cast(x, a["dtype"]),
       lambda F, x, y, og, a: F.Cast(og, dtype=x.dtype), aliases=("cast",),
       attrs={"dtype": Attr("dtype", doc="output dtype")}, out_dtype=lambda a, d: a["dtype"],
       infer_type=lambda a, dtypes: [_np.dtype(a["dtype"])],     # known before the input's (MXNet's CastType)
-      doc="Cast to ``dtype`` (the gradient is cast back to the input's dtype).")
+      doc="Cast to ``dtype`` (the gradient is cast back to the input's dtype); to bfloat16 it truncates, as MXNet's "
+          "Cast does on the CPU.")
 
 
 def _amp_dtype(a, dtype):
-    """amp_cast's output dtype: ``dtype`` for a float16 or float32 input; other inputs (float64, integers,
-    bool) stay as they are (MXNet's amp_cast casts only between the low-precision floats and float32)."""
-    return a["dtype"] if dtype in (_np.float16, _np.float32) else dtype
+    """amp_cast's output dtype: ``dtype`` for a float16, bfloat16 or float32 input; other inputs (float64,
+    integers, bool) stay as they are (MXNet's amp_cast casts only between the low-precision floats and float32)."""
+    return a["dtype"] if dtype in (_np.float16, bfloat16, _np.float32) else dtype
 
 
 unary("amp_cast", lambda xp, x, a: x.astype(_amp_dtype(a, x.dtype)),
       lambda F, x, y, og, a: F.Cast(og, dtype=x.dtype),
       attrs={"dtype": Attr("dtype", doc="output dtype for floating-point inputs")}, out_dtype=_amp_dtype,
-      doc="Mixed-precision cast: a float16 or float32 input is cast to ``dtype``; any other input (float64, "
+      doc="Mixed-precision cast: a float16, bfloat16 or float32 input is cast to ``dtype``; any other input (float64, "
           "integer, bool) is left unchanged (MXNet's amp_cast); the gradient is cast back to the input's dtype.")
 unary("_copy", lambda xp, x, a: x.copy(), lambda F, x, y, og, a: og, aliases=("identity",), np="copy",
       out_kernel=_ufunc_out(lambda xp, x, out: xp.copyto(out, x) or out),

@@ -21,9 +21,10 @@ Example::
 """
 
 from .attrs import Attr
+from .bf16 import via_float32
 from .dtype_check import check_dtypes, norm_param_dtype, norm_param_dtypes, uniform_dtypes
 from .infer import InferError, merge_shape, normalize_axis, prod
-from .registry import OpDef, SideEffect, register
+from .registry import ChannelAffine, OpDef, SideEffect, register
 
 
 def _bshape(ndim, axis, n):
@@ -159,8 +160,19 @@ def _bn_grad(F, a, ins, outs, og, training):
     return [dx, dgamma, dbeta, None, None]
 
 
+def _bn_scale_shift(F, a, ins):
+    """Predict mode as a per-channel affine map (``ChannelAffine``): ``scale = gamma / sqrt(moving_var
+    + eps)`` (gamma taken as 1 under ``fix_gamma``), ``shift = beta - moving_mean * scale``."""
+    _, gamma, beta, moving_mean, moving_var = ins
+    scale = F.rsqrt(F._plus_scalar(moving_var, scalar=float(a["eps"])))
+    if not a["fix_gamma"]:
+        scale = F.elemwise_mul(gamma, scale)
+    return scale, F.elemwise_sub(beta, F.elemwise_mul(moving_mean, scale))
+
+
 register(OpDef(
     "BatchNorm", family="norm", npx="batch_norm", needs_train=True,
+    predict_affine=ChannelAffine(axis=lambda a: a["axis"], scale_shift=_bn_scale_shift),
     var_init={"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'},
     inputs=("data", "gamma", "beta", "moving_mean", "moving_var"), aux=("moving_mean", "moving_var"),
     num_outputs=3, num_visible=lambda a: 3 if a["output_mean_var"] else 1,
@@ -174,7 +186,8 @@ register(OpDef(
            "cudnn_off": Attr("bool", False, doc="Accepted for compatibility; no effect."),
            "min_calib_range": Attr("float?", None, doc="Quantisation only; ignored."),
            "max_calib_range": Attr("float?", None, doc="Quantisation only; ignored.")},
-    compute=_bn_compute, infer_shape=_bn_infer, infer_type=_bn_types, grad=_bn_grad, grad_mode=True,
+    compute=via_float32(_bn_compute, _bn_types), infer_shape=_bn_infer, infer_type=_bn_types, grad=_bn_grad,
+    grad_mode=True,
     train_side_effect=SideEffect(reads=(("output", 1), ("output", 2), ("input", 3), ("input", 4)),
                                  update=_bn_update_moving, when=_bn_updates_moving,
                                  doc="moving statistics updated in place"),

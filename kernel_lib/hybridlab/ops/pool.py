@@ -24,6 +24,7 @@ import numpy as np
 
 from ..base import MXNetError
 from .attrs import Attr
+from .bf16 import via_float32
 from .conv import (from_cf, join_shape, kernel_slices, layout_pattern, pad_spatial, shape_pattern, split_shape,
                    to_cf)
 from .infer import InferError, merge_shape, prod
@@ -413,8 +414,14 @@ _POOL_ATTRS = {
 # MXNet enforces nonzero kernel and stride entries; a negative pad has no meaning (and crashes)
 POOL_BOUNDS = {"kernel": (1, None), "stride": (1, None), "pad": (0, None)}
 
+
+def _first_dtype(a, dtypes):
+    """The output dtype of the pooling ops: their first input's (for bfloat16 computes, ``ops/bf16.py``)."""
+    return [dtypes[0]]
+
 register(OpDef(
-    "Pooling", attrs=_POOL_ATTRS, bounds=POOL_BOUNDS, compute=_pool_compute, infer_shape=_pool_infer, grad=_pool_grad,
+    "Pooling", attrs=_POOL_ATTRS, bounds=POOL_BOUNDS, compute=via_float32(_pool_compute, _first_dtype),
+    infer_shape=_pool_infer, grad=_pool_grad,
     family="pool", aliases=("_npx_pooling",), npx=NsName("pooling"), window_max=lambda a: a["pool_type"] == "max",
     train_variant=("_Pooling_first_max", "data", first_max_applies),
     doc="""Pooling of ``data`` (N, C, *spatial) over windows of size ``kernel``: max, avg, sum or
@@ -426,7 +433,8 @@ window size clipped to the padded input, or by the number of real elements when
 
 register(OpDef(
     "_backward_Pooling", inputs=("ograd", "data", "output"), attrs=_POOL_ATTRS, bounds=POOL_BOUNDS,
-    compute=_pool_backward_compute, infer_shape=_backward_infer, grad=_pool_backward_grad,
+    compute=via_float32(_pool_backward_compute, _first_dtype), infer_shape=_backward_infer,
+    grad=_pool_backward_grad,
     family="pool", hidden=True,
     doc="""Gradient of Pooling w.r.t. its data, from the output gradient ``ograd``, the ``data`` and
 the Pooling ``output``: max routes each window's gradient to its first maximum, avg/sum spread it
@@ -434,7 +442,7 @@ over the window, lp scales by ``(data / output) ** (p - 1)``."""))
 
 register(OpDef(
     "_backward_Pooling_gather", inputs=("grad", "data"), attrs=_POOL_ATTRS, bounds=POOL_BOUNDS,
-    compute=_gather_compute,
+    compute=via_float32(_gather_compute, _first_dtype),
     infer_shape=_gather_infer, grad=_gather_grad, family="pool", hidden=True,
     doc="""For max pooling: ``grad`` (the data's shape) read at each window's first maximum of
 ``data`` (the adjoint of max-pooling's backward; used for second-order gradients)."""))

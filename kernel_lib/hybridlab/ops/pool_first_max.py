@@ -26,6 +26,7 @@ Example::
 import numpy as np
 
 from ..base import MXNetError
+from .bf16 import via_float32
 from .conv import split_shape
 from .infer import InferError
 from .pool import POOL_BOUNDS, _POOL_ATTRS, _kind, first_max_2x2, first_max_applies, grad_from_first_max
@@ -55,13 +56,17 @@ def _infer(a, in_shapes):
     return [(n, c, h // 2, w // 2)] * 2
 
 
+def _types(a, dtypes):
+    return [dtypes[0], np.dtype(np.uint8)]
+
+
 def _grad(F, a, inputs, outputs, ograds):
     return [F._backward_Pooling_first_max(ograds[0], outputs[1], **a)]
 
 
 register(OpDef(
-    "_Pooling_first_max", attrs=_POOL_ATTRS, bounds=POOL_BOUNDS, compute=_compute, infer_shape=_infer,
-    infer_type=lambda a, d: [d[0], np.dtype(np.uint8)], grad=_grad, family="pool", hidden=True,
+    "_Pooling_first_max", attrs=_POOL_ATTRS, bounds=POOL_BOUNDS, compute=via_float32(_compute, _types),
+    infer_shape=_infer, infer_type=_types, grad=_grad, family="pool", hidden=True,
     num_outputs=2, num_visible=1, output_names=("output", "first_max"),
     doc="""Max pooling over 2x2 windows with stride 2 tiling channel-first data (Pooling's attributes)
 that also returns each window's first-maximum position (0..3, >= 4 for NaN windows) as a hidden
@@ -88,7 +93,7 @@ def _backward_infer(a, in_shapes):
 
 register(OpDef(
     "_backward_Pooling_first_max", inputs=("ograd", "first_max"), attrs=_POOL_ATTRS, bounds=POOL_BOUNDS,
-    compute=_backward_compute,
+    compute=via_float32(_backward_compute, lambda a, d: [d[0]]),
     infer_shape=_backward_infer, infer_type=lambda a, d: [d[0]], family="pool", hidden=True,
     no_grad_reason="used only inside compiled backward programs; higher-order gradients differentiate "
                    "Pooling's own gradient (_backward_Pooling) instead",

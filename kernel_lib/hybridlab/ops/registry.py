@@ -53,7 +53,16 @@ What the compiler asks an op (it knows no op by name; each field is ``None`` for
     gradients (BatchNorm's moving statistics), run as an explicit statement by compiled backward
     programs, whose traced gradients see no data,
   * ``lowering``: a ``Lowering``: the op as one step of a fused elementwise kernel (NumPy ufunc and
-    C expression); ops with one are what the fusion pass fuses (``ops/fused.py``).
+    C expression); ops with one are what the fusion pass fuses (``ops/fused.py``),
+  * ``epilogue``: an ``Epilogue``: the op whose call can also run what follows it in predict programs
+    (a per-channel affine map, an activation) and take a plain matrix-product form (Convolution,
+    its fused form ``_FusedConvolution``); the inference passes rewrite producers that declare one,
+  * ``predict_affine``: a ``ChannelAffine``: in predict programs the op's output 0 is its input 0
+    times a per-channel scale plus a shift computed from its other inputs (BatchNorm: the moving
+    statistics); the inference passes fold such an op into a producer with an ``Epilogue``,
+  * ``elementwise_activation``: the activation kind (``"relu"``) the op applies to its one input, as
+    a string or a predicate on the parsed attributes returning one or ``None``: an ``Epilogue``
+    lists the kinds its fused op runs (``OpDef.activation_kind`` asks).
 
 Example (the shape of every op file)::
 
@@ -65,7 +74,8 @@ from dataclasses import dataclass, field
 from ..base import MXNetError
 from .attrs import MAX_ATTR_CHARS, REQUIRED, Attr
 
-__all__ = ["OpDef", "NsName", "InlineRule", "OutKernel", "SideEffect", "Lowering", "register", "get_op",
+__all__ = ["OpDef", "NsName", "InlineRule", "OutKernel", "SideEffect", "Lowering", "Epilogue", "ChannelAffine",
+           "register", "get_op",
            "find_op", "all_ops", "OPS"]
 
 OPS = {}        # canonical name -> OpDef
@@ -187,6 +197,54 @@ class Lowering:
             raise ValueError(f"Lowering: pattern expected one of x, xy, xs, sx, x0, got {self.pattern!r}")
 
 
+@dataclass(frozen=True)
+class Epilogue:
+    """What predict programs may run inside a call of an op, after its result (the inference passes,
+    ``compiler/passes/fold_affine.py``, ``fuse_activation.py``, ``as_matmul.py``, ask it; they know
+    no op by name). ``op`` names the fused op that runs it (or is its ``OpDef``): it takes this op's
+    inputs and attributes plus the attributes ``affine`` (bool: two more inputs ``scale`` and
+    ``shift`` follow, one value per channel, and the result is ``out * scale + shift``),
+    ``act_type`` (``None`` or one of
+    ``activations``, applied last) and ``gemm`` (bool: computed as one plain matrix product), and
+    declares an ``Epilogue`` itself (so epilogues add up: affine, then activation).
+
+    ``channel_axes(a)``: the axes of the output that are its channel axis (both signs: ``(1, -3)``
+    for channel-first 2-D data), for per-channel affine maps; ``activations``: the kinds of
+    ``OpDef.activation_kind`` the fused op applies; ``matmul(a)``: whether the op with parsed
+    attributes ``a`` is one plain matrix product (a 1x1 convolution), or ``None``.
+
+    >>> e = get_op("Convolution").epilogue
+    >>> a = get_op("Convolution").parse_attrs({"kernel": "(3, 3)", "num_filter": "2"})
+    >>> e.op, e.activations, e.channel_axes(a)
+    ('_FusedConvolution', ('relu',), (1, -3))
+    """
+    op: str
+    channel_axes: object
+    activations: tuple = ()
+    matmul: object = None
+
+
+@dataclass(frozen=True)
+class ChannelAffine:
+    """An op that in predict programs computes ``input0 * scale + shift``, one ``scale`` and
+    ``shift`` value per channel along ``axis(a)`` of its output 0 (its other outputs, if any, are
+    side values). ``scale_shift(F, a, inputs)`` returns ``(scale, shift)`` written with registered
+    ops through the namespace ``F`` from the op's inputs (``inputs[0]`` is the data; passes call it
+    with ``mx.sym`` on the graph's entries, so the values are computed on every call from the
+    current parameters: nothing is frozen).
+
+    >>> import hybridlab as mx
+    >>> bn = get_op("BatchNorm")
+    >>> a = bn.parse_attrs({"fix_gamma": "False", "eps": "0.5"})
+    >>> ins = [mx.nd.ones((1, 2, 1, 1)), mx.nd.array([2.0, 1.0]), mx.nd.array([0.0, 1.0]),
+    ...        mx.nd.array([1.0, 1.0]), mx.nd.array([3.5, 3.5])]
+    >>> [v.asnumpy().tolist() for v in bn.predict_affine.scale_shift(mx.nd, a, ins)]
+    [[1.0, 0.5], [-1.0, 0.5]]
+    """
+    axis: object
+    scale_shift: object
+
+
 def _same_dtype(a, dtypes):
     """Default type inference: all inputs and outputs share the first known dtype."""
     known = next((d for d in dtypes if d is not None), None)
@@ -200,7 +258,8 @@ class OpDef:
     """One operator. See the module docstring for the meaning of each field. The fields the compiler
     asks, given where the op is defined, are ``None`` or an object whose class documents it:
     ``inline`` (``InlineRule``), ``out_kernel`` (``OutKernel``), ``train_side_effect``
-    (``SideEffect``) and ``lowering`` (``Lowering``); ``train_variant`` names another op.
+    (``SideEffect``), ``lowering`` (``Lowering``), ``epilogue`` (``Epilogue``) and
+    ``predict_affine`` (``ChannelAffine``); ``train_variant`` names another op.
 
     >>> fc = get_op("FullyConnected")
     >>> [f.__name__ for f in fc.inline.functions], fc.out_kernel.inplace, fc.lowering is None
@@ -216,7 +275,8 @@ class OpDef:
                  all_inputs=None, random=(), np_random=(), monotone=False, window_max=False,
                  train_variant=None, zero_grad=False, bounds=None, grad_mode=False, inline=None,
                  out_kernel=None, train_side_effect=None, lowering=None, open_attrs=False, count_attr=None,
-                 var_init=None, infer_partial=None):
+                 var_init=None, infer_partial=None, epilogue=None, predict_affine=None,
+                 elementwise_activation=None):
         self.name = name
         self.inputs = inputs
         self.variadic = variadic
@@ -268,13 +328,17 @@ class OpDef:
         self.train_variant = train_variant
         for key, value, kind in (("inline", inline, InlineRule), ("out_kernel", out_kernel, OutKernel),
                                  ("train_side_effect", train_side_effect, SideEffect),
-                                 ("lowering", lowering, Lowering)):
+                                 ("lowering", lowering, Lowering), ("epilogue", epilogue, Epilogue),
+                                 ("predict_affine", predict_affine, ChannelAffine)):
             if value is not None and not isinstance(value, kind):
                 raise ValueError(f"{name}: {key} expected a {kind.__name__} or None, got {value!r}")
         self.inline = inline                        # what the compiler asks: see the module docstring
         self.out_kernel = out_kernel
         self.train_side_effect = train_side_effect
         self.lowering = lowering
+        self.epilogue = epilogue
+        self.predict_affine = predict_affine
+        self._activation = elementwise_activation
         self._attr_cache = {}
         # fixed input count (None when it depends on attributes): saves a call on the hot path
         self.n_inputs = None if (variadic or callable(inputs)) else len(inputs)
@@ -332,6 +396,19 @@ class OpDef:
     def window_max(self, a):
         """Whether the op with parsed attributes ``a`` takes maxima over windows of its input."""
         return self._window_max(a) if callable(self._window_max) else bool(self._window_max)
+
+    def activation_kind(self, a):
+        """The elementwise activation (``"relu"``) the op with parsed attributes ``a`` applies to its
+        one input, or ``None`` (see ``elementwise_activation`` in the module docstring).
+
+        >>> act = get_op("Activation")
+        >>> act.activation_kind(act.parse_attrs({"act_type": "relu"})), get_op("relu").activation_kind({})
+        ('relu', 'relu')
+        >>> act.activation_kind(act.parse_attrs({"act_type": "tanh"})), get_op("exp").activation_kind({}) is None
+        ('tanh', True)
+        """
+        kind = self._activation(a) if callable(self._activation) else self._activation
+        return kind or None
 
     # ---- attributes ------------------------------------------------------------------------
     def parse_attrs(self, kwargs):

@@ -7,6 +7,13 @@ pipeline, see ``CachedOp.pipeline``).
 a list of ``(pass name, Symbol snapshot)`` (the lab's ``stages_json`` turns them into the graph
 JSON's ``"passes"`` field). The input symbol is never modified.
 
+``PREDICT_PASSES`` (``fold_affine``: BatchNorm folded into the Convolution before it,
+``fuse_activation``: conv + bias + relu as one call, ``as_matmul``: 1x1 convolutions as one matrix
+product) rewrite graphs for inference only, asking the registry (``Epilogue``, ``ChannelAffine``,
+``elementwise_activation``): a cached op runs them on the pipeline's result to make the graph its
+predict programs run (training programs run the graph before them; see ``CachedOp``), and its
+``pipeline`` shows their stages after the others when they changed something.
+
 ``passes`` names passes from ``PASSES`` (default ``DEFAULT_PASSES``) or gives ``(name, fn)`` pairs,
 ``fn(symbol) -> symbol`` free to rewrite the graph it is given. ``flags`` are the CachedOp flags;
 no pass depends on them (every pass preserves results in every mode), they are accepted so the
@@ -26,14 +33,17 @@ Example::
 """
 from ...base import MXNetError
 from ._graph import clone
+from .as_matmul import mark_matmuls
 from .constant_folding import fold_constants
 from .cse import eliminate_common_subexpressions
 from .dce import eliminate_dead_code
+from .fold_affine import fold_affine_maps
+from .fuse_activation import fuse_activations
 from .fusion import fuse_elementwise
 from .inplace import mark_inplace
 from .pool_first import pool_before_activation
 
-__all__ = ["PASSES", "DEFAULT_PASSES", "run_pipeline"]
+__all__ = ["PASSES", "DEFAULT_PASSES", "PREDICT_PASSES", "run_pipeline"]
 
 PASSES = {
     "dce": lambda s: eliminate_dead_code(s, copy=False),
@@ -42,8 +52,12 @@ PASSES = {
     "pool_first": lambda s: pool_before_activation(s, copy=False),
     "fusion": lambda s: fuse_elementwise(s, copy=False),
     "inplace": lambda s: mark_inplace(s, copy=False),
+    "fold_affine": lambda s: fold_affine_maps(s, copy=False),
+    "fuse_activation": lambda s: fuse_activations(s, copy=False),
+    "as_matmul": lambda s: mark_matmuls(s, copy=False),
 }
 DEFAULT_PASSES = ("dce", "cse", "constant_folding", "pool_first", "fusion", "inplace")
+PREDICT_PASSES = ("fold_affine", "fuse_activation", "as_matmul")     # inference only (see above)
 
 
 def _resolve(passes):

@@ -7,8 +7,11 @@ elementwise ops to the widest input type), ``init_trainer(trainer)`` attaches a 
 step whose gradients overflow. Inference: ``convert_symbol`` / ``convert_model`` /
 ``convert_hybrid_block`` rewrite a float32 model with ``amp_cast`` / ``amp_multicast`` nodes.
 
-Only ``float16`` works here: NumPy has no bfloat16 dtype, so ``'bfloat16'`` is refused with an
-MXNetError (its op lists exist in ``lists.symbol_bf16``).
+``target_dtype`` is ``'float16'`` (op lists in ``lists.symbol_fp16``) or ``'bfloat16'`` (lists in
+``lists.symbol_bf16``: Convolution and FullyConnected in bfloat16). bfloat16 arrays are
+``ml_dtypes.bfloat16`` NumPy arrays (``hybridlab.base.bfloat16``; MXNet's spelling
+``np.dtype([('bfloat16', np.uint16)])`` is accepted wherever a dtype is); Convolution, Pooling and
+BatchNorm compute them in float32 and round the result, as MXNet's oneDNN kernels do.
 
 Example (inference)::
 
@@ -38,6 +41,14 @@ Example (training with loss scaling)::
     >>> tr._amp_loss_scaler.loss_scale
     65536.0
     >>> amp._deinit()      # (hybridlab only) undo init(), as a fresh process would be
+
+Example (bfloat16 inference)::
+
+    >>> y32 = net(x)        # (the training example above changed the weights)
+    >>> netbf = amp.convert_hybrid_block(net, target_dtype='bfloat16', ctx=mx.cpu())
+    >>> ybf = netbf(x)
+    >>> ybf.dtype.name, bool(np.allclose(ybf.asnumpy(), y32.asnumpy(), rtol=2e-2, atol=2e-2))
+    ('float32', True)
 """
 import contextlib
 import functools
@@ -45,7 +56,7 @@ import functools
 import numpy as _np
 
 from ... import ndarray, symbol
-from ...base import MXNetError, dtype_from_flag
+from ...base import MXNetError, bfloat16, dtype_from_flag, normalize_dtype
 from ...gluon import HybridBlock, SymbolBlock, Trainer
 from ...gluon.hybrid_export import export_block
 from ...ndarray import NDArray
@@ -53,6 +64,7 @@ from ...ops import find_op
 from ...optimizer import Optimizer
 from ...symbol import Symbol
 from .convert import check_lists, reduce_precision
+from . import lists  # noqa: F401  (mxnet.contrib.amp.amp.lists, as MXNet's module has it)
 from .lists import symbol_bf16, symbol_fp16
 from .loss_scaler import LossScaler
 
@@ -65,24 +77,20 @@ _state = {"initialized": False, "scaler_used": False, "loss_scaler": None, "wrap
 
 
 def _target(target_dtype):
-    """The NumPy dtype of ``target_dtype`` ('float16'); bfloat16 is refused."""
-    name = getattr(target_dtype, "__name__", None) or str(target_dtype)
-    if name == "bfloat16":
-        raise MXNetError("amp: target_dtype 'bfloat16' is not supported by hybridlab: NumPy has no bfloat16 "
-                         "dtype (hybridlab runs on NumPy/CuPy); use target_dtype='float16'")
+    """The NumPy dtype of ``target_dtype``: float16, or bfloat16 (``'bfloat16'``, ``ml_dtypes.bfloat16``
+    or MXNet's ``np.dtype([('bfloat16', np.uint16)])``)."""
     try:
-        dt = _np.dtype(target_dtype)
-    except TypeError:
+        dt = normalize_dtype(target_dtype)
+    except MXNetError:
         dt = None
-    if dt != _np.float16:
+    if dt not in (_np.dtype(_np.float16), bfloat16):
         raise MXNetError(f"amp: only float16 and bfloat16 are supported as target_dtype, got {target_dtype!r}")
     return dt
 
 
 def _lists(target_dtype):
-    if str(getattr(target_dtype, "__name__", target_dtype)) == "bfloat16":
+    if _target(target_dtype) == bfloat16:
         return symbol_bf16, "BF16"
-    _target(target_dtype)
     return symbol_fp16, "FP16"
 
 

@@ -34,6 +34,7 @@ Example::
     ...     print(e)
     Layer 'dense0' (Dense): units expected a value >= 1 (FullyConnected's num_hidden), got -5
 """
+from ... import ndarray as _nd
 from ...base import MXNetError
 from ...ndarray.ndarray import NDArray
 from ...ops.infer import InferError
@@ -131,7 +132,8 @@ class InputCheck:
             if expected is not None:
                 raise MXNetError(f"{_where(self)}: expected input of shape {expected}, got shape {tuple(x.shape)}")
             typed = self._typed_params()
-            if typed is not None:
+            # under amp.init() the op's nd function casts the inputs itself (its ``_amp_original``)
+            if typed is not None and not hasattr(getattr(_nd, typed[0], None), "_amp_original"):
                 dtype = x.dtype
                 for p in typed[1]:
                     if p.dtype != dtype:      # may still be valid (BatchNorm's float16 data): ask the op

@@ -145,21 +145,29 @@ def _detail(kind, src, weights, dst, geom):
     return f"(convolution {kind}: src {src.shape}, weights {weights.shape}, dst {dst.shape}, {geom})"
 
 
-def _build(kind, shapes, channel_last, geom, with_bias):
+def _build(kind, shapes, channel_last, geom, with_bias, post=()):
     src, dst = _user_md(shapes[0], channel_last), _user_md(shapes[2], channel_last)
     weights = _user_md(shapes[1], channel_last, geom.groups)
     bias = L.MemoryDesc((shapes[1][0],)) if with_bias else None
     bias_handle = bias.handle if bias is not None else None
-    detail = _detail(kind, src, weights, dst, geom)
+    detail = _detail(kind, src, weights, dst, geom) + (f" post-ops {post}" if post else "")
     a_src, a_w, a_dst = _any(src), _any(weights), _any(dst)      # "any": the primitive picks the layouts
     if kind == "forward":
+        # post-ops: per-channel vectors (1, F, 1, ...) for the binary ones, ReLU as an eltwise one
+        channel = (1, shapes[1][0]) + (1,) * (len(shapes[0]) - 2)
+        steps = [(p,) if p == "relu" else (p, L.MemoryDesc(channel)) for p in post]
+        attr = L.PostOps(steps) if steps else None
+        # forward_training with post-ops too: forward_inference picked brgconv kernels on AVX2, 2x slower
+        # for 1x1 convolutions than the jit ones forward_training gets (with or without post-ops)
         prim = L.Primitive("dnnl_convolution_forward_primitive_desc_create", L.engine(), L.FORWARD_TRAINING,
                            L.CONVOLUTION_DIRECT, a_src.handle, a_w.handle, bias_handle, a_dst.handle, *_spatial(geom),
-                           None, detail=detail).create()
+                           attr.handle if attr is not None else None, detail=detail, keep=(attr,)).create()
         args = [_Arg(L.ARG_SRC, src, L.query_md(prim, L.QUERY_SRC_MD), False),
                 _Arg(L.ARG_WEIGHTS, weights, L.query_md(prim, L.QUERY_WEIGHTS_MD), False)]
         if bias is not None:
             args.append(_Arg(L.ARG_BIAS, bias, bias.handle, False))
+        args += [_Arg(L.post_op_arg(i), step[1], step[1].handle, False) for i, step in enumerate(steps)
+                 if len(step) == 2]
         args.append(_Arg(L.ARG_DST, dst, L.query_md(prim, L.QUERY_DST_MD), True))
     elif kind == "backward_data":
         hint = _hint(src, weights, dst, geom)
@@ -182,19 +190,19 @@ def _build(kind, shapes, channel_last, geom, with_bias):
     return Plan(kind, prim, args)
 
 
-def _plan(kind, shapes, channel_last, geom, with_bias):
+def _plan(kind, shapes, channel_last, geom, with_bias, post=()):
     """The cached plan (``None``: oneDNN has no implementation). Call with ``_lock`` held.
     Plans are per thread count (``hybridlab.threads``): oneDNN splits the work when it creates them."""
     nthreads = threads.current()
     L.set_num_threads(nthreads)
-    key = (kind, shapes, channel_last, geom, with_bias, nthreads)
+    key = (kind, shapes, channel_last, geom, with_bias, nthreads, post)
     plan = _plans.get(key, _plans)
     if plan is not _plans:
         _plans.move_to_end(key)
         return plan
     try:
         geom = Geometry(*(tuple(int(v) for v in x) for x in geom[:4]), int(geom.groups))
-        plan = _build(kind, shapes, bool(channel_last), geom, with_bias)
+        plan = _build(kind, shapes, bool(channel_last), geom, with_bias, post)
     except L.DnnlError as err:
         if err.status != L.UNIMPLEMENTED:
             raise
@@ -212,20 +220,35 @@ def _check(arrays):
                              f"{'contiguous' if a.flags.c_contiguous else 'strided'} {a.shape}")
 
 
-def _run(kind, shapes, arrays, geom, channel_last, with_bias):
+def _run(kind, shapes, arrays, geom, channel_last, with_bias, post=()):
     _check(arrays)
     with _lock:
-        plan = _plan(kind, shapes, channel_last, geom, with_bias)
+        plan = _plan(kind, shapes, channel_last, geom, with_bias, post)
         if plan is None:
             return False
         plan.run([a for a in arrays if a is not None])
     return True
 
 
-def forward(src, weights, bias, dst, geom, channel_last=False):
-    """``dst = conv(src, weights) + bias`` (``bias`` may be ``None``); see the module docstring."""
-    return _run("forward", (src.shape, weights.shape, dst.shape), (src, weights, bias, dst), geom,
-                channel_last, bias is not None)
+def forward(src, weights, bias, dst, geom, channel_last=False, scale=None, shift=None, relu=False):
+    """``dst = conv(src, weights) + bias`` (``bias`` may be ``None``); see the module docstring.
+    Post-ops run inside the primitive on each output value before it is stored: ``* scale`` and
+    ``+ shift`` (arrays of one value per filter, either may be ``None``), then ``max(., 0)`` when
+    ``relu`` (a folded BatchNorm and a relu: ``ops/conv_fused.py``).
+
+    >>> import numpy as np
+    >>> from hybridlab.ops import dnnl
+    >>> x, w = np.ones((1, 1, 3, 3), np.float32), np.ones((2, 1, 3, 3), np.float32)
+    >>> y = np.empty((1, 2, 1, 1), np.float32)
+    >>> g = dnnl.Geometry(stride=(1, 1), dilate=(1, 1), pad_l=(0, 0), pad_r=(0, 0), groups=1)
+    >>> s, t = np.array([1.0, -1.0], np.float32), np.array([1.0, 2.0], np.float32)
+    >>> not dnnl.available() or (dnnl.forward(x, w, None, y, g, scale=s, shift=t, relu=True)
+    ...                          and y.ravel().tolist() == [10.0, 0.0])
+    True
+    """
+    post = tuple(name for name, v in (("mul", scale), ("add", shift)) if v is not None) + (("relu",) if relu else ())
+    return _run("forward", (src.shape, weights.shape, dst.shape), (src, weights, bias, scale, shift, dst), geom,
+                channel_last, bias is not None, post)
 
 
 def backward_data(diff_dst, weights, diff_src, geom, channel_last=False):

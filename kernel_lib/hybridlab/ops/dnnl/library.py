@@ -27,7 +27,7 @@ from ...base import MXNetError
 __all__ = ["DnnlError", "load", "load_error", "version", "call", "engine", "stream", "status_name",
            "MemoryDesc", "Memory", "Primitive", "reorder", "md_equal", "md_size", "query_md", "impl_info",
            "exec_args", "execute", "wait", "dims", "openmp_wait_policy", "set_num_threads", "ENV_LIB",
-           "PLAIN_TAG"]
+           "PLAIN_TAG", "PostOps", "post_op_arg"]
 
 ENV_LIB = "HYBRIDLAB_DNNL_LIB"
 _WHEELS = ("onednn-cpu-gomp", "onednn-cpu-iomp", "onednn-cpu-tbb", "onednn")   # distributions shipping libdnnl
@@ -45,6 +45,7 @@ PLAIN_TAG = {1: 2, 2: 3, 3: 4, 4: 5, 5: 6, 6: 7}
 # dnnl_prop_kind_t, dnnl_alg_kind_t
 FORWARD_TRAINING = 64
 CONVOLUTION_DIRECT = 1
+ELTWISE_RELU, BINARY_ADD, BINARY_MUL = 0x20, 0x1fff0, 0x1fff1      # post-op algorithms
 # dnnl_query_t
 QUERY_IMPL_INFO_STR = 8
 (QUERY_SRC_MD, QUERY_DIFF_SRC_MD, QUERY_WEIGHTS_MD, QUERY_DIFF_WEIGHTS_MD, QUERY_DST_MD,
@@ -53,6 +54,7 @@ QUERY_IMPL_INFO_STR = 8
 ARG_SRC, ARG_DST, ARG_WEIGHTS, ARG_BIAS = 1, 17, 33, 41
 ARG_DIFF_SRC, ARG_DIFF_DST, ARG_DIFF_WEIGHTS, ARG_DIFF_BIAS = 129, 145, 161, 169
 ARG_FROM, ARG_TO = ARG_SRC, ARG_DST
+ARG_SRC_1, ARG_ATTR_MULTIPLE_POST_OP_BASE = 2, 32768
 
 MAX_NDIMS = 12
 _dims_t = ctypes.c_int64 * MAX_NDIMS
@@ -99,6 +101,13 @@ _PROTOTYPES = {
     "dnnl_primitive_execute": ((_p, _p, ctypes.c_int, ctypes.POINTER(_ExecArg)), None),
     "dnnl_primitive_destroy": ((_p,), None),
     "dnnl_reorder_primitive_desc_create": ((_pp, _p, _p, _p, _p, _p), None),
+    "dnnl_primitive_attr_create": ((_pp,), None),
+    "dnnl_primitive_attr_destroy": ((_p,), None),
+    "dnnl_primitive_attr_set_post_ops": ((_p, _p), None),
+    "dnnl_post_ops_create": ((_pp,), None),
+    "dnnl_post_ops_destroy": ((_p,), None),
+    "dnnl_post_ops_append_eltwise": ((_p, ctypes.c_int, ctypes.c_float, ctypes.c_float), None),
+    "dnnl_post_ops_append_binary": ((_p, ctypes.c_int, _p), None),
     "dnnl_convolution_forward_primitive_desc_create": (
         (_pp, _p, ctypes.c_int, ctypes.c_int, _p, _p, _p, _p, _dims_t, _dims_t, _dims_t, _dims_t, _p), None),
     "dnnl_convolution_backward_data_primitive_desc_create": (
@@ -301,6 +310,38 @@ def _destroy(name, owner, attr):
     if handle is not None and handle.value and lib is not None:
         getattr(lib, name)(handle)
         setattr(owner, attr, None)
+
+
+def post_op_arg(index):
+    """The execution argument of the second input of binary post-op ``index``
+    (``DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1``)."""
+    return ARG_ATTR_MULTIPLE_POST_OP_BASE * (index + 1) | ARG_SRC_1
+
+
+class PostOps:
+    """Owned primitive attributes carrying a chain of post-ops (oneDNN runs them on each output
+    value inside the primitive, before it is stored): ``steps`` is a sequence of ``("relu",)`` (an
+    eltwise ReLU) and ``("mul" | "add", MemoryDesc)`` (a binary op with a second input of that
+    descriptor, broadcast: ``(1, C, 1, 1)`` is one value per channel). ``handle`` is the
+    ``dnnl_primitive_attr_t`` to pass to a primitive descriptor."""
+
+    _BINARY = {"mul": BINARY_MUL, "add": BINARY_ADD}
+
+    def __init__(self, steps):
+        self.handle, self._ops, self.steps = ctypes.c_void_p(), ctypes.c_void_p(), tuple(steps)
+        call("dnnl_primitive_attr_create", ctypes.byref(self.handle))
+        call("dnnl_post_ops_create", ctypes.byref(self._ops))
+        for step in self.steps:
+            if step[0] == "relu":
+                call("dnnl_post_ops_append_eltwise", self._ops, ELTWISE_RELU, 0.0, 0.0)
+            else:
+                call("dnnl_post_ops_append_binary", self._ops, self._BINARY[step[0]], step[1].handle,
+                     detail=f"(binary post-op {step[0]} of shape {step[1].shape})")
+        call("dnnl_primitive_attr_set_post_ops", self.handle, self._ops)
+
+    def __del__(self):
+        _destroy("dnnl_post_ops_destroy", self, "_ops")
+        _destroy("dnnl_primitive_attr_destroy", self, "handle")
 
 
 def md_equal(a, b):

@@ -3,8 +3,7 @@ classification of the operators hybridlab registers: only Convolution and FullyC
 a few ops take either precision, most others need float32 (see ``symbol_fp16`` for the meaning of each
 list). ``BF16_USE_FP32_PARAMS``: ops whose listed inputs stay float32 (``''`` is the data input).
 
-hybridlab refuses to convert to bfloat16 (NumPy has no bfloat16 dtype); the lists are here for programs
-that read them.
+``amp.init(target_dtype='bfloat16')`` and ``amp.convert_*(..., target_dtype='bfloat16')`` use them.
 
 Example::
 
