@@ -31,6 +31,7 @@ import numpy as np
 
 from ..base import MXNetError
 from .attrs import Attr
+from .dtype_check import uniform_dtypes
 from .infer import InferError, merge_shape
 from .registry import OpDef, register
 
@@ -93,19 +94,6 @@ def _infer(a, in_shapes):
     if not a["no_bias"]:
         merge_shape(in_shapes, 3, (f,), "bias: (num_filter,)")
     return [(n, f, ho, wo)]
-
-
-def _infer_type(a, dtypes):
-    known = dtypes[0]
-    if known is None:
-        return [None]
-    for i, dt in enumerate(dtypes):
-        if dt is None:
-            dtypes[i] = known
-        elif np.dtype(dt) != np.dtype(known):
-            raise MXNetError(f"DeformableConvolution: input {i} expected dtype {np.dtype(known).name} (the data's), "
-                             f"got {np.dtype(dt).name}")
-    return [known]
 
 
 def _sampling(xp, a, data_shape, offset):
@@ -187,7 +175,7 @@ register(OpDef(
     "_contrib_DeformableConvolution",
     inputs=lambda a: ("data", "offset", "weight") if a["no_bias"] else ("data", "offset", "weight", "bias"),
     all_inputs=("data", "offset", "weight", "bias"), attrs=_ATTRS, compute=_compute, infer_shape=_infer,
-    infer_type=_infer_type, grad=_grad, bounds=_BOUNDS, family="conv",
+    infer_type=uniform_dtypes("DeformableConvolution"), grad=_grad, bounds=_BOUNDS, family="conv",
     doc="""2-D convolution whose kernel taps are displaced per output position by ``offset`` and read
 by bilinear interpolation (Deformable ConvNets; see ops/deformable_conv.py)."""))
 

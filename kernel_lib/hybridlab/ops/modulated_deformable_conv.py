@@ -30,6 +30,7 @@ import numpy as np
 
 from ..base import MXNetError
 from .attrs import Attr
+from .dtype_check import uniform_dtypes
 from .deformable_conv import _ATTRS as _V1_ATTRS, _BOUNDS as _V1_BOUNDS, _acc, _gather, _out_size, _params
 from .infer import InferError, merge_shape
 from .registry import OpDef, register
@@ -69,19 +70,6 @@ def _infer(a, in_shapes):
     if not a["no_bias"]:
         merge_shape(in_shapes, 4, (f,), "bias: (num_filter,)")
     return [(n, f, ho, wo)]
-
-
-def _infer_type(a, dtypes):
-    known = dtypes[0]
-    if known is None:
-        return [None]
-    for i, dt in enumerate(dtypes):
-        if dt is None:
-            dtypes[i] = known
-        elif np.dtype(dt) != np.dtype(known):
-            raise MXNetError(f"{_NAME}: input {i} expected dtype {np.dtype(known).name} (the data's), "
-                             f"got {np.dtype(dt).name}")
-    return [known]
 
 
 def _sampling(xp, a, data_shape, offset):
@@ -162,7 +150,7 @@ register(OpDef(
     inputs=lambda a: ("data", "offset", "mask", "weight") if a["no_bias"] else
     ("data", "offset", "mask", "weight", "bias"),
     all_inputs=("data", "offset", "mask", "weight", "bias"), attrs=_ATTRS, compute=_compute, infer_shape=_infer,
-    infer_type=_infer_type, grad=_grad, bounds=_BOUNDS, family="conv",
+    infer_type=uniform_dtypes(_NAME), grad=_grad, bounds=_BOUNDS, family="conv",
     doc="""2-D deformable convolution v2: kernel taps displaced by ``offset``, read by zero-padded
 bilinear interpolation and scaled by ``mask`` (see ops/modulated_deformable_conv.py)."""))
 
