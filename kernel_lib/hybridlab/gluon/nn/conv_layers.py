@@ -113,22 +113,26 @@ class _Conv(InputCheck, HybridBlock):
         return act
 
     def __repr__(self):
-        k = self._kwargs
-        n = len(k["kernel"])
-        s = f"{self.__class__.__name__}({{mapping}}, kernel_size={k['kernel']}, stride={k['stride']}"
-        if k["pad"] != (0,) * n:
-            s += f", padding={k['pad']}"
-        if k["dilate"] != (1,) * n:
-            s += f", dilation={k['dilate']}"
-        if k["num_group"] != 1:
-            s += f", groups={k['num_group']}"
-        if self.bias is None:
-            s += ", bias=False"
-        if self.act:
-            s += f", {self.act}"
-        s += ")"
         cin = self._in_channels_known()
-        return s.format(mapping=f"{cin if cin else None} -> {self._channels}")
+        return conv_repr(self, self._kwargs, self.bias is not None, f"{cin if cin else None} -> {self._channels}")
+
+
+def conv_repr(block, k, has_bias, mapping):
+    """MXNet's repr of a convolution layer ``block`` with operator arguments ``k``:
+    ``Conv2D(3 -> 8, kernel_size=(3, 3), stride=(1, 1)...)``, the non-default settings only."""
+    n = len(k["kernel"])
+    s = f"{type(block).__name__}({mapping}, kernel_size={k['kernel']}, stride={k['stride']}"
+    if k["pad"] != (0,) * n:
+        s += f", padding={k['pad']}"
+    if k["dilate"] != (1,) * n:
+        s += f", dilation={k['dilate']}"
+    if k["num_group"] != 1:
+        s += f", groups={k['num_group']}"
+    if not has_bias:
+        s += ", bias=False"
+    if block.act:
+        s += f", {block.act}"
+    return s + ")"
 
 
 def _conv_class(name, ndim, layout):

@@ -20,6 +20,7 @@ from .... import symbol
 from ....base import numeric_types
 from ...hybrid_block import HybridBlock
 from ...nn import Activation
+from ...nn.conv_layers import conv_repr
 
 __all__ = ["DeformableConvolution", "ModulatedDeformableConvolution"]
 
@@ -127,21 +128,9 @@ class DeformableConvolution(_DeformableBase):
         return "deformable_conv"
 
     def __repr__(self):
-        k = self._kwargs_deformable_conv
-        n = len(k["kernel"])
-        s = f"{type(self).__name__}({{mapping}}, kernel_size={k['kernel']}, stride={k['stride']}"
-        if k["pad"] != (0,) * n:
-            s += f", padding={k['pad']}"
-        if k["dilate"] != (1,) * n:
-            s += f", dilation={k['dilate']}"
-        if k["num_group"] != 1:
-            s += f", groups={k['num_group']}"
-        if self.deformable_conv_bias is None:
-            s += ", bias=False"
-        if self.act:
-            s += f", {self.act}"
         shape = self.deformable_conv_weight.shape
-        return s.format(mapping=f"{shape[1] if shape[1] else None} -> {shape[0]}") + ")"
+        return conv_repr(self, self._kwargs_deformable_conv, self.deformable_conv_bias is not None,
+                         f"{shape[1] if shape[1] else None} -> {shape[0]}")
 
 
 class ModulatedDeformableConvolution(_DeformableBase):
