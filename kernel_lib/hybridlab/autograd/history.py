@@ -38,9 +38,12 @@ def get_symbol(x):
     ``x`` is an NDArray computed under ``autograd.record()`` from arrays that need gradients (or such
     an array itself). Arrays with ``attach_grad()`` become variables ``var0``, ``var1``..., other arrays
     the ops read become ``null<k>``, op calls become nodes ``node_0``, ``node_1``... (MXNet's rules,
-    counted per call in graph order); a hybridized block's call appears as its graph (its node and
-    Parameter names kept). The result binds like any Symbol (``sym.eval``, ``sym.bind``,
-    ``SymbolBlock``) and prints and saves as JSON.
+    counted per call in graph order). A hybridized block's call whose graph has at most
+    ``inline_limit`` ops (``hybridize(inline_limit=2)`` by default, MXNet's rule; never with
+    ``static_alloc``) appears as its graph (its node and Parameter names kept); a larger one as one
+    ``_CachedOp`` node carrying its graph as a subgraph (written under the node's ``"subgraphs"`` in
+    JSON). The result binds like any Symbol (``sym.eval``, ``sym.bind``, ``SymbolBlock``, export:
+    ``_CachedOp`` nodes run as the ops of their graphs) and prints and saves as JSON.
 
     >>> import hybridlab as mx
     >>> x = mx.nd.array([0.0, 1.0]); x.attach_grad()
@@ -53,6 +56,13 @@ def get_symbol(x):
     ['null', '_mul_scalar', 'exp', 'broadcast_add']
     >>> sym.eval(var0=x)[0].asnumpy().tolist() == y.asnumpy().tolist()
     True
+    >>> net = mx.gluon.nn.HybridSequential()
+    >>> net.add(mx.gluon.nn.Dense(3, in_units=2), mx.gluon.nn.Dense(3, in_units=3), mx.gluon.nn.Dense(1, in_units=3))
+    >>> net.initialize(); net.hybridize()     # 3 ops > the default inline_limit=2
+    >>> with mx.autograd.record():
+    ...     z = net(x.reshape((1, 2)))
+    >>> [n['op'] for n in __import__('json').loads(mx.autograd.get_symbol(z).tojson())['nodes']][-2:]
+    ['null', '_CachedOp']
     """
     from ..ndarray.ndarray import NDArray   # here: see the module docstring
     if not isinstance(x, NDArray):

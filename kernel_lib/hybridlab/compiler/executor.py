@@ -35,6 +35,7 @@ from .. import autograd
 from ..base import MXNetError
 from ..device import current_device
 from ..ndarray.creation import zeros
+from ..symbol.subgraph_inline import expand
 from ..symbol.unknown_dims import resolve_unknown_dims
 from .cached_op import CachedOp
 from .executor_monitor import ExecutorMonitor, run_monitored
@@ -85,6 +86,7 @@ class Executor:
 
     def __init__(self, symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None, cached_op=None,
                  outputs=None):
+        symbol = expand(symbol)     # _CachedOp nodes (get_symbol's hybridized calls): their graphs' ops
         self._symbol = symbol
         self._ctx = ctx or current_device()
         self._arg_names = symbol.list_arguments()

@@ -2,6 +2,7 @@
 import warnings
 
 from .. import ndarray, symbol
+from ..symbol.subgraph_inline import expand
 
 __all__ = ["export_block"]
 
@@ -12,6 +13,7 @@ def export_block(block, path, epoch=0, remove_amp_cast=True):
     if sym is None:
         raise RuntimeError("Please first call block.hybridize() and then run forward with this block at least "
                            "once before calling export.")
+    sym = expand(sym)    # a _CachedOp node (a SymbolBlock of get_symbol's graph): its ops, as MXNet loads them
     arg_names = set(sym.list_arguments())
     aux_names = set(sym.list_auxiliary_states())
     arg_dict = {}

@@ -62,7 +62,10 @@ What the compiler asks an op (it knows no op by name; each field is ``None`` for
     statistics); the inference passes fold such an op into a producer with an ``Epilogue``,
   * ``elementwise_activation``: the activation kind (``"relu"``) the op applies to its one input, as
     a string or a predicate on the parsed attributes returning one or ``None``: an ``Epilogue``
-    lists the kinds its fused op runs (``OpDef.activation_kind`` asks).
+    lists the kinds its fused op runs (``OpDef.activation_kind`` asks),
+  * ``subgraph_inputs``: the op's node carries a graph (``Node.subgraphs[0]``) whose inputs and
+    outputs are the node's (``_CachedOp``); ``symbol.subgraph_inline.expand`` replaces such nodes
+    by their graphs where a Symbol enters inference or compilation, so no pass meets one.
 
 Example (the shape of every op file)::
 
@@ -276,7 +279,7 @@ class OpDef:
                  train_variant=None, zero_grad=False, bounds=None, grad_mode=False, inline=None,
                  out_kernel=None, train_side_effect=None, lowering=None, open_attrs=False, count_attr=None,
                  var_init=None, infer_partial=None, epilogue=None, predict_affine=None,
-                 elementwise_activation=None):
+                 elementwise_activation=None, subgraph_inputs=False):
         self.name = name
         self.inputs = inputs
         self.variadic = variadic
@@ -339,6 +342,7 @@ class OpDef:
         self.epilogue = epilogue
         self.predict_affine = predict_affine
         self._activation = elementwise_activation
+        self.subgraph_inputs = bool(subgraph_inputs)
         self._attr_cache = {}
         # fixed input count (None when it depends on attributes): saves a call on the hot path
         self.n_inputs = None if (variadic or callable(inputs)) else len(inputs)

@@ -11,11 +11,16 @@ What becomes what:
   keeps only the given ones;
 * a leaf with a gradient (``attach_grad``, ``mark_variables``): a variable; an array the op read
   that needs no gradient (a constant): a variable too, since the graph needs its value;
-* a hybridized block's call (one tape node whose op is its cached op's ``TapeOp``): the cached op's
-  graph (``CachedOp.symbol``, as traced, before the passes), inlined, its variables bound to the
-  call's inputs. MXNet records one ``_CachedOp`` node there, which no executor, file or other
-  framework can run; the inlined graph binds and exports like any other. A variable the optimized
-  graph dropped (no array was passed for it) stays a free variable of its own name;
+* a hybridized block's call (one tape node whose op is its cached op's ``TapeOp``), as MXNet's
+  CachedOp decides (``inlining_``): when the cached op's graph (``CachedOp.symbol``, as traced,
+  before the passes) has at most ``inline_limit`` op nodes (its flags; 2 by default) and no
+  ``static_alloc``, that graph inlined, its variables bound to the call's inputs; else one
+  ``_CachedOp`` node (``ops/cached_op.py``) carrying a copy of the graph as its subgraph, its inputs
+  the subgraph's inputs in order (leaves keep their ``var<k>`` / ``null<k>`` names, as in MXNet).
+  MXNet keeps that graph in memory only (its JSON has no ``"subgraphs"``, and it cannot run the
+  node from a file); here the node saves with its subgraph, and inference, binding and export run
+  it as the ops of its graph (``subgraph_inline.expand``). A variable the optimized graph dropped
+  (no array was passed for it) stays a free variable of its own name;
 * a custom ``autograd.Function`` call: an ``MXNetError`` naming it (its forward is Python code,
   not a graph; MXNet records an opaque ``_CustomFunction`` node).
 
@@ -42,13 +47,14 @@ Example::
 """
 from ..autograd import history
 from ..base import MXNetError
-from ..ops.registry import OpDef
+from ..ops.registry import OpDef, get_op
 from .graph import Node, copy_graph, topo_order
 from .symbol import Symbol
 
 __all__ = ["build"]
 
-_KEPT_META = ("scope", "source")   # what an inlined node keeps of its graph's per-node data
+_KEPT_META = ("scope", "source")
+_CACHED_OP = get_op("_CachedOp")   # what an inlined node keeps of its graph's per-node data
 
 
 def build(x):
@@ -122,7 +128,27 @@ class _TapeGraph:
             if cached is None:
                 raise MXNetError(f"get_symbol: expected a history of registered ops or hybridized calls, got "
                                  f"the recorded op {op!r}, which has no graph form")
-            self.outputs[id(tnode)] = self.inline(cached, inputs)
+            if _inlines(cached):
+                self.outputs[id(tnode)] = self.inline(cached, inputs)
+            else:
+                self.outputs[id(tnode)] = self.cached_call(cached, inputs)
+
+    def cached_call(self, cached, inputs):
+        """One ``_CachedOp`` node carrying a copy of the graph of ``cached`` (a CachedOp called on
+        ``inputs``, one per ``cached.input_names`` entry): its inputs are the copy's inputs in
+        order, a variable no array was passed for a free variable of its own name."""
+        bound = dict(zip(cached.input_names, inputs))
+        sub = Symbol(copy_graph(cached.symbol._outputs, lambda v: None))
+        node_inputs = []
+        for variable in (n for n in topo_order(sub._outputs) if n.is_variable):
+            entry = bound.get(variable.name)
+            if entry is None:
+                entry = (Node(None, None, variable.attrs), 0)
+                self.pending[entry[0]] = variable.name
+            node_inputs.append(entry)
+        node = Node(_CACHED_OP, None, None, node_inputs, (sub,))
+        self.pending[node] = "node_"
+        return node
 
     def inline(self, cached, inputs):
         """Copy the graph of ``cached`` (a CachedOp) with its variables bound to ``inputs`` (one per
@@ -181,6 +207,22 @@ def _attr_strings(op, parsed):
         if spec.required or text != spec.format(spec.default):
             out[k] = text
     return out
+
+
+def _inlines(cached):
+    """Whether a call of ``cached`` is recorded as the ops of its graph, as MXNet's CachedOp decides
+    (``inlining_``): no ``static_alloc`` and at most ``inline_limit`` op nodes (default 2)."""
+    flags = getattr(cached, "flags", None) or {}
+    limit = flags.get("inline_limit", 2)
+    if flags.get("static_alloc"):
+        return False
+    n_ops = 0
+    for node in topo_order(cached.symbol._outputs):
+        if not node.is_variable:
+            n_ops += 1
+            if n_ops > limit:
+                return False
+    return True
 
 
 def _cached_op(op):

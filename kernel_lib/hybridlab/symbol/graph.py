@@ -3,21 +3,24 @@
 A node keeps MXNet's view of itself: ``op`` (an ``OpDef``; ``None`` for a variable), ``name``,
 ``attrs`` as MXNet attribute strings (exactly what symbol JSON stores), and ``inputs`` as
 ``(node, output_index)`` entries. ``meta`` is a free dict that stages fill in (Block scope, user
-source line, inferred shapes...), like torch.fx's ``node.meta``.
+source line, inferred shapes...), like torch.fx's ``node.meta``. ``subgraphs`` is a tuple of
+Symbols the node carries (MXNet's ``NodeAttrs::subgraphs``; only ops declaring ``subgraph_inputs``,
+``_CachedOp``, have one): its op reads the first as the parsed attribute ``subgraph``.
 """
 __all__ = ["Node", "topo_order", "copy_graph"]
 
 
 class Node:
-    __slots__ = ("op", "name", "attrs", "inputs", "meta", "_parsed")
+    __slots__ = ("op", "name", "attrs", "inputs", "meta", "_parsed", "subgraphs")
 
-    def __init__(self, op, name, attrs=None, inputs=()):
+    def __init__(self, op, name, attrs=None, inputs=(), subgraphs=()):
         self.op = op
         self.name = name
         self.attrs = dict(attrs or {})
         self.inputs = list(inputs)
         self.meta = {}
         self._parsed = None
+        self.subgraphs = tuple(subgraphs)
 
     @property
     def is_variable(self):
@@ -30,7 +33,10 @@ class Node:
     def parsed_attrs(self):
         """The op's attributes as Python values (parsed once from the strings, defaults filled)."""
         if self._parsed is None:
-            self._parsed = self.op.parse_attrs(self.attrs)
+            parsed = self.op.parse_attrs(self.attrs)
+            if self.subgraphs:
+                parsed = dict(parsed, subgraph=self.subgraphs[0])
+            self._parsed = parsed
         return self._parsed
 
     def num_outputs(self):
@@ -111,7 +117,7 @@ def copy_graph(outputs, bind, copy_node=None):
             continue
         inputs = [_copied(made, e) for e in node.inputs]
         if copy_node is None:
-            copy = Node(node.op, node.name, node.attrs, inputs)
+            copy = Node(node.op, node.name, node.attrs, inputs, node.subgraphs)
             copy.meta = dict(node.meta)
         else:
             copy = copy_node(node, inputs)

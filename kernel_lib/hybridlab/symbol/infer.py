@@ -31,6 +31,7 @@ from ..ops.attrs import Attr
 from ..ops.infer import InferError, known, same_shape, unary_shape
 from .graph import topo_order
 from .provenance import where
+from .subgraph_inline import expand
 
 __all__ = ["infer_shape", "infer_type", "annotate", "infer_graph", "propagate"]
 
@@ -497,6 +498,7 @@ def infer_shape(symbol, args, kwargs, partial=False):
     ([(-1, 3, 4)], [(-1, 4, 3)], [])
     """
     from ..numpy_extension import is_np_shape     # here: numpy_extension imports the ndarray layer
+    symbol = expand(symbol)                        # _CachedOp nodes: their graphs (subgraph_inline)
     conv = _Convention(is_np_shape())
     nodes, values, arg_nodes, aux_nodes = _run(symbol, args, kwargs, SHAPE, conv.given, conv.start)
     conv.scan(nodes)
@@ -516,6 +518,7 @@ def infer_shape(symbol, args, kwargs, partial=False):
 def infer_type(symbol, args, kwargs, partial=False):
     """``(arg_types, out_types, aux_types)`` as NumPy dtypes; ``(None, None, None)`` and a warning
     when some stay unknown, or with ``partial`` the known ones and ``None`` for the others."""
+    symbol = expand(symbol)
     _, values, arg_nodes, aux_nodes = _run(symbol, args, kwargs, DTYPE, _dtype_arg)
     res = _results(symbol, values, arg_nodes, aux_nodes)
     if partial or all(t is not None for part in res for t in part):

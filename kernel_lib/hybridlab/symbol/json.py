@@ -4,7 +4,9 @@ The writer reproduces MXNet's bytes (dmlc ``JSONWriter``): post-order nodes, ``a
 when empty, keys sorted, ``[node, index, version]`` entries, ``node_row_ptr`` counting hidden
 outputs, graph attrs ``{"mxnet_version": ["int", 10901]}``, and dmlc's layout (an array goes on
 several lines when it has more than 10 numbers or holds objects; an object when it has more than
-one key; ``", "`` then a newline and two spaces per open scope). Strings are escaped as dmlc's
+one key; ``", "`` then a newline and two spaces per open scope). A node carrying subgraphs
+(``_CachedOp``) writes them under ``"subgraphs"`` after its inputs, each a graph object without
+``"attrs"`` (nnvm's ``Symbol2JSONGraph``). Strings are escaped as dmlc's
 ``WriteString`` does (``\\r \\n \\t \\\\ \\"`` only; other characters, control characters
 included, as they are), so the reader (``json_load``: legacy keys ``"attr"``/``"param"``, entries
 without a version, files older than 1.9.1 upgraded like MXNet's ``LoadLegacyJSON``, an
@@ -179,7 +181,7 @@ def _without_amp_cast(outputs):
     for n in nodes:
         if is_amp(n):
             continue
-        c = Node(n.op, n.name, n.attrs)
+        c = Node(n.op, n.name, n.attrs, (), n.subgraphs)
         c.meta = dict(n.meta)
         c.inputs = [entry(e) for e in n.inputs]
         new[id(n)] = c
@@ -204,6 +206,24 @@ def to_json(symbol, remove_amp_cast=True, graph_attrs=None):
     outputs = symbol._outputs
     if remove_amp_cast:
         outputs = _without_amp_cast(outputs)
+    graph = _graph_object(outputs)
+    attrs = {}
+    for head, _ in outputs:
+        attrs.update(head.meta.get("graph_attrs", {}))
+    attrs.update(graph_attrs or {})
+    attrs.pop("is_np_shape", None)
+    if is_np_shape():
+        attrs["is_np_shape"] = ["int", 1]
+    attrs["mxnet_version"] = ["int", MXNET_VERSION]
+    graph["attrs"] = {k: _AnyValue(v) for k, v in attrs.items()}
+    w = _Writer()
+    w.value(graph)
+    return "".join(w.out)
+
+
+def _graph_object(outputs):
+    """nnvm's ``JSONGraph`` of the graph of ``outputs`` (without graph attributes): its nodes, each
+    with its subgraphs under ``"subgraphs"`` (nnvm's ``Symbol2JSONGraph``, recursively)."""
     nodes = topo_order(outputs)
     nid = {id(n): i for i, n in enumerate(nodes)}
     json_nodes, row_ptr = [], [0]
@@ -214,22 +234,12 @@ def to_json(symbol, remove_amp_cast=True, graph_attrs=None):
         versions = n.meta.get("input_versions") or ()
         obj["inputs"] = [_Entry((nid[id(src)], idx, versions[i] if i < len(versions) else 0))
                          for i, (src, idx) in enumerate(n.inputs)]
+        if n.subgraphs:
+            obj["subgraphs"] = [_graph_object(sub._outputs) for sub in n.subgraphs]
         json_nodes.append(obj)
         row_ptr.append(row_ptr[-1] + n.meta.get("saved_num_outputs", n.num_outputs()))
-    attrs = {}
-    for head, _ in outputs:
-        attrs.update(head.meta.get("graph_attrs", {}))
-    attrs.update(graph_attrs or {})
-    attrs.pop("is_np_shape", None)
-    if is_np_shape():
-        attrs["is_np_shape"] = ["int", 1]
-    attrs["mxnet_version"] = ["int", MXNET_VERSION]
-    graph = _Object(nodes=json_nodes, arg_nodes=[i for i, n in enumerate(nodes) if n.op is None],
-                    node_row_ptr=row_ptr, heads=[_Entry((nid[id(n)], i, 0)) for n, i in outputs],
-                    attrs={k: _AnyValue(v) for k, v in attrs.items()})
-    w = _Writer()
-    w.value(graph)
-    return "".join(w.out)
+    return _Object(nodes=json_nodes, arg_nodes=[i for i, n in enumerate(nodes) if n.op is None],
+                   node_row_ptr=row_ptr, heads=[_Entry((nid[id(n)], i, 0)) for n, i in outputs])
 
 
 def save(symbol, fname, remove_amp_cast=True):

@@ -6,7 +6,9 @@ entry and what was expected vs got, in time and memory linear in the file. The c
 (``nnvm::LoadJSON``: entries point at existing nodes, ``arg_nodes`` are variables, the graph is
 acyclic; each op's attribute parser) plus what hybridlab relies on (the registry knows the op, an
 op gets the inputs its attributes imply, an entry names an output the op has, a variable's
-``__shape__`` / ``__dtype__`` read as a shape / type flag). Nothing is allocated from what a file
+``__shape__`` / ``__dtype__`` read as a shape / type flag; ``"subgraphs"`` only on a ``_CachedOp``
+node, exactly one graph, read with the same checks and nested at most ``MAX_SUBGRAPH_DEPTH``
+levels, its errors naming the node that carries it). Nothing is allocated from what a file
 declares: a ``__shape__`` is only parsed here.
 
 Strings: MXNet's writer (dmlc ``JSONWriter::WriteString``) escapes only ``\\r \\n \\t \\\\ \\"``
@@ -36,10 +38,11 @@ from ..fileio import parse_json, read_file
 from ..ops.attrs import Attr
 from .graph import Node
 
-__all__ = ["from_json", "load", "describe", "MAX_DEPTH", "MAX_OUTPUTS"]
+__all__ = ["from_json", "load", "describe", "MAX_DEPTH", "MAX_SUBGRAPH_DEPTH", "MAX_OUTPUTS"]
 
 MXNET_VERSION = 10901
 MAX_DEPTH = 100                 # nesting levels a file may have (nodes -> node -> inputs -> entry is 4)
+MAX_SUBGRAPH_DEPTH = 8          # _CachedOp subgraphs inside subgraphs (get_symbol makes 1)
 MAX_OUTPUTS = 1 << 16           # outputs one node may declare (a split into more is refused)
 _UINT32 = 1 << 32               # node ids, output indices and versions are uint32 in nnvm
 _SHAPE_ATTR = Attr("shape")
@@ -79,14 +82,22 @@ def from_json(text, source="symbol JSON"):
     >>> mx.sym.fromjson('{"nodes": [{"op": "null", "name": "x", "inputs": []}], "heads": [[0, 0, 0]]}')
     <Symbol x>
     """
-    from .symbol import Symbol
     doc = parse_json(text, source, MAX_DEPTH, needs=6)
+    return _read_graph(doc, source, None, 0)
+
+
+def _read_graph(doc, source, version, depth):
+    """The Symbol of the parsed JSON graph ``doc``: the file's (``version`` None: read from its
+    attributes) or, at ``depth`` > 0, a node's subgraph (the file's ``version``)."""
+    from .symbol import Symbol
     if not isinstance(doc, dict) or not isinstance(doc.get("nodes"), list) or "heads" not in doc:
         raise MXNetError(f"{source}: expected an object with \"nodes\" (a list) and \"heads\", "
                          f"got {describe(doc)}")
-    version, extra_attrs = _graph_attrs(doc.get("attrs", {}), source)
+    file_version, extra_attrs = _graph_attrs(doc.get("attrs", {}), source)
+    if version is None:
+        version = file_version
     raw = doc["nodes"]
-    nodes = [_make_node(i, jn, source) for i, jn in enumerate(raw)]
+    nodes = [_make_node(i, jn, source, version, depth) for i, jn in enumerate(raw)]
     for i, (node, jn) in enumerate(zip(nodes, raw)):
         versions = []
         for k, e in enumerate(jn.get("inputs", ())):
@@ -112,7 +123,7 @@ def from_json(text, source="symbol JSON"):
         src, idx, _ = _entry(e, nodes, source, None, k)
         _check_index(src, idx, lambda: f"{source}: head {k}")
         outputs.append((src, idx))
-    if extra_attrs:
+    if extra_attrs and depth == 0:
         outputs[0][0].meta["graph_attrs"] = extra_attrs
     return Symbol(outputs)
 
@@ -153,7 +164,7 @@ def _graph_attrs(attrs, source):
     return version, extra
 
 
-def _make_node(i, jn, source):
+def _make_node(i, jn, source, version, depth):
     from ..ops.registry import find_op
     if not isinstance(jn, dict):
         raise MXNetError(f"{source}: node {i} expected an object, got {describe(jn)}")
@@ -173,11 +184,13 @@ def _make_node(i, jn, source):
     inputs = jn.get("inputs", [])
     if not isinstance(inputs, list):
         raise MXNetError(f"{where}: \"inputs\" expected a list, got {describe(inputs)}")
-    for key in ("control_deps", "subgraphs"):
-        if jn.get(key):
-            raise MXNetError(f"{where}: \"{key}\" is not supported by hybridlab (control flow and "
-                             f"subgraph operators are not implemented)")
+    if jn.get("control_deps"):
+        raise MXNetError(f"{where}: \"control_deps\" is not supported by hybridlab (control flow "
+                         f"operators are not implemented)")
     if op_name == "null":
+        if jn.get("subgraphs"):
+            raise MXNetError(f"{where}: \"subgraphs\" expected only on a _CachedOp node, got them on a "
+                             f"variable (op \"null\")")
         if inputs:
             raise MXNetError(f"{where}: a variable (op \"null\") expected no inputs, got {len(inputs)}")
         _check_variable_attrs(attrs, where)
@@ -186,10 +199,37 @@ def _make_node(i, jn, source):
     if op is None:
         raise MXNetError(f"{where}: unknown operator {_clip(op_name)}: hybridlab does not implement it"
                          + _close_names(op_name))
-    node = Node(op, name, attrs)
+    if op.subgraph_inputs:
+        node = Node(op, name, attrs, subgraphs=_subgraphs(jn, attrs, where, version, depth))
+    elif jn.get("subgraphs"):
+        raise MXNetError(f"{where}: \"subgraphs\" expected only on a _CachedOp node, got them on a node "
+                         f"of op {_clip(op_name)} (control flow and other subgraph operators are not "
+                         f"implemented)")
+    else:
+        node = Node(op, name, attrs)
     if op_name != op.name:
         node.meta["saved_op_name"] = op_name        # written back as in the file (amp_cast is not Cast)
     return node
+
+
+def _subgraphs(jn, attrs, where, version, depth):
+    """The one graph a ``_CachedOp`` node carries under ``"subgraphs"``, read like the file
+    (nested at most ``MAX_SUBGRAPH_DEPTH`` levels)."""
+    subs = jn.get("subgraphs")
+    if "subgraph" in attrs:
+        raise MXNetError(f"{where}: expected the graph of a _CachedOp under \"subgraphs\", got the "
+                         f"attribute \"subgraph\"")
+    if subs is None:
+        raise MXNetError(f"{where}: a _CachedOp node expected its graph under \"subgraphs\", got none "
+                         f"(MXNet's get_symbol writes a hybridized call without its graph; such a file "
+                         f"cannot be run: record it with hybridize(inline_limit=...) at least its op count)")
+    if not isinstance(subs, list) or len(subs) != 1:
+        raise MXNetError(f"{where}: \"subgraphs\" of a _CachedOp expected a list of one graph, got "
+                         f"{describe(subs)}")
+    if depth >= MAX_SUBGRAPH_DEPTH:
+        raise MXNetError(f"{where}: expected subgraphs nested at most {MAX_SUBGRAPH_DEPTH} levels deep, "
+                         f"got one nested deeper")
+    return (_read_graph(subs[0], f"{where} subgraph 0", version, depth + 1),)
 
 
 class _Where:

@@ -119,7 +119,7 @@ class Symbol:
         if node.is_variable:
             raise MXNetError(f"_gen_atomic_symbol: expected a symbol whose head is an operator, got the variable "
                              f"{node.name!r}")
-        atom = Node(node.op, "", node.attrs)
+        atom = Node(node.op, "", node.attrs, (), node.subgraphs)
         return Symbol([(atom, i) for i in range(atom.num_visible())])
 
     def __len__(self):
@@ -174,7 +174,7 @@ class Symbol:
         nodes = self._nodes()
         clones = {}
         for n in nodes:
-            c = Node(n.op, n.name, n.attrs, [(clones[id(i)], k) for i, k in n.inputs])
+            c = Node(n.op, n.name, n.attrs, [(clones[id(i)], k) for i, k in n.inputs], n.subgraphs)
             c.meta = _copy.deepcopy(n.meta, memo)
             clones[id(n)] = c
         return Symbol([(clones[id(n)], i) for n, i in self._outputs])

@@ -70,7 +70,7 @@ def resolve_unknown_dims(symbol, shapes):
             attrs["stop"] = str(a["start"] + (found[id(node)][0] // a["repeat"]) * a["step"])
         elif id(node) in found:
             attrs["shape"] = str(found[id(node)])
-        copy = Node(node.op, node.name, attrs, inputs)
+        copy = Node(node.op, node.name, attrs, inputs, node.subgraphs)
         copy.meta = dict(node.meta)
         return copy
     return type(symbol)(copy_graph(symbol._outputs, lambda v: None, copy_node))

@@ -41,6 +41,7 @@ import numpy as _np
 from ...base import MXNetError, dtype_flag, normalize_dtype
 from ...ops import get_op
 from ...symbol.graph import Node, topo_order
+from ...symbol.subgraph_inline import expand
 from ...symbol.symbol import Symbol
 
 __all__ = ["reduce_precision", "AMPListError"]
@@ -227,6 +228,7 @@ def reduce_precision(sym, target_dtype, lists, excluded, data_names, cast_option
     conditional ops as (op, attribute, values), widest-type ops); ``data_names``: the float32 inputs;
     the other inputs are parameters and get a ``__dtype__`` attribute."""
     lp, fp32, cond, widest = lists
+    sym = expand(sym)        # a _CachedOp node (autograd.get_symbol's graph): its ops get the casts
     p = _Pass(target_dtype, (set(lp), set(fp32), [(o, a, [str(v) for v in vs]) for o, a, vs in cond], set(widest)),
               excluded, data_names, cast_optional_params)
     for n in topo_order(sym._outputs):
