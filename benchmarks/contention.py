@@ -20,8 +20,8 @@ Threads: each framework keeps its own default (hybridlab: ``hybridlab.threads``,
 CPUs), unless ``--threads N`` sets OMP_NUM_THREADS and OPENBLAS_NUM_THREADS for both; ``--hl-env
 K=V`` sets an environment variable for the hybridlab worker only, and ``--variant K=V`` adds a
 second hybridlab worker with that variable set, measured in the same rounds (for instance
-``--variant HYBRIDLAB_NUM_THREADS=2``: every CPU always, hybridlab's behaviour before
-``hybridlab.threads``).
+``--variant HYBRIDLAB_NUM_THREADS=all``: every CPU whatever the load, hybridlab's default before
+it measured the load).
 
 Run: python benchmarks/contention.py [--rounds N] [--calls N] [--threads N] [--hl-env K=V ...]
      [--variant K=V ...]

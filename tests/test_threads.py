@@ -41,14 +41,22 @@ def test_others_busy_excludes_own_cpu_time():
     assert threads.others_busy((1.0, 10.0, 1.0), (1.0, 11.0, 1.0)) == 0.0     # no time passed
 
 
-def test_default_is_every_usable_cpu_capped_by_the_environment(monkeypatch):
+def test_all_is_every_usable_cpu_capped_by_the_environment(monkeypatch):
+    monkeypatch.setenv(threads.ENV, "all")
     monkeypatch.setattr(threads, "usable_cpus", lambda: 4)
     assert threads.current() == 4
-    assert "default: 4 usable CPUs" in threads.describe()
+    assert f"every CPU ({threads.ENV}): 4 usable CPUs" in threads.describe()
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
     assert threads.current() == 2
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     assert threads.current() == 1
+
+
+def test_default_is_measured(monkeypatch):
+    _fake_machine(monkeypatch, 4, [(0.0, 0.0, 0.0), (1.0, 2.5, 0.5), (2.0, 5.0, 1.0)])
+    monkeypatch.delenv(threads.ENV)
+    assert threads.current() == 4 and threads.current() == 2     # two CPUs busy beside us
+    assert "measured (default): 4 usable CPUs" in threads.describe()
 
 
 def test_busy_machine_gets_fewer_threads_when_measured(monkeypatch):
@@ -72,6 +80,8 @@ def test_set_num_threads_fixes_the_count_and_none_measures_again():
     assert threads.current() == 1
     assert "fixed by set_num_threads" in threads.describe()
     threads.set_num_threads(None)
+    assert 1 <= threads.current() <= threads.default_count()
+    threads.set_num_threads("all")
     assert threads.current() == threads.default_count()
     threads.set_num_threads("auto")
     assert 1 <= threads.current() <= threads.usable_cpus()
@@ -88,7 +98,7 @@ def test_env_var_fixes_the_count(monkeypatch):
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True, "Auto"])
 def test_set_num_threads_rejects_non_positive_ints(bad):
-    with pytest.raises(mx.MXNetError, match="expected a positive int, 'auto' or None"):
+    with pytest.raises(mx.MXNetError, match="expected a positive int, 'auto', 'all' or None"):
         threads.set_num_threads(bad)
 
 

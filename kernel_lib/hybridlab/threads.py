@@ -3,27 +3,29 @@ through ``threadpoolctl``) and oneDNN's OpenMP threads (GNU OpenMP, whose idle t
 ``ops/dnnl/library.py`` loads it with ``OMP_WAIT_POLICY=PASSIVE``). One place decides, one count
 for both, and the convolutions ask it on every call (:func:`current`).
 
-Default: every CPU this process may run on (its affinity mask, so ``taskset`` and container CPU
-sets count), lowered by ``OMP_NUM_THREADS`` / ``OPENBLAS_NUM_THREADS`` when set.
+Default (and ``HYBRIDLAB_NUM_THREADS=auto`` / ``set_num_threads("auto")``), measured: the CPUs
+minus those the other processes kept busy over the last ``INTERVAL`` seconds (``/proc/stat``'s busy
+time less this process's own CPU time), rounded, at least 1, at most the CPUs this process may run on
+(its affinity mask, so ``taskset`` and container CPU sets count) lowered by ``OMP_NUM_THREADS`` /
+``OPENBLAS_NUM_THREADS`` when set; measured again at most every ``INTERVAL`` seconds. On a quiet
+machine that is every CPU; beside busy processes it leaves their CPUs to them instead of
+oversubscribing. Measured on 2 CPUs with two spinning processes beside it (``benchmarks/contention.py
+--rounds 3 --variant HYBRIDLAB_NUM_THREADS=auto``, ResNet-50 v2 forward at batch 1, the variants in
+the same rounds): every CPU always 169 ms quiet, 354 ms loaded (slowdown 2.10x); measured 167 ms,
+263 ms (1.58x); MXNet 1.9.1 on its 1 thread 128 ms, 198 ms (1.54x); twice the same picture that day.
+(An earlier day's runs had measured worse loaded, 705 against 564 ms: the scheduler shares a busy CPU
+among runnable threads, so the result depends on the load's own threads; re-measure on your machine.)
 
-Measured, ``HYBRIDLAB_NUM_THREADS=auto`` (or ``set_num_threads("auto")``): the CPUs minus those
-the other processes kept busy over the last ``INTERVAL`` seconds (``/proc/stat``'s busy time less
-this process's own CPU time), rounded, at least 1; measured again at most every ``INTERVAL``
-seconds. It is not the default because measuring says so: the scheduler shares a busy CPU among
-runnable *threads*, so fewer threads get a smaller share, and on a 2-CPU machine with two spinning
-processes beside it (``benchmarks/contention.py --variant HYBRIDLAB_NUM_THREADS=auto``) ResNet-50
-v2's forward at batch 1 took longer on the 1 thread ``auto`` chose than on 2 (median 705 ms against
-564 ms in the same rounds, and 876 ms against 356 ms in another run; MXNet 1.9.1, on its default 1
-thread, 521 and 623 ms). Use it where a process
-should leave busy CPUs to others rather than finish first.
-
-Override: ``HYBRIDLAB_NUM_THREADS=N`` (read on every call) or :func:`set_num_threads` fixes the
-count at ``N``; ``set_num_threads(None)`` goes back to the environment's choice.
+``HYBRIDLAB_NUM_THREADS=all`` (or ``set_num_threads("all")``): every usable CPU, whatever the load;
+``=N`` (read on every call) or ``set_num_threads(N)`` fixes the count at ``N``;
+``set_num_threads(None)`` goes back to the environment's choice.
 
 Example::
 
     >>> import hybridlab as mx
-    >>> mx.threads.current() == mx.threads.default_count()
+    >>> 1 <= mx.threads.current() <= mx.threads.default_count()
+    True
+    >>> mx.threads.set_num_threads("all"); mx.threads.current() == mx.threads.default_count()
     True
     >>> mx.threads.set_num_threads(1); mx.threads.current()
     1
@@ -129,18 +131,18 @@ def _apply_blas(n):
 
 
 def default_count():
-    """The default thread count: the usable CPUs, capped by OMP_NUM_THREADS / OPENBLAS_NUM_THREADS."""
+    """The most threads: the usable CPUs, capped by OMP_NUM_THREADS / OPENBLAS_NUM_THREADS ("all")."""
     return _cap(usable_cpus())
 
 
 def _mode():
-    """An int (fixed count), ``"auto"`` (measured) or ``None`` (the default)."""
+    """An int (fixed count), ``"all"`` (every usable CPU) or ``"auto"`` (measured: the default)."""
     if _state["fixed"] is not None:
         return _state["fixed"]
-    env = os.environ.get(ENV, "").strip()
-    if not env:
-        return None
-    return "auto" if env.lower() == "auto" else _positive(ENV, env)
+    env = os.environ.get(ENV, "").strip().lower()
+    if env in ("", "auto", "all"):
+        return env or "auto"
+    return _positive(ENV, env)
 
 
 def current():
@@ -148,7 +150,7 @@ def current():
     processes' CPU use again when the last measurement is ``INTERVAL`` seconds old, and sets the
     BLAS libraries' thread count when it changed."""
     mode = _mode()
-    if mode is None:
+    if mode == "all":
         n = default_count()
     elif mode != "auto":
         n = mode
@@ -172,10 +174,11 @@ def current():
 
 
 def set_num_threads(n):
-    """Fix the thread count of hybridlab's kernels at ``n`` (an int >= 1), measure it (``"auto"``),
-    or, with ``None``, go back to ``HYBRIDLAB_NUM_THREADS`` or the default (the module docstring)."""
-    if n is not None and n != "auto" and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
-        raise MXNetError(f"set_num_threads: expected a positive int, 'auto' or None, got {n!r}")
+    """Fix the thread count of hybridlab's kernels at ``n`` (an int >= 1), every usable CPU
+    (``"all"``), measure it (``"auto"``), or, with ``None``, go back to ``HYBRIDLAB_NUM_THREADS`` or
+    the default (measured; the module docstring)."""
+    if n is not None and n not in ("auto", "all") and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+        raise MXNetError(f"set_num_threads: expected a positive int, 'auto', 'all' or None, got {n!r}")
     _state["fixed"] = n
     current()
 
@@ -183,9 +186,10 @@ def set_num_threads(n):
 def describe():
     """One line: how the thread count is chosen and what it is now."""
     n, mode = current(), _mode()
-    by = "set_num_threads" if _state["fixed"] is not None else ENV
-    if mode is None:
-        how = f"default: {usable_cpus()} usable CPUs, cap {default_count()}"
+    by = ("set_num_threads" if _state["fixed"] is not None else ENV if os.environ.get(ENV, "").strip()
+          else "default")
+    if mode == "all":
+        how = f"every CPU ({by}): {usable_cpus()} usable CPUs, cap {default_count()}"
     elif mode != "auto":
         how = f"fixed by {by}"
     else:
