@@ -469,3 +469,67 @@ def test_stop28_ops_keep_hostile_names_out_of_generated_code(canary):
     source = exe._op.source(next(iter(exe._op.signatures)))
     assert_inert(source)
     assert any(CANARY in line for line in source.split("\n"))        # the names are there, as comments
+
+
+def _stop29_graph(name):
+    """A predict graph over what stop 29 added to code generation: BatchNorm folded into a
+    convolution and relu fused into it (``_FusedConvolution`` with scale/shift nodes named after
+    the BatchNorm), a 1x1 convolution as a matmul, ModulatedDeformableConvolution, a bfloat16
+    ``amp_cast`` pair and FullyConnected's ``dot``; node names from ``name``."""
+    x = mx.sym.var(name("x"))                                          # (1, 2, 5, 5)
+    conv = mx.sym.Convolution(x, kernel=(3, 3), pad=(1, 1), num_filter=2, name=name("conv"))
+    bn = mx.sym.BatchNorm(conv, fix_gamma=False, name=name("bn"))
+    act = mx.sym.Activation(bn, act_type="relu", name=name("act"))
+    point = mx.sym.Convolution(act, kernel=(1, 1), num_filter=2, name=name("point"))
+    mask = mx.sym.ones((1, 9, 5, 5), name=name("mask"))
+    offset = mx.sym.zeros((1, 18, 5, 5), name=name("offset"))
+    modulated = mx.sym.contrib.ModulatedDeformableConvolution(point, offset, mask, kernel=(3, 3), pad=(1, 1),
+                                                              num_filter=2, no_bias=True, name=name("dcn"))
+    half = mx.sym.amp_cast(mx.sym.amp_cast(modulated, dtype="bfloat16", name=name("tobf")), dtype="float32",
+                           name=name("back"))
+    return mx.sym.FullyConnected(half, num_hidden=3, name=name("fc")), x
+
+
+def test_stop29_predict_passes_and_ops_keep_hostile_names_out_of_generated_code(canary):
+    def outputs(name):
+        head, x = _stop29_graph(name)
+        net = mx.gluon.SymbolBlock(head, [x])
+        mx.random.seed(3)                           # the same values for the clean and the hostile names
+        net.initialize(mx.init.Uniform(0.5))
+        net.hybridize()
+        data = mx.nd.array(np.random.RandomState(3).uniform(size=(1, 2, 5, 5)))
+        return net(data).asnumpy(), net
+
+    clean, _ = outputs(lambda n: n)
+    got, net = outputs(hostile)
+    np.testing.assert_allclose(got, clean, rtol=1e-6)
+    op = net.cached_op
+    source = op.source(next(iter(op.signatures)))
+    assert_inert(source)
+    assert "_FusedConvolution" in source                              # the predict passes rewrote the graph
+    assert any(CANARY in line for line in source.split("\n"))         # the names are there, as comments
+    names = [n for n, _ in net.hybridization.pipeline]
+    assert {"fold_affine", "fuse_activation"} <= set(names)
+
+
+def test_cached_op_subgraph_node_with_hostile_names_stays_out_of_generated_code(canary):
+    """A hybridized call shown as one ``_CachedOp`` node (``autograd.get_symbol`` above
+    ``inline_limit``), its graph's names hostile, bound and run: expanded, compiled, inert."""
+    net = mx.gluon.nn.HybridSequential(prefix=hostile("net"))
+    with net.name_scope():
+        net.add(mx.gluon.nn.Dense(3, in_units=4), mx.gluon.nn.Dense(2, in_units=3))
+    net.initialize(mx.init.Constant(0.5))
+    net.hybridize(inline_limit=0)
+    x = mx.nd.ones((1, 4))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = net(x)
+    sym = mx.autograd.get_symbol(y)
+    # (dmlc's writer leaves control characters unescaped, as MXNet's: strict=False reads them)
+    assert "_CachedOp" in [n["op"] for n in json.loads(sym.tojson(), strict=False)["nodes"]]
+    args = dict(zip(sym.list_arguments(), [x] + [p.data() for p in net.collect_params().values()]))
+    exe = sym.bind(mx.cpu(), args)
+    np.testing.assert_allclose(exe.forward()[0].asnumpy(), y.asnumpy(), rtol=1e-6)
+    source = exe._op.source(next(iter(exe._op.signatures)))
+    assert_inert(source)
+    assert any(CANARY in line for line in source.split("\n"))
