@@ -35,7 +35,7 @@ from .dtype_check import uniform_dtypes
 from .infer import InferError, merge_shape
 from .registry import OpDef, register
 
-__all__ = []
+__all__ = ["deformable_infer"]
 
 _ATTRS = {
     "kernel": Attr("shape", doc="convolution kernel size (h, w)"),
@@ -73,7 +73,14 @@ def _out_size(size, k, s, d, p):
 
 
 def _infer(a, in_shapes):
-    k, s, d, p = _params(a)
+    return deformable_infer(a, in_shapes, "DeformableConvolution", modulated=False)
+
+
+def deformable_infer(a, in_shapes, name, modulated):
+    """Shapes of a deformable convolution's inputs (data, offset, [mask,] weight, [bias]) and output;
+    ``modulated`` (ModulatedDeformableConvolution): a mask input, num_filter divisible by
+    num_deformable_group too, and a batch of at most ``im2col_step`` or a multiple of it, as MXNet."""
+    k, s, d, p = _params(a, name)
     data = in_shapes[0]
     if data is None:
         return [None]
@@ -81,18 +88,25 @@ def _infer(a, in_shapes):
         raise InferError(0, "(N, C, H, W)", tuple(data))
     n, c, h, w = data
     g, dg, f = a["num_group"], a["num_deformable_group"], a["num_filter"]
-    if c % g or c % dg or f % g:
+    if c % g or c % dg or f % g or (modulated and f % dg):
         raise InferError(0, f"channels divisible by num_group {g} and num_deformable_group {dg} "
-                            f"(and num_filter {f} by num_group)", tuple(data))
+                            f"(and num_filter {f} by {'both' if modulated else 'num_group'})", tuple(data))
+    if modulated and n > a["im2col_step"] and n % a["im2col_step"]:
+        raise InferError(0, f"a batch size at most im2col_step {a['im2col_step']} or a multiple of it", tuple(data),
+                         alone=True)
     for size, kk, pp, axis in ((h, k[0], p[0], "height"), (w, k[1], p[1], "width")):
         if size and kk > size + 2 * pp:
             raise InferError(0, f"a padded {axis} of at least the kernel's {kk}", tuple(data), alone=True)
     ho, wo = _out_size(h, k[0], s[0], d[0], p[0]), _out_size(w, k[1], s[1], d[1], p[1])
     merge_shape(in_shapes, 1, (n, dg * 2 * k[0] * k[1], ho, wo),
                 "offset: (N, num_deformable_group * 2 * kh * kw, Ho, Wo), the output's grid")
-    merge_shape(in_shapes, 2, (f, c // g, k[0], k[1]), "weight: (num_filter, C / num_group, kh, kw)")
+    if modulated:
+        merge_shape(in_shapes, 2, (n, dg * k[0] * k[1], ho, wo),
+                    "mask: (N, num_deformable_group * kh * kw, Ho, Wo), the output's grid")
+    wi = 3 if modulated else 2
+    merge_shape(in_shapes, wi, (f, c // g, k[0], k[1]), "weight: (num_filter, C / num_group, kh, kw)")
     if not a["no_bias"]:
-        merge_shape(in_shapes, 3, (f,), "bias: (num_filter,)")
+        merge_shape(in_shapes, wi + 1, (f,), "bias: (num_filter,)")
     return [(n, f, ho, wo)]
 
 

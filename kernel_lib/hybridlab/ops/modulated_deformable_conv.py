@@ -31,8 +31,7 @@ import numpy as np
 from ..base import MXNetError
 from .attrs import Attr
 from .dtype_check import uniform_dtypes
-from .deformable_conv import _ATTRS as _V1_ATTRS, _BOUNDS as _V1_BOUNDS, _acc, _gather, _out_size, _params
-from .infer import InferError, merge_shape
+from .deformable_conv import _ATTRS as _V1_ATTRS, _BOUNDS as _V1_BOUNDS, _acc, _gather, _params, deformable_infer
 from .registry import OpDef, register
 
 __all__ = []
@@ -44,32 +43,7 @@ _BOUNDS = dict(_V1_BOUNDS, im2col_step=(1, None))
 
 
 def _infer(a, in_shapes):
-    k, s, d, p = _params(a, _NAME)
-    data = in_shapes[0]
-    if data is None:
-        return [None]
-    if len(data) != 4:
-        raise InferError(0, "(N, C, H, W)", tuple(data))
-    n, c, h, w = data
-    g, dg, f = a["num_group"], a["num_deformable_group"], a["num_filter"]
-    if c % g or c % dg or f % g or f % dg:
-        raise InferError(0, f"channels divisible by num_group {g} and num_deformable_group {dg} "
-                            f"(and num_filter {f} by both)", tuple(data))
-    step = a["im2col_step"]
-    if n > step and n % step:
-        raise InferError(0, f"a batch size at most im2col_step {step} or a multiple of it", tuple(data), alone=True)
-    for size, kk, pp, axis in ((h, k[0], p[0], "height"), (w, k[1], p[1], "width")):
-        if size and kk > size + 2 * pp:
-            raise InferError(0, f"a padded {axis} of at least the kernel's {kk}", tuple(data), alone=True)
-    ho, wo = _out_size(h, k[0], s[0], d[0], p[0]), _out_size(w, k[1], s[1], d[1], p[1])
-    merge_shape(in_shapes, 1, (n, dg * 2 * k[0] * k[1], ho, wo),
-                "offset: (N, num_deformable_group * 2 * kh * kw, Ho, Wo), the output's grid")
-    merge_shape(in_shapes, 2, (n, dg * k[0] * k[1], ho, wo),
-                "mask: (N, num_deformable_group * kh * kw, Ho, Wo), the output's grid")
-    merge_shape(in_shapes, 3, (f, c // g, k[0], k[1]), "weight: (num_filter, C / num_group, kh, kw)")
-    if not a["no_bias"]:
-        merge_shape(in_shapes, 4, (f,), "bias: (num_filter,)")
-    return [(n, f, ho, wo)]
+    return deformable_infer(a, in_shapes, _NAME, modulated=True)
 
 
 def _sampling(xp, a, data_shape, offset):
