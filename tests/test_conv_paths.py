@@ -2,7 +2,6 @@
 model-zoo networks, imperative and hybridized, forward and gradients; compiled training steps on it
 keep no im2col columns; the binding's own calls (bias gradient, unsupported cases) and the path
 switch. The op checker runs every convolution case on both paths (test_ops.py::test_op_path)."""
-import os
 
 import numpy as np
 import pytest
@@ -10,6 +9,7 @@ import pytest
 import hybridlab as mx
 from hybridlab.gluon.model_zoo import vision
 from hybridlab.ops import conv_path, dnnl
+from model_zoo_cases import zoo_input_shape, zoo_params
 
 needs_onednn = pytest.mark.skipif("onednn" not in conv_path.available_paths(),
                                   reason=f"oneDNN convolution path not available: {dnnl.load_error()}")
@@ -164,25 +164,12 @@ def test_missing_library_is_reported(monkeypatch):
         library.call("dnnl_stream_wait", None)
 
 
-# the smallest input each model-zoo net takes (its last pooling window needs a large enough map); the
-# rest end in global pooling (or flatten a 1x1 map) and take 32x32
-_ZOO_SIZES = {"alexnet": 63, "squeezenet1.1": 209, "squeezenet1.0": 213, "inceptionv3": 299,
-              **{f"densenet{n}": 221 for n in (121, 161, 169, 201)}}
-# the deeper variants of each family and Inception v3 (299x299 only): the NumPy path's backward at their
-# sizes takes 5-40 s each on a busy 2-core machine; HYBRIDLAB_SLOW_TESTS=1 runs them (all pass)
-_ZOO_SLOW = {"densenet161", "densenet169", "densenet201", "inceptionv3", "resnet34_v1", "resnet50_v1",
-             "resnet101_v1", "resnet101_v2", "resnet152_v1", "resnet152_v2", "vgg11_bn", "vgg13", "vgg13_bn",
-             "vgg16", "vgg16_bn", "vgg19", "vgg19_bn"}
-_slow = pytest.mark.skipif(not os.environ.get("HYBRIDLAB_SLOW_TESTS"),
-                           reason="slow model-zoo case: set HYBRIDLAB_SLOW_TESTS=1 to run it")
 
 
 @needs_onednn
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_slow) if n in _ZOO_SLOW else n
-                                  for n in sorted(vision.MODELS)])
+@pytest.mark.parametrize("name", zoo_params())
 def test_every_model_zoo_net_same_outputs_and_gradients_on_both_paths(name):
-    size = _ZOO_SIZES.get(name, 32)
-    shape = (1, 3, size, size)
+    shape = zoo_input_shape(name)
     mx.random.seed(7)
     net = vision.get_model(name, classes=10)
     net.initialize(mx.init.Xavier())

@@ -3,7 +3,6 @@ rewrite predict programs only: every model-zoo network gives the same prediction
 them on every convolution path (the deep ones behind HYBRIDLAB_SLOW_TESTS, as in
 tests/test_conv_paths.py), training programs and gradients are untouched, new parameters are seen
 (nothing is frozen), and the lab's pipeline shows each pass."""
-import os
 
 import numpy as np
 import pytest
@@ -14,6 +13,7 @@ from hybridlab.compiler import CachedOp, cached_op
 from hybridlab.compiler.passes import PREDICT_PASSES, as_matmul, fold_affine, fuse_activation
 from hybridlab.gluon.model_zoo import vision
 from hybridlab.ops import conv_fused, conv_path
+from model_zoo_cases import zoo_input_shape, zoo_params
 
 PATHS = conv_path.available_paths()
 
@@ -60,26 +60,15 @@ def _close(got, want, what):
 
 MODELS = [("resnet18_v1", (2, 3, 32, 32)), ("resnet50_v2", (2, 3, 32, 32)), ("mobilenet0.25", (2, 3, 32, 32))]
 
-# the smallest input each model-zoo net takes (as tests/test_conv_paths.py); the deeper variants of each
-# family behind HYBRIDLAB_SLOW_TESTS=1
-_ZOO_SIZES = {"alexnet": 63, "squeezenet1.1": 209, "squeezenet1.0": 213, "inceptionv3": 299,
-              **{f"densenet{n}": 221 for n in (121, 161, 169, 201)}}
-_ZOO_SLOW = {"densenet161", "densenet169", "densenet201", "inceptionv3", "resnet34_v1", "resnet50_v1",
-             "resnet101_v1", "resnet101_v2", "resnet152_v1", "resnet152_v2", "vgg11_bn", "vgg13", "vgg13_bn",
-             "vgg16", "vgg16_bn", "vgg19", "vgg19_bn"}
-_slow = pytest.mark.skipif(not os.environ.get("HYBRIDLAB_SLOW_TESTS"),
-                           reason="slow model-zoo case: set HYBRIDLAB_SLOW_TESTS=1 to run it")
 
 
 def _source(net):
     return net.cached_op.source().split("def forward", 1)[1]
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_slow) if n in _ZOO_SLOW else n
-                                  for n in sorted(vision.MODELS)])
+@pytest.mark.parametrize("name", zoo_params())
 def test_every_model_zoo_net_predicts_the_same_with_the_inference_passes_on_each_conv_path(name):
-    size = _ZOO_SIZES.get(name, 32)
-    shape = (1, 3, size, size)
+    shape = zoo_input_shape(name)
     plain, fused = _twins(name, shape)
     x = mx.nd.array(np.random.RandomState(0).rand(*shape).astype("float32"))
     for path in PATHS:
