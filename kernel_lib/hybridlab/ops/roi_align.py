@@ -92,12 +92,17 @@ def _region(a, roi, T):
                              f"{float(rw)} x {float(rh)}")
     else:
         rw, rh = max(rw, T.type(1)), max(rh, T.type(1))
-    ph, pw = a["pooled_size"]
+    return (y1, x1) + _bins(rh, rw, a["pooled_size"], a["sample_ratio"], T)
+
+
+def _bins(rh, rw, pooled, ratio, T):
+    """A region's bin height and width and its sampling grid per bin (``ratio``, or the bins' size
+    rounded up when ``ratio <= 0``), as MXNet's ROIAlign kernels compute them in ``T``."""
+    ph, pw = pooled
     bh, bw = T.type(rh / T.type(ph)), T.type(rw / T.type(pw))
-    r = a["sample_ratio"]
-    gh = r if r > 0 else int(np.ceil(T.type(rh / T.type(ph))))
-    gw = r if r > 0 else int(np.ceil(T.type(rw / T.type(pw))))
-    return y1, x1, bh, bw, gh, gw
+    gh = ratio if ratio > 0 else int(np.ceil(bh))
+    gw = ratio if ratio > 0 else int(np.ceil(bw))
+    return bh, bw, gh, gw
 
 
 def _matrix(coords, size, T):
@@ -235,10 +240,7 @@ def _rotated_points(roi, a, T):
     theta = T.type(np.float64(T.type(roi[5])) * np.pi / 180.0)
     rw, rh = max(rw, T.type(1)), max(rh, T.type(1))
     ph, pw = a["pooled_size"]
-    bh, bw = T.type(rh / T.type(ph)), T.type(rw / T.type(pw))
-    r = a["sampling_ratio"]
-    gh = r if r > 0 else int(np.ceil(T.type(rh / T.type(ph))))
-    gw = r if r > 0 else int(np.ceil(T.type(rw / T.type(pw))))
+    bh, bw, gh, gw = _bins(rh, rw, a["pooled_size"], a["sampling_ratio"], T)
     yy = _grid(T.type(-rh / T.type(2)), bh, ph, gh, T)[:, :, None, None]
     xx = _grid(T.type(-rw / T.type(2)), bw, pw, gw, T)[None, None, :, :]
     cos, sin = T.type(np.cos(theta)), T.type(np.sin(theta))
