@@ -14,6 +14,7 @@ widget is drawn live from the saved state, and no snapshot turns into an error."
 import json
 import os
 import re
+import time
 
 import nbformat
 from nbclient import NotebookClient
@@ -41,6 +42,19 @@ SHOWN = """() => Array.from(document.querySelectorAll('.jp-OutputArea-output')).
 def _lesson_cells():
     nb = nbformat.read(LESSON, as_version=4)
     return [c.source for c in nb.cells if c.cell_type == "code"]
+
+
+def _read_saved(path, seconds=15):
+    """The notebook file's JSON; waits while the server is writing it (a save in progress leaves the
+    file empty or cut short for a moment), up to ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return json.loads(path.read_text())
+        except json.JSONDecodeError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
 
 
 def test_a_saved_lesson_reopens_with_every_widget_drawn(open_notebook, lab_server):
@@ -153,7 +167,7 @@ def test_a_headless_run_opens_untrusted_with_its_snapshots_and_trusting_draws_it
     assert sum(o["live"] for o in after) >= 2, after
     assert not any(o["error"] for o in after), after
     graph = next(o for o in after if o["liveNodes"])
-    saved = json.loads((lab_server.root / name).read_text())
+    saved = _read_saved(lab_server.root / name)
     state = saved["metadata"]["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
     (g,) = [m["state"]["graph"] for m in state.values() if m["model_name"] == "GraphViewModel"]
     assert graph["liveNodes"] == len(g["nodes"])
