@@ -85,7 +85,7 @@ __all__ = ["CachedOp"]
 
 _state = autograd_state.flags
 
-USE_PREDICT_PASSES = os.environ.get("HYBRIDLAB_PREDICT_PASSES", "1").strip() != "0"   # read per CachedOp
+USE_PREDICT_PASSES = os.environ.get("HYBRIDLAB_PREDICT_PASSES", "1").strip() != "0"   # read at import
 MAX_PROGRAMS = 128     # oldest signatures are dropped beyond this (each program is small, but unbounded
                        # growth with ever-changing shapes would leak)
 
