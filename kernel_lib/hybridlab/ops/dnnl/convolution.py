@@ -9,9 +9,10 @@ groups.
 
 The primitive is created with ``format_tag any`` for its tensors, so oneDNN picks its fastest
 internal layouts (blocked ones such as ``nChw8c`` on AVX2); reorders copy the user's arrays in and
-the results out when the chosen layout differs. A :class:`Plan` (primitive, reorders, memory
-objects) is built once per key (kind, shapes, layout, geometry, bias) and cached; calls run under
-one lock, as they share the stream and the plans' memory objects.
+the results out when the chosen layout differs; an array already in the chosen layout (``blocks``:
+the layout plan of predict programs, ``compiler/passes/layout.py``) is used as it is. The plans
+(primitive, reorders, memory objects) are built once per key (kind, shapes, layouts, geometry,
+bias) and cached (``plan.py``).
 
 Example::
 
@@ -24,22 +25,13 @@ Example::
     True
 """
 import collections
-import threading
-
-import numpy as np
 
 from . import library as L
-from ... import threads
+from .plan import Arg, Plan, clear_cache, plan_of, run
 
-__all__ = ["Geometry", "Plan", "forward", "backward_data", "backward_weights", "plan_info", "clear_cache",
-           "MAX_PLANS"]
-
-MAX_PLANS = 512          # cached plans (a ResNet-50 training step at one batch size needs about 160)
+__all__ = ["Geometry", "forward", "backward_data", "backward_weights", "plan_info", "clear_cache"]
 
 Geometry = collections.namedtuple("Geometry", "stride dilate pad_l pad_r groups")
-
-_plans = collections.OrderedDict()      # key -> Plan, or None when oneDNN has no implementation
-_lock = threading.Lock()
 
 
 def _cf(shape, channel_last):
@@ -62,7 +54,11 @@ def _grouped(dims, strides, groups):
     return (groups, dims[0] // groups) + dims[1:], (strides[0] * (dims[0] // groups),) + strides
 
 
-def _user_md(array_shape, channel_last, groups=1):
+def _user_md(array_shape, channel_last, groups=1, block=0):
+    """The descriptor of the user's array: plain (channel-first or ``channel_last``), or with
+    ``block`` the channel-blocked layout of ``library.blocked_tag`` (channel-first shape)."""
+    if block:
+        return L.MemoryDesc(array_shape, tag=L.blocked_tag(len(array_shape), block))
     dims, strides = _cf(array_shape, channel_last)
     dims, strides = _grouped(dims, strides, groups)
     return L.MemoryDesc(dims, strides)
@@ -74,63 +70,6 @@ def _any(md):
 
 def _spatial(geom):
     return (L.dims(geom.stride), L.dims([d - 1 for d in geom.dilate]), L.dims(geom.pad_l), L.dims(geom.pad_r))
-
-
-def _aligned(nbytes):
-    """A 64-byte aligned uint8 buffer of ``nbytes`` (oneDNN's preferred alignment)."""
-    buf = np.empty(nbytes + 64, np.uint8)
-    off = (-buf.ctypes.data) % 64
-    return buf[off:off + nbytes]
-
-
-class _Arg:
-    """One argument of a convolution primitive: the user's plain layout, the layout the primitive
-    chose (``chosen``, a descriptor handle), and the reorder between them when they differ."""
-
-    def __init__(self, dnnl_arg, user_md, chosen, output):
-        self.arg, self.user_md, self.output = dnnl_arg, user_md, output
-        self.user = L.Memory(user_md.handle)
-        self.inner, self.reorder, self.nbytes = None, None, 0
-        if not L.md_equal(chosen, user_md.handle):
-            self.nbytes = L.md_size(chosen)
-            self.inner = L.Memory(chosen)
-            self.reorder = L.reorder(chosen, user_md.handle) if output else L.reorder(user_md.handle, chosen)
-
-
-class Plan:
-    """A convolution primitive with its arguments (:class:`_Arg`, in the order :meth:`run` takes
-    the arrays). The memory objects are the plan's, so the argument lists of every execution are
-    made once; a run only points the memory objects at the call's arrays."""
-
-    def __init__(self, kind, prim, args):
-        self.kind, self.prim, self.args = kind, prim, args
-        self._steps_in = [(a.reorder, L.exec_args([(L.ARG_FROM, a.user), (L.ARG_TO, a.inner)]))
-                          for a in args if a.inner is not None and not a.output]
-        self._conv = (prim, L.exec_args([(a.arg, a.inner or a.user) for a in args]))
-        self._steps_out = [(a.reorder, L.exec_args([(L.ARG_FROM, a.inner), (L.ARG_TO, a.user)]))
-                           for a in args if a.inner is not None and a.output]
-        # one workspace per run holds every reordered argument, each at a 64-byte aligned offset
-        self._offsets, self.workspace = [], 0
-        for a in args:
-            self._offsets.append(self.workspace if a.inner is not None else None)
-            self.workspace += -(-a.nbytes // 64) * 64
-
-    def run(self, arrays):
-        """Execute on ``arrays`` (NumPy arrays, one per argument; outputs written in place)."""
-        work = _aligned(self.workspace) if self.workspace else None
-        base = work.__array_interface__["data"][0] if self.workspace else 0
-        for arg, arr, off in zip(self.args, arrays, self._offsets):
-            arg.user.set(arr.__array_interface__["data"][0])
-            if off is not None:
-                arg.inner.set(base + off)
-        for prim, prepared in self._steps_in + [self._conv] + self._steps_out:
-            L.execute(prim, prepared)
-        L.wait()
-        del work          # the workspace is needed until the stream is done
-
-    def __repr__(self):
-        moved = [a.arg for a in self.args if a.inner is not None]
-        return f"<dnnl Plan {self.kind} {L.impl_info(self.prim)} reordered args {moved}>"
 
 
 def _hint(src, weights, dst, geom):
@@ -145,8 +84,8 @@ def _detail(kind, src, weights, dst, geom):
     return f"(convolution {kind}: src {src.shape}, weights {weights.shape}, dst {dst.shape}, {geom})"
 
 
-def _build(kind, shapes, channel_last, geom, with_bias, post=()):
-    src, dst = _user_md(shapes[0], channel_last), _user_md(shapes[2], channel_last)
+def _build(kind, shapes, channel_last, geom, with_bias, post=(), blocks=(0, 0)):
+    src, dst = _user_md(shapes[0], channel_last, block=blocks[0]), _user_md(shapes[2], channel_last, block=blocks[1])
     weights = _user_md(shapes[1], channel_last, geom.groups)
     bias = L.MemoryDesc((shapes[1][0],)) if with_bias else None
     bias_handle = bias.handle if bias is not None else None
@@ -162,76 +101,47 @@ def _build(kind, shapes, channel_last, geom, with_bias, post=()):
         prim = L.Primitive("dnnl_convolution_forward_primitive_desc_create", L.engine(), L.FORWARD_TRAINING,
                            L.CONVOLUTION_DIRECT, a_src.handle, a_w.handle, bias_handle, a_dst.handle, *_spatial(geom),
                            attr.handle if attr is not None else None, detail=detail, keep=(attr,)).create()
-        args = [_Arg(L.ARG_SRC, src, L.query_md(prim, L.QUERY_SRC_MD), False),
-                _Arg(L.ARG_WEIGHTS, weights, L.query_md(prim, L.QUERY_WEIGHTS_MD), False)]
+        args = [Arg(L.ARG_SRC, src, L.query_md(prim, L.QUERY_SRC_MD), False),
+                Arg(L.ARG_WEIGHTS, weights, L.query_md(prim, L.QUERY_WEIGHTS_MD), False)]
         if bias is not None:
-            args.append(_Arg(L.ARG_BIAS, bias, bias.handle, False))
-        args += [_Arg(L.post_op_arg(i), step[1], step[1].handle, False) for i, step in enumerate(steps)
+            args.append(Arg(L.ARG_BIAS, bias, bias.handle, False))
+        args += [Arg(L.post_op_arg(i), step[1], step[1].handle, False) for i, step in enumerate(steps)
                  if len(step) == 2]
-        args.append(_Arg(L.ARG_DST, dst, L.query_md(prim, L.QUERY_DST_MD), True))
+        args.append(Arg(L.ARG_DST, dst, L.query_md(prim, L.QUERY_DST_MD), True))
     elif kind == "backward_data":
         hint = _hint(src, weights, dst, geom)
         prim = L.Primitive("dnnl_convolution_backward_data_primitive_desc_create", L.engine(),
                            L.CONVOLUTION_DIRECT, a_src.handle, a_w.handle, a_dst.handle,
                            *_spatial(geom), hint.pd, None, detail=detail, keep=(hint,)).create()
-        args = [_Arg(L.ARG_DIFF_DST, dst, L.query_md(prim, L.QUERY_DIFF_DST_MD), False),
-                _Arg(L.ARG_WEIGHTS, weights, L.query_md(prim, L.QUERY_WEIGHTS_MD), False),
-                _Arg(L.ARG_DIFF_SRC, src, L.query_md(prim, L.QUERY_DIFF_SRC_MD), True)]
+        args = [Arg(L.ARG_DIFF_DST, dst, L.query_md(prim, L.QUERY_DIFF_DST_MD), False),
+                Arg(L.ARG_WEIGHTS, weights, L.query_md(prim, L.QUERY_WEIGHTS_MD), False),
+                Arg(L.ARG_DIFF_SRC, src, L.query_md(prim, L.QUERY_DIFF_SRC_MD), True)]
     else:
         hint = _hint(src, weights, dst, geom)
         prim = L.Primitive("dnnl_convolution_backward_weights_primitive_desc_create", L.engine(),
                            L.CONVOLUTION_DIRECT, a_src.handle, a_w.handle, bias_handle, a_dst.handle, *_spatial(geom),
                            hint.pd, None, detail=detail, keep=(hint,)).create()
-        args = [_Arg(L.ARG_SRC, src, L.query_md(prim, L.QUERY_SRC_MD), False),
-                _Arg(L.ARG_DIFF_DST, dst, L.query_md(prim, L.QUERY_DIFF_DST_MD), False),
-                _Arg(L.ARG_DIFF_WEIGHTS, weights, L.query_md(prim, L.QUERY_DIFF_WEIGHTS_MD), True)]
+        args = [Arg(L.ARG_SRC, src, L.query_md(prim, L.QUERY_SRC_MD), False),
+                Arg(L.ARG_DIFF_DST, dst, L.query_md(prim, L.QUERY_DIFF_DST_MD), False),
+                Arg(L.ARG_DIFF_WEIGHTS, weights, L.query_md(prim, L.QUERY_DIFF_WEIGHTS_MD), True)]
         if bias is not None:
-            args.append(_Arg(L.ARG_DIFF_BIAS, bias, bias.handle, True))
+            args.append(Arg(L.ARG_DIFF_BIAS, bias, bias.handle, True))
     return Plan(kind, prim, args)
 
 
-def _plan(kind, shapes, channel_last, geom, with_bias, post=()):
-    """The cached plan (``None``: oneDNN has no implementation). Call with ``_lock`` held.
-    Plans are per thread count (``hybridlab.threads``): oneDNN splits the work when it creates them."""
-    nthreads = threads.current()
-    L.set_num_threads(nthreads)
-    key = (kind, shapes, channel_last, geom, with_bias, nthreads, post)
-    plan = _plans.get(key, _plans)
-    if plan is not _plans:
-        _plans.move_to_end(key)
-        return plan
-    try:
-        geom = Geometry(*(tuple(int(v) for v in x) for x in geom[:4]), int(geom.groups))
-        plan = _build(kind, shapes, bool(channel_last), geom, with_bias, post)
-    except L.DnnlError as err:
-        if err.status != L.UNIMPLEMENTED:
-            raise
-        plan = None
-    _plans[key] = plan
-    while len(_plans) > MAX_PLANS:
-        _plans.popitem(last=False)
-    return plan
+def _run(kind, shapes, arrays, geom, channel_last, with_bias, post=(), blocks=(0, 0)):
+    key = ("convolution " + kind, shapes, bool(channel_last), geom, with_bias, post, blocks)
+
+    def build():
+        g = Geometry(*(tuple(int(v) for v in x) for x in geom[:4]), int(geom.groups))
+        return _build(kind, shapes, bool(channel_last), g, with_bias, post, blocks)
+    return run(key, build, arrays)
 
 
-def _check(arrays):
-    for a in arrays:
-        if a is not None and (a.dtype != np.float32 or not a.flags.c_contiguous):
-            raise ValueError(f"oneDNN convolution: expected C-contiguous float32 arrays, got {a.dtype} "
-                             f"{'contiguous' if a.flags.c_contiguous else 'strided'} {a.shape}")
-
-
-def _run(kind, shapes, arrays, geom, channel_last, with_bias, post=()):
-    _check(arrays)
-    with _lock:
-        plan = _plan(kind, shapes, channel_last, geom, with_bias, post)
-        if plan is None:
-            return False
-        plan.run([a for a in arrays if a is not None])
-    return True
-
-
-def forward(src, weights, bias, dst, geom, channel_last=False, scale=None, shift=None, relu=False):
+def forward(src, weights, bias, dst, geom, channel_last=False, scale=None, shift=None, relu=False, blocks=(0, 0)):
     """``dst = conv(src, weights) + bias`` (``bias`` may be ``None``); see the module docstring.
+    ``blocks``: ``(src, dst)`` channel blocks, 0 for the plain layout: an array of a blocked
+    layout (``library.blocked_tag``) holds its values in that order under its channel-first shape.
     Post-ops run inside the primitive on each output value before it is stored: ``* scale`` and
     ``+ shift`` (arrays of one value per filter, either may be ``None``), then ``max(., 0)`` when
     ``relu`` (a folded BatchNorm and a relu: ``ops/conv_fused.py``).
@@ -248,7 +158,7 @@ def forward(src, weights, bias, dst, geom, channel_last=False, scale=None, shift
     """
     post = tuple(name for name, v in (("mul", scale), ("add", shift)) if v is not None) + (("relu",) if relu else ())
     return _run("forward", (src.shape, weights.shape, dst.shape), (src, weights, bias, scale, shift, dst), geom,
-                channel_last, bias is not None, post)
+                channel_last, bias is not None, post, tuple(blocks))
 
 
 def backward_data(diff_dst, weights, diff_src, geom, channel_last=False):
@@ -267,11 +177,5 @@ def backward_weights(src, diff_dst, diff_weights, diff_bias, geom, channel_last=
 def plan_info(kind, shapes, geom, channel_last=False, with_bias=False):
     """The cached :class:`Plan` for these shapes (``(src, weights, dst)`` in the user's layout),
     built when missing: ``repr`` names oneDNN's implementation and the reordered arguments."""
-    with _lock:
-        return _plan(kind, shapes, channel_last, geom, with_bias)
-
-
-def clear_cache():
-    """Forget every cached plan (their primitives are destroyed)."""
-    with _lock:
-        _plans.clear()
+    key = ("convolution " + kind, tuple(shapes), bool(channel_last), geom, with_bias, (), (0, 0))
+    return plan_of(key, lambda: _build(kind, tuple(shapes), bool(channel_last), geom, with_bias))

@@ -27,7 +27,7 @@ from ...base import MXNetError
 __all__ = ["DnnlError", "load", "load_error", "version", "call", "engine", "stream", "status_name",
            "MemoryDesc", "Memory", "Primitive", "reorder", "md_equal", "md_size", "query_md", "impl_info",
            "exec_args", "execute", "wait", "dims", "openmp_wait_policy", "set_num_threads", "ENV_LIB",
-           "PLAIN_TAG", "PostOps", "post_op_arg"]
+           "PLAIN_TAG", "PostOps", "post_op_arg", "blocked_tag"]
 
 ENV_LIB = "HYBRIDLAB_DNNL_LIB"
 _WHEELS = ("onednn-cpu-gomp", "onednn-cpu-iomp", "onednn-cpu-tbb", "onednn")   # distributions shipping libdnnl
@@ -43,9 +43,10 @@ F32, CPU, STREAM_IN_ORDER = 3, 1, 1
 TAG_ANY, TAG_A, TAG_ABCD = 1, 2, 5
 PLAIN_TAG = {1: 2, 2: 3, 3: 4, 4: 5, 5: 6, 6: 7}
 # dnnl_prop_kind_t, dnnl_alg_kind_t
-FORWARD_TRAINING = 64
+FORWARD_TRAINING, FORWARD_INFERENCE = 64, 96
 CONVOLUTION_DIRECT = 1
 ELTWISE_RELU, BINARY_ADD, BINARY_MUL = 0x20, 0x1fff0, 0x1fff1      # post-op algorithms
+POOLING_MAX, POOLING_AVG_INCLUDE_PADDING, POOLING_AVG_EXCLUDE_PADDING = 0x1ff, 0x2ff, 0x3ff
 # dnnl_query_t
 QUERY_IMPL_INFO_STR = 8
 (QUERY_SRC_MD, QUERY_DIFF_SRC_MD, QUERY_WEIGHTS_MD, QUERY_DIFF_WEIGHTS_MD, QUERY_DST_MD,
@@ -88,6 +89,7 @@ _PROTOTYPES = {
     "dnnl_stream_wait": ((_p,), None),
     "dnnl_memory_desc_create_with_tag": ((_pp, ctypes.c_int, _dims_t, ctypes.c_int, ctypes.c_int), None),
     "dnnl_memory_desc_create_with_strides": ((_pp, ctypes.c_int, _dims_t, ctypes.c_int, _dims_t), None),
+    "dnnl_memory_desc_create_with_string_tag": ((_pp, ctypes.c_int, _dims_t, ctypes.c_int, ctypes.c_char_p), None),
     "dnnl_memory_desc_destroy": ((_p,), None),
     "dnnl_memory_desc_equal": ((_p, _p), ctypes.c_int),
     "dnnl_memory_desc_get_size": ((_p,), ctypes.c_size_t),
@@ -114,6 +116,9 @@ _PROTOTYPES = {
         (_pp, _p, ctypes.c_int, _p, _p, _p, _dims_t, _dims_t, _dims_t, _dims_t, _p, _p), None),
     "dnnl_convolution_backward_weights_primitive_desc_create": (
         (_pp, _p, ctypes.c_int, _p, _p, _p, _p, _dims_t, _dims_t, _dims_t, _dims_t, _p, _p), None),
+    "dnnl_binary_primitive_desc_create": ((_pp, _p, ctypes.c_int, _p, _p, _p, _p), None),
+    "dnnl_pooling_forward_primitive_desc_create": (
+        (_pp, _p, ctypes.c_int, ctypes.c_int, _p, _p, _dims_t, _dims_t, _dims_t, _dims_t, _dims_t, _p), None),
 }
 
 _state = {"lib": None, "error": None, "path": None, "engine": None, "stream": None, "openmp": None}
@@ -284,14 +289,24 @@ def dims(values):
     return _dims_t(*values)
 
 
+def blocked_tag(ndim, block):
+    """oneDNN's string tag of a layout blocked by ``block`` channels (dimension 1) of an
+    ``ndim``-dimensional tensor: ``'aBcd8b'`` for (N, C, H, W) by 8, stored as (N, C/8, H, W, 8)."""
+    return "aB" + "cdefgh"[:ndim - 2] + f"{int(block)}b"
+
+
 class MemoryDesc:
     """An owned ``dnnl_memory_desc_t`` of float32 values: ``strides`` (in elements) for a plain
-    user array, or ``tag`` (``TAG_ANY`` lets a primitive choose its layout)."""
+    user array, or ``tag`` (``TAG_ANY`` lets a primitive choose its layout; a string such as
+    :func:`blocked_tag`'s names a blocked layout)."""
 
     def __init__(self, shape, strides=None, tag=None):
         self.shape = tuple(int(s) for s in shape)
         self.handle = ctypes.c_void_p()
-        if strides is not None:
+        if isinstance(tag, str):
+            call("dnnl_memory_desc_create_with_string_tag", ctypes.byref(self.handle), len(self.shape),
+                 dims(self.shape), F32, tag.encode("ascii"), detail=f"for shape {self.shape} tag {tag}")
+        elif strides is not None:
             call("dnnl_memory_desc_create_with_strides", ctypes.byref(self.handle), len(self.shape),
                  dims(self.shape), F32, dims(strides), detail=f"for shape {self.shape} strides {tuple(strides)}")
         else:
