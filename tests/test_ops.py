@@ -5,6 +5,7 @@ import pytest
 
 import hybridlab as mx
 from hybridlab.ops import conv_path, dnnl
+from hybridlab.ops.dnnl import channel_affine as dnnl_channel_affine, layout as dnnl_layout, pooling as dnnl_pooling
 from hybridlab.ops.registry import all_ops
 
 from op_cases import all_cases
@@ -45,14 +46,15 @@ def test_op(case, device):
 
 @pytest.fixture
 def onednn_calls(monkeypatch):
-    """Results of the oneDNN convolution calls made during a test (True: computed, False: no
-    implementation, so the NumPy fallback ran)."""
+    """Results of the oneDNN calls made during a test (True: computed, False: no implementation,
+    so the NumPy fallback ran): convolutions, layout reorders, channel affine maps, pooling."""
     calls = []
-    for name in ("forward", "backward_data", "backward_weights"):
-        def spy(*args, _fn=getattr(dnnl, name), **kwargs):
+    for module, name in ((dnnl, "forward"), (dnnl, "backward_data"), (dnnl, "backward_weights"),
+                         (dnnl_layout, "reorder"), (dnnl_channel_affine, "forward"), (dnnl_pooling, "forward")):
+        def spy(*args, _fn=getattr(module, name), **kwargs):
             calls.append(_fn(*args, **kwargs))
             return calls[-1]
-        monkeypatch.setattr(dnnl, name, spy)
+        monkeypatch.setattr(module, name, spy)
     return calls
 
 

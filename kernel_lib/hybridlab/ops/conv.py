@@ -30,7 +30,7 @@ from .attrs import Attr
 from .bf16 import via_float32
 from .dtype_check import check_dtypes, uniform_dtypes
 from .infer import InferError, merge_shape, prod
-from .registry import Epilogue, NsName, OpDef, register
+from .registry import BlockedLayout, Epilogue, NsName, OpDef, register
 
 __all__ = ["conv_params", "channel_last", "split_shape", "join_shape", "layout_pattern", "shape_pattern",
            "to_cf", "from_cf", "pad_spatial", "windows", "kernel_slices", "CONV_EPILOGUE", "is_matmul"]
@@ -399,10 +399,12 @@ def is_matmul(a):
 
 # predict programs run a Convolution with what follows it in one call (ops/conv_fused.py)
 CONV_EPILOGUE = Epilogue("_FusedConvolution", channel_axes=_channel_axes, activations=("relu",), matmul=is_matmul)
+# ... and may read and write oneDNN's channel-blocked layouts there (the layout plan; channel-first data)
+CONV_BLOCKED = BlockedLayout(op="_FusedConvolution", applies=lambda a, ndim: not channel_last(a, ndim - 2, "Convolution"))
 
 
 register(OpDef(
-    "Convolution", inputs=_with_bias, epilogue=CONV_EPILOGUE, all_inputs=("data", "weight", "bias"), attrs=_CONV_ATTRS,
+    "Convolution", inputs=_with_bias, epilogue=CONV_EPILOGUE, blocked_layout=CONV_BLOCKED, all_inputs=("data", "weight", "bias"), attrs=_CONV_ATTRS,
     compute=via_float32(_conv_compute, uniform_dtypes("Convolution")), infer_shape=_conv_infer,
     infer_type=uniform_dtypes("Convolution"),
     infer_partial=_conv_partial, grad=_conv_grad, bounds=CONV_BOUNDS, family="conv", aliases=("_npx_convolution",),

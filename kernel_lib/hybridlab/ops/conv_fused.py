@@ -12,6 +12,10 @@ op takes the Convolution's inputs and attributes plus:
 * ``act_type='relu'``: a relu that read the convolution runs on its output.
 * ``gemm``: a 1x1 convolution with stride 1, no padding, no dilation, one group, channel-first, is
   one matrix product ``W (F, C) @ x (C, H*W)`` per sample: no column matrix, no copies.
+* ``in_block``, ``out_block``: the data and the output are in channel-blocked layouts
+  (``ops/blocked.py``), as the layout plan of predict programs keeps values between oneDNN's
+  convolutions (``compiler/passes/layout.py``); the oneDNN primitive reads and writes them as they
+  are. Off the oneDNN path the values are moved to the plain layout and back around the NumPy form.
 
 On the oneDNN path (``ops/conv_path.py``) everything runs in one primitive: the bias as the
 primitive's bias, ``* scale``, ``+ shift`` and the relu as post-ops applied to each output value
@@ -47,9 +51,10 @@ Example::
 from . import conv_path
 from .attrs import Attr
 from .bf16 import via_float32
-from .conv import (CONV_BOUNDS, CONV_EPILOGUE, _CONV_ATTRS, _conv_compute, _conv_geometry, _conv_infer,
+from .blocked import expected, fits, from_block, to_block
+from .conv import (CONV_BLOCKED, CONV_BOUNDS, CONV_EPILOGUE, _CONV_ATTRS, _conv_compute, _conv_geometry, _conv_infer,
                    _conv_onednn, channel_last)
-from .infer import merge_shape, prod
+from .infer import InferError, merge_shape, prod
 from .registry import OpDef, register
 
 __all__ = ["GEMM_ON_ONEDNN"]
@@ -63,6 +68,8 @@ _ATTRS.update({
     "act_type": Attr("enum?", None, choices=CONV_EPILOGUE.activations, doc="an activation run on the output"),
     "gemm": Attr("bool", False, doc="a 1x1, stride-1, unpadded, ungrouped channel-first convolution "
                                     "computed as one matrix product"),
+    "in_block": Attr("int", 0, doc="the channel block of the data's layout (0: plain; the layout plan)"),
+    "out_block": Attr("int", 0, doc="the channel block of the output's layout (0: plain; the layout plan)"),
 })
 
 
@@ -79,6 +86,9 @@ def _infer(a, in_shapes):
     if a["affine"]:
         for i in (n_conv, n_conv + 1):
             merge_shape(in_shapes, i, (a["num_filter"],), "scale and shift are (num_filter,)")
+    for block, shape, what in ((a["in_block"], in_shapes[0], "data"), (a["out_block"], out[0], "output")):
+        if block and shape is not None and (a["layout"] not in (None, "NCW", "NCHW", "NCDHW") or not fits(shape, block)):
+            raise InferError(0, f"{expected(block)} ({what} in the layout blocked by {block})", shape)
     return out
 
 
@@ -101,7 +111,22 @@ def _gemm(xp, data, weight, bias):
     return out.reshape((n, f) + tuple(data.shape[2:]))
 
 
+def _blocked(ctx, a, data, weight, *rest):
+    """The call with blocked data or output (``in_block``, ``out_block``)."""
+    xp, blocks = ctx.xp, (a["in_block"], a["out_block"])
+    bias = None if a["no_bias"] else rest[0]
+    scale, shift = (rest[-2], rest[-1]) if a["affine"] else (None, None)
+    out = _conv_onednn(ctx, a, data, weight, bias, scale=scale, shift=shift, relu=a["act_type"] == "relu",
+                       blocks=blocks)
+    if out is not None:
+        return out
+    plain = dict(a, in_block=0, out_block=0)
+    return to_block(xp, _compute(ctx, plain, from_block(xp, data, blocks[0]), weight, *rest), blocks[1])
+
+
 def _compute(ctx, a, data, weight, *rest):
+    if a["in_block"] or a["out_block"]:
+        return _blocked(ctx, a, data, weight, *rest)
     xp = ctx.xp
     bias = None if a["no_bias"] else rest[0]
     scale, shift = (rest[-2], rest[-1]) if a["affine"] else (None, None)
@@ -143,7 +168,7 @@ register(OpDef(
     "_FusedConvolution", inputs=_inputs, all_inputs=("data", "weight", "bias", "scale", "shift"), attrs=_ATTRS,
     compute=via_float32(_compute, _infer_type), infer_shape=_infer, infer_type=_infer_type, bounds=CONV_BOUNDS,
     family="conv", hidden=True,
-    epilogue=CONV_EPILOGUE,
+    epilogue=CONV_EPILOGUE, blocked_layout=CONV_BLOCKED,
     no_grad_reason="used only in predict programs (the inference passes); training runs the unfused graph",
     doc="""Convolution (same attributes) with a folded per-channel affine map (``affine``: inputs ``scale``
 and ``shift``; a BatchNorm), a relu (``act_type``) and the 1x1 matrix-product form (``gemm``), as the

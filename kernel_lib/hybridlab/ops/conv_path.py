@@ -6,7 +6,9 @@ backward-data primitive: a transposed convolution is the data gradient of a conv
 weight gradient ``_backward_Convolution_weight`` (backward-weights primitive); their gradients are
 these ops again, so training runs on the same path. ``_FusedConvolution`` (predict programs: a
 Convolution with a folded BatchNorm and a relu, ``ops/conv_fused.py``) runs them as post-ops of the
-same oneDNN primitive. The oneDNN path covers float32 NumPy arrays
+same oneDNN primitive; ``_ChannelAffine`` (a BatchNorm of a predict program) and ``_LayoutReorder``
+(the layout plan's moves between plain and channel-blocked layouts) and ``_BlockedPooling`` (pooling
+of blocked values) run oneDNN's binary, reorder and pooling primitives. The oneDNN path covers float32 NumPy arrays
 without zero-size dimensions; everything else (float64, float16, CuPy arrays, cases oneDNN has no
 implementation for) takes NumPy. Both paths give the same results within float32 rounding.
 
@@ -44,7 +46,8 @@ __all__ = ["ENV", "PATHS", "OPS", "available_paths", "current", "set_path", "use
 
 ENV = "HYBRIDLAB_CONV"
 PATHS = ("numpy", "onednn")
-OPS = ("Convolution", "Deconvolution", "_backward_Convolution_weight", "_FusedConvolution")
+OPS = ("Convolution", "Deconvolution", "_backward_Convolution_weight", "_FusedConvolution", "_ChannelAffine",
+       "_LayoutReorder", "_BlockedPooling")
 
 _state = {"path": None}
 
@@ -111,15 +114,17 @@ def _c(a):
     return None if a is None else np.ascontiguousarray(a)
 
 
-def convolution(xp, data, weight, bias, geom, channel_last, out_shape, scale=None, shift=None, relu=False):
+def convolution(xp, data, weight, bias, geom, channel_last, out_shape, scale=None, shift=None, relu=False,
+                blocks=(0, 0)):
     """The convolution's output (``out_shape``, the data's layout) on the oneDNN path, or ``None``
     when that path does not cover the call. ``scale``, ``shift`` (one value per filter) and
-    ``relu`` run inside the primitive as post-ops: ``relu((conv + bias) * scale + shift)``."""
+    ``relu`` run inside the primitive as post-ops: ``relu((conv + bias) * scale + shift)``.
+    ``blocks``: the channel blocks of the data's and the output's layouts (``ops/blocked.py``)."""
     if not onednn_covers(xp, data, weight, bias, scale, shift):
         return None
     out = np.empty(out_shape, np.float32)
     return out if dnnl.forward(_c(data), _c(weight), _c(bias), out, geom, channel_last, _c(scale), _c(shift),
-                               relu) else None
+                               relu, blocks) else None
 
 
 def deconvolution(xp, data, weight, geom, channel_last, out_shape):

@@ -4,7 +4,7 @@ means and who asks it): ``NsName``, ``InlineRule``, ``OutKernel``, ``SideEffect`
 through ``registry``); the compiler reads them and knows no op by name."""
 from dataclasses import dataclass, field
 
-__all__ = ["NsName", "InlineRule", "OutKernel", "SideEffect", "Lowering", "Epilogue", "ChannelAffine"]
+__all__ = ["NsName", "InlineRule", "OutKernel", "SideEffect", "Lowering", "Epilogue", "ChannelAffine", "BlockedLayout"]
 
 
 @dataclass(frozen=True)
@@ -168,3 +168,25 @@ class ChannelAffine:
     """
     axis: object
     scale_shift: object
+
+
+@dataclass(frozen=True)
+class BlockedLayout:
+    """An op whose call can read its data (input 0) and write its output in a channel-blocked
+    layout (``ops/blocked.py``) when attributes say so: the layout plan of predict programs
+    (``compiler/passes/layout.py``) asks it, and knows no op by name. ``op`` names the op whose
+    attributes take the blocks (``None``: this op; Convolution names ``_FusedConvolution``);
+    ``in_attr`` and ``out_attr`` are those attributes (``out_attr=None``: the output is in the
+    data's layout); ``applies(a, ndim)``: whether a call with parsed attributes ``a`` on data of
+    ``ndim`` dimensions has its channels on axis 1 (channel-first), which a blocked layout needs.
+
+    >>> from hybridlab.ops.registry import get_op
+    >>> b = get_op("Convolution").blocked_layout
+    >>> b.op, b.in_attr, b.out_attr, b.applies(get_op("Convolution").parse_attrs({"kernel": "(3, 3)",
+    ...                                                                          "num_filter": "8"}), 4)
+    ('_FusedConvolution', 'in_block', 'out_block', True)
+    """
+    applies: object
+    op: object = None
+    in_attr: str = "in_block"
+    out_attr: object = "out_block"

@@ -28,7 +28,7 @@ from .bf16 import via_float32
 from .conv import (from_cf, join_shape, kernel_slices, layout_pattern, pad_spatial, shape_pattern, split_shape,
                    to_cf)
 from .infer import InferError, merge_shape, prod
-from .registry import NsName, OpDef, register
+from .registry import BlockedLayout, NsName, OpDef, register
 
 _DEFAULT_LAYOUT = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
 
@@ -424,6 +424,8 @@ register(OpDef(
     infer_shape=_pool_infer, grad=_pool_grad,
     family="pool", aliases=("_npx_pooling",), npx=NsName("pooling"), window_max=lambda a: a["pool_type"] == "max",
     train_variant=("_Pooling_first_max", "data", first_max_applies),
+    blocked_layout=BlockedLayout(op="_BlockedPooling", in_attr="block", out_attr=None,
+                                 applies=lambda a, ndim: a["layout"] is None or a["layout"][-1] != "C"),
     doc="""Pooling of ``data`` (N, C, *spatial) over windows of size ``kernel``: max, avg, sum or
 lp (``p_value`` 1, 2, 3). Output size per dimension: ``floor((x + 2 * pad - kernel) / stride) + 1``
 (valid), with ceil instead of floor (full), or ``ceil(x / stride)`` (same, 1-D only).

@@ -63,6 +63,9 @@ What the compiler asks an op (it knows no op by name; each field is ``None`` for
   * ``elementwise_activation``: the activation kind (``"relu"``) the op applies to its one input, as
     a string or a predicate on the parsed attributes returning one or ``None``: an ``Epilogue``
     lists the kinds its fused op runs (``OpDef.activation_kind`` asks),
+  * ``blocked_layout``: a ``BlockedLayout``: the op (or its fused form) reads and writes
+    channel-blocked layouts when attributes say so (convolutions, ``_ChannelAffine``); the layout
+    plan of predict programs keeps values in oneDNN's blocked layout between such ops,
   * ``subgraph_inputs``: the op's node carries a graph (``Node.subgraphs[0]``) whose inputs and
     outputs are the node's (``_CachedOp``); ``symbol.subgraph_inline.expand`` replaces such nodes
     by their graphs where a Symbol enters inference or compilation, so no pass meets one.
@@ -74,9 +77,9 @@ Example (the shape of every op file)::
 """
 from ..base import MXNetError
 from .attrs import MAX_ATTR_CHARS, REQUIRED, Attr
-from .op_fields import ChannelAffine, Epilogue, InlineRule, Lowering, NsName, OutKernel, SideEffect  # noqa: F401
+from .op_fields import BlockedLayout, ChannelAffine, Epilogue, InlineRule, Lowering, NsName, OutKernel, SideEffect  # noqa: F401
 
-__all__ = ["OpDef", "NsName", "InlineRule", "OutKernel", "SideEffect", "Lowering", "Epilogue", "ChannelAffine",
+__all__ = ["OpDef", "NsName", "InlineRule", "OutKernel", "SideEffect", "Lowering", "Epilogue", "ChannelAffine", "BlockedLayout",
            "register", "get_op",
            "find_op", "all_ops", "OPS"]
 
@@ -119,7 +122,7 @@ class OpDef:
                  train_variant=None, zero_grad=False, bounds=None, grad_mode=False, inline=None,
                  out_kernel=None, train_side_effect=None, lowering=None, open_attrs=False, count_attr=None,
                  var_init=None, infer_partial=None, epilogue=None, predict_affine=None,
-                 elementwise_activation=None, subgraph_inputs=False):
+                 elementwise_activation=None, subgraph_inputs=False, blocked_layout=None):
         self.name = name
         self.inputs = inputs
         self.variadic = variadic
@@ -172,7 +175,8 @@ class OpDef:
         for key, value, kind in (("inline", inline, InlineRule), ("out_kernel", out_kernel, OutKernel),
                                  ("train_side_effect", train_side_effect, SideEffect),
                                  ("lowering", lowering, Lowering), ("epilogue", epilogue, Epilogue),
-                                 ("predict_affine", predict_affine, ChannelAffine)):
+                                 ("predict_affine", predict_affine, ChannelAffine),
+                                 ("blocked_layout", blocked_layout, BlockedLayout)):
             if value is not None and not isinstance(value, kind):
                 raise ValueError(f"{name}: {key} expected a {kind.__name__} or None, got {value!r}")
         self.inline = inline                        # what the compiler asks: see the module docstring
@@ -181,6 +185,7 @@ class OpDef:
         self.lowering = lowering
         self.epilogue = epilogue
         self.predict_affine = predict_affine
+        self.blocked_layout = blocked_layout
         self._activation = elementwise_activation
         self.subgraph_inputs = bool(subgraph_inputs)
         self._attr_cache = {}

@@ -17,9 +17,12 @@ lists the names it computes in ``meta["epilogue"]`` for the graph view.
 
 Applies when the producer's output is read by nothing else (and is no graph output), runs no
 epilogue yet, the map is along the producer's channel axis (``Epilogue.channel_axes``), and the
-BatchNorm's other outputs (mean, var) are unread. Training programs run the graph before this
-pass: the cached op uses it for predict signatures only (``CachedOp``), where a BatchNorm always
-uses its moving statistics.
+BatchNorm's other outputs (mean, var) are unread. A map that cannot fold (its input is read
+elsewhere too, as the sum of a pre-activation residual block is) still becomes one pass over the
+data: a ``_ChannelAffine`` node (``ops/channel_affine.py``) reading ``scale`` and ``shift``, which
+``fuse_activation`` may give a relu. Training programs run the graph before this pass: the cached
+op uses it for predict signatures only (``CachedOp``), where a BatchNorm always uses its moving
+statistics.
 
 Example::
 
@@ -44,10 +47,11 @@ Example::
     >>> sorted(z.list_inputs()) == sorted(y.list_inputs())      # the parameters stay inputs
     True
 """
+from ...ops.registry import get_op
 from ...symbol.graph import topo_order
 from ...symbol.symbol import Symbol
 from ._epilogue import absorb, free_output, fused_attrs
-from ._graph import clone, consumers, heads
+from ._graph import clone, consumers, heads, retarget
 
 __all__ = ["fold_affine_maps"]
 
@@ -59,8 +63,6 @@ def _producer(node, uses, outs):
     prod, i = node.inputs[0]
     if prod.is_variable or prod.op.epilogue is None or not free_output(prod, i, uses, outs):
         return None
-    if any(uses.get((id(node), k)) for k in range(1, node.num_outputs())):
-        return None                             # its side outputs (BatchNorm's mean / var) are read
     done = fused_attrs(prod)
     if done.get("affine") or done.get("act_type"):
         return None
@@ -100,7 +102,19 @@ def fold_affine_maps(symbol, copy=True):
         return sym
     uses, outs = consumers(sym), heads(sym)
     for node in nodes:
+        if node.is_variable or node.op.predict_affine is None or not node.inputs:
+            continue
+        if any(uses.get((id(node), k)) or (id(node), k) in outs for k in range(1, node.num_outputs())):
+            continue                                # its side outputs (BatchNorm's mean / var) are read
         prod = _producer(node, uses, outs)
         if prod is not None:
             absorb(node, prod, {"affine": "True"}, list(prod.inputs) + _scale_shift(node))
+        else:
+            axis = node.op.predict_affine.axis(node.parsed_attrs())
+            retarget(node, _AFFINE, {"axis": str(axis)}, [node.inputs[0]] + _scale_shift(node))
+            node.meta.pop("inplace", None)
+            node.meta["epilogue"] = [node.name]
     return sym
+
+
+_AFFINE = get_op("_ChannelAffine")
