@@ -28,7 +28,7 @@ from hybridlab.base import MXNetError
 from hybridlab.compiler import CachedOp
 from hybridlab.compiler.codegen import make_entry
 from hybridlab.compiler.source_text import Namer, c_literal, check_identifier, comment, literal
-from hybridlab.ops import fused
+from hybridlab.ops import conv_path, fused
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "mxnet")
 BREAKS = ["\n", "\r", "\r\n", "\u2028", "\u2029", "\x0b", "\x0c", "\x85", "\x1c", "\x1d", "\x1e", "\x00"]
@@ -532,4 +532,33 @@ def test_cached_op_subgraph_node_with_hostile_names_stays_out_of_generated_code(
     np.testing.assert_allclose(exe.forward()[0].asnumpy(), y.asnumpy(), rtol=1e-6)
     source = exe._op.source(next(iter(exe._op.signatures)))
     assert_inert(source)
+    assert any(CANARY in line for line in source.split("\n"))
+
+
+@pytest.mark.skipif("onednn" not in conv_path.available_paths(), reason="the layout plan runs on the oneDNN path")
+def test_layout_plan_and_affine_pass_keep_hostile_names_out_of_generated_code(canary):
+    """A predict program with this stop's rewrites, every name hostile: a BatchNorm of a value
+    read twice as ``_ChannelAffine`` (+ relu), the layout plan's blocked convolutions, elementwise
+    sum and ``_LayoutReorder`` nodes named after the values they move."""
+    def outputs(name):
+        x = mx.sym.var(name("x"))                                          # (1, 3, 6, 6)
+        c1 = mx.sym.Convolution(x, kernel=(3, 3), pad=(1, 1), num_filter=8, name=name("c1"))
+        pre = mx.sym.relu(mx.sym.BatchNorm(c1, fix_gamma=False, name=name("bn")), name=name("act"))
+        c2 = mx.sym.Convolution(pre, kernel=(3, 3), pad=(1, 1), num_filter=8, name=name("c2"))
+        head = mx.sym.Pooling(mx.sym.elemwise_add(c2, c1, name=name("sum")), kernel=(2, 2), stride=(2, 2),
+                              pool_type="max", name=name("pool"))
+        net = mx.gluon.SymbolBlock(head, [x])
+        mx.random.seed(5)
+        net.initialize(mx.init.Uniform(0.5))
+        net.hybridize()
+        with conv_path.use("onednn"):
+            return net(mx.nd.array(np.random.RandomState(5).uniform(size=(1, 3, 6, 6)))).asnumpy(), net
+
+    clean, _ = outputs(lambda n: n)
+    got, net = outputs(hostile)
+    np.testing.assert_allclose(got, clean, rtol=1e-5)
+    op = net.cached_op
+    source = op.source(next(iter(op.signatures)))
+    assert_inert(source)
+    assert "_ChannelAffine" in source and "_LayoutReorder(" in source      # both rewrites happened
     assert any(CANARY in line for line in source.split("\n"))

@@ -77,6 +77,7 @@ from .instrument import run_nodes, run_program
 from .memory import ArenaPool, plan_graph
 from .partitioned import partition_dynamic
 from .passes import PREDICT_PASSES, run_pipeline
+from .passes.layout import applies as layout_applies, plan_layouts
 from .program_error import program_error
 from .recording import RecordedCalls, TapeOp, needs_record
 from .signature import Signature
@@ -130,6 +131,8 @@ class CachedOp(RecordedCalls):
                              f"expected hybridize(partition_if_dynamic=True) to run it split around them")
         self._backend_stages = list(backend_stages)
         self._predict = None     # (outputs, inputs, ops) predict programs run, when the predict passes changed it
+        # the layout plan (per predict signature, passes/layout.py) goes with the predict passes
+        self._plan_layouts = passes is None and USE_PREDICT_PASSES
         if self._partition is None:
             self._outputs, self._inputs, self._ops, stages = _optimized(symbol, traced, self.keep_pipeline,
                                                                         passes)
@@ -158,6 +161,7 @@ class CachedOp(RecordedCalls):
         self._plans = {}         # (signature key, gradient mask) -> BackwardPlan
         self._probes = {}        # signature key -> the probe Program (see probe)
         self._latest_plan = None
+        self.layout_stage = None     # ("layout", Symbol) of the latest predict program with a layout plan
         self.fallbacks = {}      # (signature key, gradient mask) -> why the op-by-op recorded path runs
         self._tape_op = TapeOp(f"CachedOp({symbol!r})", self._tape_grad, self)
         self._entry = make_entry(self._n_inputs, _state, self._fns.get, self._miss) if self._inputs else None
@@ -345,6 +349,16 @@ class CachedOp(RecordedCalls):
         if ops is not self._ops:     # the predict graph; the tables keep the training graph's entries too,
             more = sig.infer(outputs, inputs, ops)    # for a backward under record(train_mode=False)
             shapes, dtypes = {**shapes, **more[0]}, {**dtypes, **more[1]}
+        block = layout_applies(ops, device) if self._plan_layouts and not key[0] else 0
+        planned = plan_layouts(outputs, shapes, dtypes, block) if block else None
+        if planned is not None:      # values kept in oneDNN's blocked layout (passes/layout.py)
+            outputs = planned[0]
+            order = topo_order(outputs)
+            by_name = {n.name: n for n in order if n.is_variable}
+            inputs, ops = [by_name.get(n.name, n) for n in inputs], [n for n in order if not n.is_variable]
+            more = sig.infer(outputs, inputs, ops)
+            shapes, dtypes = {**shapes, **more[0]}, {**dtypes, **more[1]}
+            self.layout_stage = ("layout", Symbol(outputs))
         memory = None
         if self.flags.get("static_alloc") and not key[0]:   # predict programs reuse planned buffers
             plan = plan_graph(outputs, shapes, dtypes, nodes=ops)
@@ -408,7 +422,8 @@ class CachedOp(RecordedCalls):
         the passes, so a build keeps these snapshots only when asked (``keep_pipeline=True``:
         ``hybridize(keep_pipeline=True)``, or a ``cache_built`` listener such as a ``GraphView``);
         otherwise the first read runs the passes again, with snapshots, on the traced graph (the
-        passes are deterministic: same graphs) and keeps the result.
+        passes are deterministic: same graphs) and keeps the result. The layout plan of the latest
+        predict signature that has one comes last (``"layout"``, ``passes/layout.py``).
 
         >>> import hybridlab as mx
         >>> from hybridlab.compiler import CachedOp
@@ -429,7 +444,8 @@ class CachedOp(RecordedCalls):
                 if self._predict is not None:
                     stages = stages + _predict_graph(outputs, inputs, True)[1]
             self._pipeline = self._backend_stages + stages
-        return self._pipeline
+        # the layout plan depends on the input shapes: the latest planned signature's graph comes last
+        return self._pipeline + [self.layout_stage] if self.layout_stage is not None else self._pipeline
 
     @pipeline.setter
     def pipeline(self, stages):
