@@ -204,6 +204,15 @@ def _example_args(name, rng):
         return {"num_hidden": 3}, [rng.standard_normal((2, 4)), rng.standard_normal((3, 4)), rng.standard_normal(3)]
     if name == "Activation":
         return {"act_type": "tanh"}, [rng.standard_normal((2, 3))]
+    if name == "_FusedConvolution":        # blocked in, plain out, with a folded affine map
+        return ({"kernel": (3, 3), "num_filter": 4, "pad": (1, 1), "affine": True, "act_type": "relu", "in_block": 8},
+                [rng.standard_normal((1, 8, 5, 5)), rng.standard_normal((4, 8, 3, 3)), rng.standard_normal(4),
+                 rng.standard_normal(4), rng.standard_normal(4)])
+    if name == "_BlockedPooling":
+        return {"kernel": (3, 3), "stride": (2, 2), "pool_type": "max", "block": 8}, [rng.standard_normal((2, 16, 7, 7))]
+    if name in ("_LayoutReorder", "_ChannelAffine"):
+        return {"to_block" if name == "_LayoutReorder" else "block": 8}, \
+            [rng.standard_normal((2, 16, 3, 3))] + [rng.standard_normal(16) for _ in range(n_in - 1)]
     attrs = {"scalar": 1.5} if "scalar" in op.attrs else {}
     if name.startswith("broadcast_"):
         return attrs, [rng.standard_normal((2, 3)), rng.standard_normal((1, 3))]

@@ -295,7 +295,8 @@ def conv_and_columns(ctx, a, data, weight, bias=None, name="Convolution"):
 
 def _conv_onednn(ctx, a, data, weight, bias, **post):
     """The output on the oneDNN path (``ops/conv_path.py``), or ``None`` when it does not cover the call;
-    ``post``: the post-ops ``scale``, ``shift``, ``relu`` of ``conv_path.convolution`` (``ops/conv_fused.py``)."""
+    ``post``: the post-ops ``scale``, ``shift``, ``relu``, the layouts ``blocks`` and the buffer ``out`` of
+    ``conv_path.convolution`` (``ops/conv_fused.py``)."""
     if not conv_path.onednn_covers(ctx.xp, data, weight, bias):
         return None
     nd, k, s, d, p = conv_params(a, "Convolution")

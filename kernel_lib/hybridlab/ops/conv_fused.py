@@ -55,7 +55,7 @@ from .blocked import expected, fits, from_block, to_block
 from .conv import (CONV_BLOCKED, CONV_BOUNDS, CONV_EPILOGUE, _CONV_ATTRS, _conv_compute, _conv_geometry, _conv_infer,
                    _conv_onednn, channel_last)
 from .infer import InferError, merge_shape, prod
-from .registry import OpDef, register
+from .registry import OpDef, OutKernel, register
 
 __all__ = ["GEMM_ON_ONEDNN"]
 
@@ -124,6 +124,20 @@ def _blocked(ctx, a, data, weight, *rest):
     return to_block(xp, _compute(ctx, plain, from_block(xp, data, blocks[0]), weight, *rest), blocks[1])
 
 
+def _compute_out(ctx, a, out, data, weight, *rest):
+    """The out kernel (static memory plans): the oneDNN primitive writes into ``out``; other paths
+    compute and copy."""
+    bias = None if a["no_bias"] else rest[0]
+    scale, shift = (rest[-2], rest[-1]) if a["affine"] else (None, None)
+    if not (a["gemm"] and GEMM_ON_ONEDNN and data.shape[0] == 1):
+        done = _conv_onednn(ctx, a, data, weight, bias, scale=scale, shift=shift, relu=a["act_type"] == "relu",
+                            blocks=(a["in_block"], a["out_block"]), out=out)
+        if done is not None:
+            return out
+    out[...] = _compute(ctx, a, data, weight, *rest)
+    return out
+
+
 def _compute(ctx, a, data, weight, *rest):
     if a["in_block"] or a["out_block"]:
         return _blocked(ctx, a, data, weight, *rest)
@@ -168,7 +182,7 @@ register(OpDef(
     "_FusedConvolution", inputs=_inputs, all_inputs=("data", "weight", "bias", "scale", "shift"), attrs=_ATTRS,
     compute=via_float32(_compute, _infer_type), infer_shape=_infer, infer_type=_infer_type, bounds=CONV_BOUNDS,
     family="conv", hidden=True,
-    epilogue=CONV_EPILOGUE, blocked_layout=CONV_BLOCKED,
+    epilogue=CONV_EPILOGUE, blocked_layout=CONV_BLOCKED, out_kernel=OutKernel(_compute_out),
     no_grad_reason="used only in predict programs (the inference passes); training runs the unfused graph",
     doc="""Convolution (same attributes) with a folded per-channel affine map (``affine``: inputs ``scale``
 and ``shift``; a BatchNorm), a relu (``act_type``) and the 1x1 matrix-product form (``gemm``), as the

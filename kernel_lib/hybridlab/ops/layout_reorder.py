@@ -22,23 +22,29 @@ from ..base import MXNetError
 from .blocked import expected, fits, from_block, to_block
 from .dnnl import layout as dnnl_layout
 from .infer import InferError
-from .registry import OpDef, register
+from .registry import OpDef, OutKernel, register
 
 __all__ = []
 
 
-def _compute(ctx, a, x):
+def _compute(ctx, a, x, out=None):
     src, dst = a["from_block"], a["to_block"]
     if not (fits(x.shape, src) and fits(x.shape, dst)):
         raise MXNetError(f"_LayoutReorder from block {src} to {dst}: expected {expected(max(src, dst))}, "
                          f"got {x.shape}")
-    if src == dst:
-        return x
-    if conv_path.onednn_covers(ctx.xp, x):
-        out = np.empty_like(x)
-        if dnnl_layout.reorder(np.ascontiguousarray(x), out, src, dst):
-            return out
-    return to_block(ctx.xp, from_block(ctx.xp, x, src), dst)
+    if conv_path.onednn_covers(ctx.xp, x, out) and src != dst and (out is None or out.flags.c_contiguous):
+        target = np.empty(x.shape, np.float32) if out is None else out
+        if dnnl_layout.reorder(np.ascontiguousarray(x), target, src, dst):
+            return target
+    moved = x if src == dst else to_block(ctx.xp, from_block(ctx.xp, x, src), dst)
+    if out is None:
+        return moved
+    out[...] = moved
+    return out
+
+
+def _compute_out(ctx, a, out, x):
+    return _compute(ctx, a, x, out)
 
 
 def _infer(a, s):
@@ -52,7 +58,7 @@ register(OpDef(
     "_LayoutReorder", inputs=("data",), family="internal", hidden=True,
     attrs={"from_block": Attr("int", 0, doc="the channel block of the input's layout (0: plain channel-first)"),
            "to_block": Attr("int", 0, doc="the channel block of the output's layout (0: plain channel-first)")},
-    compute=_compute, infer_shape=_infer,
+    compute=_compute, infer_shape=_infer, out_kernel=OutKernel(_compute_out),
     no_grad_reason="used only in predict programs (the layout plan); training runs the unplanned graph",
     doc="""The input's values in another layout of the same channel-first shape: ``from_block`` -> ``to_block``
 (0 is the plain layout, ``b`` the layout blocked by ``b`` channels, stored as (N, C/b, *spatial, b)); inserted by

@@ -27,7 +27,7 @@ from .attrs import Attr
 from .blocked import expected, fits
 from .dnnl import pooling as dnnl_pooling
 from .infer import InferError
-from .op_fields import BlockedLayout
+from .op_fields import BlockedLayout, OutKernel
 from .pool import POOL_BOUNDS, _POOL_ATTRS, _first_dtype, _kind, _pool_compute, _pool_infer, pool_geometry
 from .registry import OpDef, register
 
@@ -52,17 +52,31 @@ def _onednn_kind(a):
     return None
 
 
+def _compute_out(ctx, a, out, data):
+    """The out kernel (static memory plans): oneDNN writes into ``out``; NumPy computes and copies."""
+    if not (a["block"] and _onednn(ctx, a, data, out)):
+        out[...] = _compute(ctx, a, data)
+    return out
+
+
+def _onednn(ctx, a, data, out):
+    """Whether oneDNN's pooling wrote the call's result into ``out``."""
+    kind = _onednn_kind(a)
+    if kind is None or not conv_path.onednn_covers(ctx.xp, data, out) or not out.flags.c_contiguous:
+        return False
+    _, kernel, stride, pad_l, pad_r, _ = pool_geometry(a, data.shape)
+    return dnnl_pooling.forward(np.ascontiguousarray(data), out, kind, kernel, stride, pad_l, pad_r, a["block"])
+
+
 def _compute(ctx, a, data):
     block = a["block"]
     if not block:
         return _pool_compute(ctx, a, data)
     xp = ctx.xp
-    _, kernel, stride, pad_l, pad_r, out_sp = pool_geometry(a, data.shape)
-    out_shape = tuple(data.shape[:2]) + tuple(out_sp)
-    kind = _onednn_kind(a)
-    if kind is not None and conv_path.onednn_covers(xp, data):
+    out_shape = tuple(data.shape[:2]) + tuple(pool_geometry(a, data.shape)[5])
+    if conv_path.onednn_covers(xp, data):
         out = np.empty(out_shape, np.float32)
-        if dnnl_pooling.forward(np.ascontiguousarray(data), out, kind, kernel, stride, pad_l, pad_r, block):
+        if _onednn(ctx, a, data, out):
             return out
     n, c, sp = data.shape[0], data.shape[1], tuple(data.shape[2:])
     view = xp.ascontiguousarray(data).reshape((n * c // block,) + sp + (block,))
@@ -78,7 +92,8 @@ def _infer(a, s):
 
 register(OpDef(
     "_BlockedPooling", attrs=_ATTRS, bounds=POOL_BOUNDS, compute=_compute, infer_shape=_infer,
-    infer_type=_first_dtype, family="pool", hidden=True, blocked_layout=BlockedLayout(
+    infer_type=_first_dtype, family="pool", hidden=True, out_kernel=OutKernel(_compute_out),
+    blocked_layout=BlockedLayout(
         in_attr="block", out_attr=None, applies=_channel_first),
     no_grad_reason="used only in predict programs (the layout plan); training runs Pooling",
     doc="""Pooling (same attributes) of data in the channel-blocked layout ``block``, the output in the same
