@@ -19,6 +19,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernel_li
 # A dotted name places one module of a package apart from the rest ("deferred.state" below "deferred").
 LAYERS = [
     ("base", {"base", "device", "events", "fileio", "host_pool", "name", "context", "monitor_state", "runtime", "attribute",
+              "write_versions",
               "recordio", "threads", "engine"}),
     ("ops", {"ops"}),
     ("ndarray, autograd, deferred state", {"ndarray", "autograd", "deferred.state", "numpy", "numpy_extension",

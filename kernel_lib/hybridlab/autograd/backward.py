@@ -22,6 +22,7 @@ from numpy import ndarray as _ndarray, ones as _ones
 
 from .. import ndarray as F
 from ..base import MXNetError
+from ..write_versions import wrote
 from ..ndarray.ndarray import DENSE_CLASSES, NDArray
 from .state import check_grad_req, mark_fresh, set_recording, set_training
 
@@ -207,6 +208,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
                 leaf._device.xp.copyto(leaf._grad._data, g._data.astype(leaf._grad.dtype, copy=False))
         else:
             leaf._grad._data += g._data.astype(leaf._grad.dtype, copy=False)
+        wrote(leaf._grad)
 
 
 def _adopt(buf, g):

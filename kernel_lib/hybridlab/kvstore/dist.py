@@ -27,6 +27,7 @@ Example (one process: a world of one)::
 import numpy as np
 
 from ..base import MXNetError
+from ..write_versions import wrote
 from .kvstore import KVStore
 from .nccl import NcclRing
 
@@ -92,6 +93,7 @@ class DistKVStore(KVStore):
             buf = np.ascontiguousarray(held.asnumpy())
             self._comm.Bcast(buf.view(np.uint8), root=0)     # as bytes: any dtype (MPI has no float16)
             held._data[...] = held.device.put(buf)
+            wrote(held)
 
     def _combine(self, key, total, held):
         """The sum over the workers of each worker's device sum ``total`` (an MPI allreduce, or

@@ -29,6 +29,7 @@ import numpy as np
 
 from .. import optimizer as opt
 from ..base import MXNetError
+from ..write_versions import wrote
 from ..device import cpu
 from ..fileio import read_file, write_atomic
 from ..ndarray.ndarray import NDArray
@@ -176,6 +177,7 @@ class KVStore(OneWorker, KVStoreBase):
                 self._updater(k, recv, held)
             else:
                 held._data[...] = total
+                wrote(held)
 
     def _combine(self, key, total, held):
         """The value a push delivers, from this process's sum over devices: itself here; the
@@ -193,6 +195,7 @@ class KVStore(OneWorker, KVStoreBase):
                 if ignore_sparse and o.stype != "default":
                     continue
                 o._data[...] = o.device.put(held._data).astype(o.dtype, copy=False)
+                wrote(o)
 
     def pushpull(self, key, value, out=None, priority=0):
         """``push(key, value)`` then ``pull`` into ``out`` (into ``value`` itself if ``out`` is None).
@@ -256,6 +259,7 @@ class KVStore(OneWorker, KVStoreBase):
                                  f"got {ids[0] if ids[0] < 0 else ids[-1]}")
             host[ids] = cpu().put(held._data)[ids]
             o._data[...] = o.device.put(host)
+            wrote(o)
 
     @staticmethod
     def _rsp_jobs(key, outs, row_ids):

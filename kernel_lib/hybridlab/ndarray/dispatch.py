@@ -6,6 +6,7 @@ from numpy import asarray as _asarray, generic as _generic, ndarray as _ndarray
 from ..autograd import state as autograd_state
 from ..deferred import state as deferred_state
 from ..base import MXNetError
+from ..write_versions import wrote
 from ..device import current_device
 from ..ops.context import _contexts, op_context
 from ..ops.infer import InferError
@@ -99,6 +100,7 @@ def _write_out(op, outs, out):
         if t.shape != o.shape:
             raise MXNetError(f"{op.name}: out= expected shape {o.shape}, got {t.shape}")
         t._device.xp.copyto(t._data, o._data.astype(t.dtype, copy=False))
+        wrote(t)
         t._node = o._node
     return out
 

@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from ..base import MXNetError, MXNetValueError
+from ..write_versions import wrote
 from . import dispatch
 from .ndarray import NDArray, array, writable_alias
 
@@ -130,6 +131,7 @@ def reset_arrays(*data, num_arrays=None):
         if not isinstance(arr, NDArray):
             raise MXNetError(f"reset_arrays: expected NDArrays, got {type(arr).__name__}")
         arr._data[...] = 0
+        wrote(arr)
 
 
 def histogram(a, bins=10, range=None):   # noqa: A002  (MXNet's parameter name)

@@ -21,6 +21,7 @@ from ..base import MXNetError, MXNetNotImplementedError, MXNetValueError, normal
 from ..deferred import state as _deferred
 from ..deferred.state import TracedValue
 from ..device import Device, current_device
+from .. import write_versions
 
 __all__ = ["NDArray", "NumpyNDArray", "DENSE_CLASSES", "array", "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write"]
 
@@ -319,6 +320,7 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
         if other.shape != self.shape:
             raise MXNetError(f"copyto: target shape {other.shape} does not match source shape {self.shape}")
         other._device.xp.copyto(other._data, other._device.put(self._data).astype(other.dtype, copy=False))
+        write_versions.wrote(other)
         return other
 
     def as_in_context(self, device):
@@ -374,6 +376,7 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
     def zero_grad(self):
         if self._grad is not None:
             self._grad._data[...] = 0
+            write_versions.wrote(self._grad)
 
     def wait_to_read(self):
         """Block until the data is computed (GPU work is asynchronous; CPU work is already done)."""
@@ -384,6 +387,7 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
 
     # ---- DLPack -----------------------------------------------------------------------------
     def __dlpack__(self, stream=None, **kwargs):
+        write_versions.exported_for_write(self._data)     # the consumer may write the shared memory
         if stream is None:
             return self._data.__dlpack__(**kwargs)
         return self._data.__dlpack__(stream=stream, **kwargs)
@@ -547,11 +551,11 @@ def from_dlpack(obj):
         if int(dev_type) == 2:  # kDLCUDA
             device = gpu(int(dev_id))
             return NDArray._wrap(device.xp.from_dlpack(obj), device)
-        return NDArray._wrap(np.from_dlpack(obj), cpu())
+        return _foreign(NDArray._wrap(np.from_dlpack(obj), cpu()))
     # a bare capsule (MXNet 1.x's exchange: to_dlpack_for_read / _for_write)
     dev_type = _capsule_device_type(obj)
     if dev_type == 1:       # kDLCPU
-        return NDArray._wrap(_numpy_from_capsule(obj), cpu())
+        return _foreign(NDArray._wrap(_numpy_from_capsule(obj), cpu()))
     from ..device import cupy_or_none
     cp = cupy_or_none()
     if cp is None:
@@ -615,8 +619,16 @@ def writable_alias(ro):
     return np.ndarray(ro.shape, ro.dtype, buffer=buf, strides=ro.strides)
 
 
+def _foreign(arr):
+    """``arr`` shares memory with foreign code that may write it: no kernel caches what it derives
+    from it (``write_versions``)."""
+    write_versions.exported_for_write(arr._data)
+    return arr
+
+
 def to_dlpack_for_read(arr):
     """A DLPack capsule of ``arr``'s data (MXNet 1.x name)."""
+    write_versions.exported_for_write(arr._data)      # the consumer may write the shared memory anyway
     return arr._data.__dlpack__()
 
 

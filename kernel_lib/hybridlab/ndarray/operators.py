@@ -24,6 +24,7 @@ from ..autograd import state as autograd_state
 from ..base import MXNetError
 from ..deferred import state as _deferred
 from ..deferred.state import TracedValue
+from ..write_versions import wrote
 # ndarray.py defines these helpers before it imports this module (they need NDArray at call time only)
 from .ndarray import _as_array, _binary, _call
 
@@ -128,6 +129,7 @@ class NDArrayOperators:
             raise MXNetError(f"in-place operation: result shape {result.shape} does not fit the array's "
                              f"shape {self.shape}")
         self._device.xp.copyto(self._data, result._data.astype(self.dtype, copy=False))
+        wrote(self)
         return self
 
     def __iadd__(self, other):
@@ -156,3 +158,4 @@ class NDArrayOperators:
     def __setitem__(self, key, value):
         from .indexing import set_item
         set_item(self, key, value)
+        wrote(self)

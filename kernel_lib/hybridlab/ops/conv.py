@@ -401,7 +401,8 @@ def is_matmul(a):
 # predict programs run a Convolution with what follows it in one call (ops/conv_fused.py)
 CONV_EPILOGUE = Epilogue("_FusedConvolution", channel_axes=_channel_axes, activations=("relu",), matmul=is_matmul)
 # ... and may read and write oneDNN's channel-blocked layouts there (the layout plan; channel-first data)
-CONV_BLOCKED = BlockedLayout(op="_FusedConvolution", applies=lambda a, ndim: not channel_last(a, ndim - 2, "Convolution"))
+CONV_BLOCKED = BlockedLayout(op="_FusedConvolution", applies=lambda a, ndim: not channel_last(a, ndim - 2, "Convolution"),
+                             weight_cache_attr="cached_weight")
 
 
 register(OpDef(

@@ -12,6 +12,8 @@ op takes the Convolution's inputs and attributes plus:
 * ``act_type='relu'``: a relu that read the convolution runs on its output.
 * ``gemm``: a 1x1 convolution with stride 1, no padding, no dilation, one group, channel-first, is
   one matrix product ``W (F, C) @ x (C, H*W)`` per sample: no column matrix, no copies.
+* ``cached_weight``: the weight is a graph input (a parameter), which oneDNN may keep in its own
+  layout between calls until it is written (``dnnl/weight_cache.py``); set by the layout plan.
 * ``in_block``, ``out_block``: the data and the output are in channel-blocked layouts
   (``ops/blocked.py``), as the layout plan of predict programs keeps values between oneDNN's
   convolutions (``compiler/passes/layout.py``); the oneDNN primitive reads and writes them as they
@@ -70,6 +72,8 @@ _ATTRS.update({
                                     "computed as one matrix product"),
     "in_block": Attr("int", 0, doc="the channel block of the data's layout (0: plain; the layout plan)"),
     "out_block": Attr("int", 0, doc="the channel block of the output's layout (0: plain; the layout plan)"),
+    "cached_weight": Attr("bool", False, doc="the weight is a graph input: oneDNN keeps it reordered between calls "
+                                             "while it is not written (the layout plan)"),
 })
 
 
@@ -117,7 +121,7 @@ def _blocked(ctx, a, data, weight, *rest):
     bias = None if a["no_bias"] else rest[0]
     scale, shift = (rest[-2], rest[-1]) if a["affine"] else (None, None)
     out = _conv_onednn(ctx, a, data, weight, bias, scale=scale, shift=shift, relu=a["act_type"] == "relu",
-                       blocks=blocks)
+                       blocks=blocks, cache_weights=a["cached_weight"])
     if out is not None:
         return out
     plain = dict(a, in_block=0, out_block=0)
@@ -131,7 +135,7 @@ def _compute_out(ctx, a, out, data, weight, *rest):
     scale, shift = (rest[-2], rest[-1]) if a["affine"] else (None, None)
     if not (a["gemm"] and GEMM_ON_ONEDNN and data.shape[0] == 1):
         done = _conv_onednn(ctx, a, data, weight, bias, scale=scale, shift=shift, relu=a["act_type"] == "relu",
-                            blocks=(a["in_block"], a["out_block"]), out=out)
+                            blocks=(a["in_block"], a["out_block"]), out=out, cache_weights=a["cached_weight"])
         if done is not None:
             return out
     out[...] = _compute(ctx, a, data, weight, *rest)
@@ -150,7 +154,8 @@ def _compute(ctx, a, data, weight, *rest):
     matmul = a["gemm"] and data.shape[0] == 1 and (
         GEMM_ON_ONEDNN or not conv_path.onednn_covers(xp, data, weight, bias))
     if not matmul:       # the oneDNN path: bias, affine and relu inside the primitive
-        out = _conv_onednn(ctx, a, data, weight, bias, scale=scale, shift=shift, relu=relu)
+        out = _conv_onednn(ctx, a, data, weight, bias, scale=scale, shift=shift, relu=relu,
+                           cache_weights=a["cached_weight"])
         if out is not None:
             return out
     post = None

@@ -115,17 +115,19 @@ def _c(a):
 
 
 def convolution(xp, data, weight, bias, geom, channel_last, out_shape, scale=None, shift=None, relu=False,
-                blocks=(0, 0), out=None):
+                blocks=(0, 0), out=None, cache_weights=False):
     """The convolution's output (``out_shape``, the data's layout) on the oneDNN path, or ``None``
     when that path does not cover the call. ``scale``, ``shift`` (one value per filter) and
     ``relu`` run inside the primitive as post-ops: ``relu((conv + bias) * scale + shift)``.
     ``blocks``: the channel blocks of the data's and the output's layouts (``ops/blocked.py``);
-    ``out``: a C-contiguous float32 array of ``out_shape`` to write into (a static memory plan's buffer)."""
+    ``out``: a C-contiguous float32 array of ``out_shape`` to write into (a static memory plan's buffer);
+    ``cache_weights``: the weights are a predict program's parameter, kept reordered between calls
+    while not written (``dnnl/weight_cache.py``)."""
     if not onednn_covers(xp, data, weight, bias, scale, shift, out) or (out is not None and not out.flags.c_contiguous):
         return None
     out = np.empty(out_shape, np.float32) if out is None else out
     return out if dnnl.forward(_c(data), _c(weight), _c(bias), out, geom, channel_last, _c(scale), _c(shift),
-                               relu, blocks) else None
+                               relu, blocks, cache_weights) else None
 
 
 def deconvolution(xp, data, weight, geom, channel_last, out_shape):

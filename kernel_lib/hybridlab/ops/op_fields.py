@@ -178,7 +178,9 @@ class BlockedLayout:
     attributes take the blocks (``None``: this op; Convolution names ``_FusedConvolution``);
     ``in_attr`` and ``out_attr`` are those attributes (``out_attr=None``: the output is in the
     data's layout); ``applies(a, ndim)``: whether a call with parsed attributes ``a`` on data of
-    ``ndim`` dimensions has its channels on axis 1 (channel-first), which a blocked layout needs.
+    ``ndim`` dimensions has its channels on axis 1 (channel-first), which a blocked layout needs;
+    ``weight_cache_attr``: the attribute (of ``op``) telling the call that its input 1 (the weight)
+    is a graph input, whose reordered copy oneDNN may keep between calls while it is not written.
 
     >>> from hybridlab.ops.registry import get_op
     >>> b = get_op("Convolution").blocked_layout
@@ -190,3 +192,4 @@ class BlockedLayout:
     op: object = None
     in_attr: str = "in_block"
     out_attr: object = "out_block"
+    weight_cache_attr: object = None

@@ -26,6 +26,7 @@ import warnings
 import numpy as np
 
 from ..base import MXNetError
+from ..write_versions import wrote
 from ..numpy_extension import is_np_array as _is_np_array
 from ..ndarray.creation import zeros
 from ..ndarray.ndarray import NDArray
@@ -196,7 +197,10 @@ class Optimizer:
         the weight is cast back from it, as MXNet does."""
         own_update = type(self).update.__module__.startswith("hybridlab.optimizer")
         if own_update or not self.multi_precision:
-            return self.update(indices, weights, grads, states)
+            self.update(indices, weights, grads, states)
+            for w in weights if isinstance(weights, (list, tuple)) else [weights]:
+                wrote(w)          # (an optimizer of the user's own may write raw arrays)
+            return
         if not isinstance(indices, (list, tuple)):
             indices, weights, grads, states = [indices], [weights], [grads], [states]
         for index, weight, grad, state in zip(indices, weights, grads, states):
@@ -206,6 +210,7 @@ class Optimizer:
                 weight[:] = master.astype(weight.dtype)
             else:
                 self.update(index, weight, grad, state)
+            wrote(weight)
 
     def update(self, indices, weights, grads, states):
         """Update ``weights`` in place from ``grads`` (lists, or one index/weight/grad/state)."""
@@ -245,6 +250,7 @@ class Optimizer:
                 w = full_w
             if mp:
                 weight._data[...] = w.astype(weight.dtype)
+            wrote(weight)        # the steps write the raw arrays in place
 
     def _lazy_rows(self, grad, xp):
         """The rows a row_sparse gradient holds when the optimizer updates lazily (``lazy_update``),
@@ -378,6 +384,8 @@ class Updater:
                 self.states[i] = _to_device(self.states[i], w.device)
                 self.states_synced[i] = True
         self.optimizer.update_multi_precision(list(index), list(weight), list(grad), [self.states[i] for i in index])
+        for w in weight:          # (an optimizer of the user's own may write raw arrays too)
+            wrote(w)
 
     def get_states(self, dump_optimizer=False):
         """The states (and with ``dump_optimizer`` the optimizer's hyperparameters and counters) as the

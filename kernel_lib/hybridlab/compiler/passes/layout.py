@@ -21,6 +21,10 @@ signature (the shapes must be known), which values are blocked:
 
 Nodes that already read or write a block (a graph planned before) keep their attributes.
 
+A convolution whose weight is a graph input (a parameter) is also told so (``BlockedLayout
+.weight_cache_attr``): oneDNN then keeps the weight in its own layout between calls until it is
+written (``ops/dnnl/weight_cache.py``), instead of reordering it on every call.
+
 Blocked values keep their channel-first shape (the array's elements are in the blocked order), so
 shapes, type inference, memory plans and buffers are the graph's own; the nodes reading them carry
 the block as an attribute, and ``meta["layout"]`` names it for the graph view. Values whose
@@ -189,6 +193,8 @@ def plan_layouts(outputs, shapes, dtypes, block):
                 attrs = dict(attrs, **{spec.in_attr: str(decision[0])})
                 if spec.out_attr is not None:
                     attrs[spec.out_attr] = str(decision[1])
+                if spec.weight_cache_attr is not None and len(node.inputs) > 1 and node.inputs[1][0].is_variable:
+                    attrs[spec.weight_cache_attr] = "True"
             wants = [decision[0]] + [0] * (len(node.inputs) - 1)
         c = Node(op, node.name, attrs, [entry(s, i, w) for (s, i), w in zip(node.inputs, wants)], node.subgraphs)
         c.meta = _copy_meta(node)

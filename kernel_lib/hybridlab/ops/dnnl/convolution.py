@@ -26,7 +26,7 @@ Example::
 """
 import collections
 
-from . import library as L
+from . import library as L, weight_cache
 from .plan import Arg, Plan, clear_cache, plan_of, run
 
 __all__ = ["Geometry", "forward", "backward_data", "backward_weights", "plan_info", "clear_cache"]
@@ -129,20 +129,22 @@ def _build(kind, shapes, channel_last, geom, with_bias, post=(), blocks=(0, 0)):
     return Plan(kind, prim, args)
 
 
-def _run(kind, shapes, arrays, geom, channel_last, with_bias, post=(), blocks=(0, 0)):
+def _run(kind, shapes, arrays, geom, channel_last, with_bias, post=(), blocks=(0, 0), cache_weights=False):
     key = ("convolution " + kind, shapes, bool(channel_last), geom, with_bias, post, blocks)
 
     def build():
         g = Geometry(*(tuple(int(v) for v in x) for x in geom[:4]), int(geom.groups))
         return _build(kind, shapes, bool(channel_last), g, with_bias, post, blocks)
-    return run(key, build, arrays)
+    return run(key, build, arrays, weight_cache.ready_weights if cache_weights else None)
 
 
-def forward(src, weights, bias, dst, geom, channel_last=False, scale=None, shift=None, relu=False, blocks=(0, 0)):
+def forward(src, weights, bias, dst, geom, channel_last=False, scale=None, shift=None, relu=False, blocks=(0, 0),
+            cache_weights=False):
     """``dst = conv(src, weights) + bias`` (``bias`` may be ``None``); see the module docstring.
     ``blocks``: ``(src, dst)`` channel blocks, 0 for the plain layout: an array of a blocked
     layout (``library.blocked_tag``) holds its values in that order under its channel-first shape.
-    Post-ops run inside the primitive on each output value before it is stored: ``* scale`` and
+    ``cache_weights``: keep the weights in the primitive's layout between calls while they are not
+    written (``weight_cache.py``: the parameters of a predict program). Post-ops run inside the primitive on each output value before it is stored: ``* scale`` and
     ``+ shift`` (arrays of one value per filter, either may be ``None``), then ``max(., 0)`` when
     ``relu`` (a folded BatchNorm and a relu: ``ops/conv_fused.py``).
 
@@ -158,7 +160,7 @@ def forward(src, weights, bias, dst, geom, channel_last=False, scale=None, shift
     """
     post = tuple(name for name, v in (("mul", scale), ("add", shift)) if v is not None) + (("relu",) if relu else ())
     return _run("forward", (src.shape, weights.shape, dst.shape), (src, weights, bias, scale, shift, dst), geom,
-                channel_last, bias is not None, post, tuple(blocks))
+                channel_last, bias is not None, post, tuple(blocks), cache_weights)
 
 
 def backward_data(diff_dst, weights, diff_src, geom, channel_last=False):

@@ -27,7 +27,7 @@ import numpy as np
 from . import library as L
 from ... import threads
 
-__all__ = ["Arg", "Plan", "run", "cached", "plan_of", "cached_count", "clear_cache", "MAX_PLANS"]
+__all__ = ["Arg", "Plan", "run", "cached", "plan_of", "cached_count", "clear_cache", "aligned", "MAX_PLANS"]
 
 MAX_PLANS = 1024         # cached plans (a ResNet-50 training step at one batch size needs about 160)
 
@@ -35,7 +35,7 @@ _plans = collections.OrderedDict()      # key -> Plan, or None when oneDNN has n
 _lock = threading.Lock()
 
 
-def _aligned(nbytes):
+def aligned(nbytes):
     """A 64-byte aligned uint8 buffer of ``nbytes`` (oneDNN's preferred alignment)."""
     buf = np.empty(nbytes + 64, np.uint8)
     off = (-buf.ctypes.data) % 64
@@ -64,8 +64,8 @@ class Plan:
 
     def __init__(self, kind, prim, args):
         self.kind, self.prim, self.args = kind, prim, args
-        self._steps_in = [(a.reorder, L.exec_args([(L.ARG_FROM, a.user), (L.ARG_TO, a.inner)]))
-                          for a in args if a.inner is not None and not a.output]
+        self._steps_in = [(k, a.reorder, L.exec_args([(L.ARG_FROM, a.user), (L.ARG_TO, a.inner)]))
+                          for k, a in enumerate(args) if a.inner is not None and not a.output]
         self._main = (prim, L.exec_args([(a.arg, a.inner or a.user) for a in args]))
         self._steps_out = [(a.reorder, L.exec_args([(L.ARG_FROM, a.inner), (L.ARG_TO, a.user)]))
                            for a in args if a.inner is not None and a.output]
@@ -75,18 +75,31 @@ class Plan:
             self._offsets.append(self.workspace if a.inner is not None else None)
             self.workspace += -(-a.nbytes // 64) * 64
 
-    def run(self, arrays):
-        """Execute on ``arrays`` (NumPy arrays, one per argument; outputs written in place)."""
-        work = _aligned(self.workspace) if self.workspace else None
+    def run(self, arrays, ready=None):
+        """Execute on ``arrays`` (NumPy arrays, one per argument; outputs written in place).
+        ``ready``: ``{argument index: address}`` of inputs already in the primitive's layout
+        (``weight_cache.py``): their reorders are skipped."""
+        work = aligned(self.workspace) if self.workspace else None
         base = work.__array_interface__["data"][0] if self.workspace else 0
-        for arg, arr, off in zip(self.args, arrays, self._offsets):
+        for k, (arg, arr, off) in enumerate(zip(self.args, arrays, self._offsets)):
             arg.user.set(arr.__array_interface__["data"][0])
             if off is not None:
-                arg.inner.set(base + off)
-        for prim, prepared in self._steps_in + [self._main] + self._steps_out:
+                arg.inner.set(ready[k] if ready and k in ready else base + off)
+        for k, prim, prepared in self._steps_in:
+            if not (ready and k in ready):
+                L.execute(prim, prepared)
+        for prim, prepared in [self._main] + self._steps_out:
             L.execute(prim, prepared)
         L.wait()
         del work          # the workspace is needed until the stream is done
+
+    def reorder_in(self, k, array, address):
+        """Reorder input ``array`` of argument ``k`` into the primitive's layout at ``address``."""
+        arg = self.args[k]
+        arg.user.set(array.__array_interface__["data"][0])
+        arg.inner.set(address)
+        L.execute(arg.reorder, L.exec_args([(L.ARG_FROM, arg.user), (L.ARG_TO, arg.inner)]))
+        L.wait()
 
     def __repr__(self):
         moved = [a.arg for a in self.args if a.inner is not None]
@@ -115,9 +128,10 @@ def cached(key, build):
     return plan
 
 
-def run(key, build, arrays):
+def run(key, build, arrays, ready=None):
     """Run the plan of ``key`` on ``arrays`` (``None`` entries skipped); ``False`` when oneDNN has no
-    implementation for it (nothing was written)."""
+    implementation for it (nothing was written). ``ready(plan, key, arrays)`` may give the
+    addresses of inputs already reordered (see :meth:`Plan.run`); it runs under the lock."""
     for a in arrays:
         if a is not None and (a.dtype != np.float32 or not a.flags.c_contiguous):
             raise ValueError(f"oneDNN {key[0]}: expected C-contiguous float32 arrays, got {a.dtype} "
@@ -126,7 +140,8 @@ def run(key, build, arrays):
         plan = cached(key, build)
         if plan is None:
             return False
-        plan.run([a for a in arrays if a is not None])
+        arrays = [a for a in arrays if a is not None]
+        plan.run(arrays, ready(plan, key, arrays) if ready is not None else None)
     return True
 
 
