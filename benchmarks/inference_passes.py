@@ -11,7 +11,10 @@ fold is trivial), hybridized with static_alloc + static_shape, forward in predic
 network with the same parameters:
 
 * ``off``: no inference passes (``cached_op.USE_PREDICT_PASSES = False`` when it was built),
-* ``on``: the default (all three passes),
+* ``on``: the default (all three passes, and on the oneDNN path the layout plan:
+  ``compiler/passes/layout.py``),
+* ``no-layout`` (oneDNN path only): the passes without the layout plan (``layout.USE_LAYOUT_PLAN =
+  False`` when its programs were compiled),
 * ``on+gemm`` (oneDNN path only): also 1x1 convolutions as matrix products on that path
   (``conv_fused.GEMM_ON_ONEDNN``; off by default: this variant shows why).
 
@@ -34,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "kernel_lib"))
 import hybridlab as mx  # noqa: E402
 from hybridlab.compiler import cached_op  # noqa: E402
+from hybridlab.compiler.passes import layout  # noqa: E402
 from hybridlab.gluon.model_zoo import vision  # noqa: E402
 from hybridlab.ops import conv_fused, conv_path  # noqa: E402
 
@@ -63,6 +67,17 @@ def build(passes, params=None):
     return net, [p.data() for p in net.collect_params().values()]
 
 
+def without_layout_plan(net):
+    """A call of ``net`` whose signatures compile without the layout plan."""
+    def call(x):
+        layout.USE_LAYOUT_PLAN = False
+        try:
+            return net(x)
+        finally:
+            layout.USE_LAYOUT_PLAN = True
+    return call
+
+
 def timed(net, x):
     start = time.perf_counter()
     net(x).wait_to_read()
@@ -78,12 +93,15 @@ def main():
     print(f"load average before: {os.getloadavg()[0]:.2f} (2 CPUs: above 2 the machine is shared)")
     off, params = build(False)
     on, _ = build(True, params)
+    unplanned = without_layout_plan(build(True, params)[0])
     rng = np.random.RandomState(1)
     xs = {b: mx.nd.array(rng.rand(b, 3, args.size, args.size).astype("float32")) for b in BATCHES}
     for path in args.paths.split(","):
         with conv_path.use(path):
             variants = {"off": lambda x: off(x), "on": lambda x: on(x)}
             if path == "onednn":
+                variants["no-layout"] = unplanned
+
                 def gemm(x):
                     conv_fused.GEMM_ON_ONEDNN = True
                     try:
