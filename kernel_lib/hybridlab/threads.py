@@ -122,6 +122,7 @@ def _blas_controllers():
 
 
 def _apply_blas(n):
+    _state["blas"] = None      # scanned again: a BLAS loaded since (SciPy's OpenBLAS) follows too
     for c in _blas_controllers():
         try:
             c.set_num_threads(n)
@@ -180,6 +181,7 @@ def set_num_threads(n):
     if n is not None and n not in ("auto", "all") and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
         raise MXNetError(f"set_num_threads: expected a positive int, 'auto', 'all' or None, got {n!r}")
     _state["fixed"] = n
+    _state["blas_n"] = None    # applied again even when the count is unchanged
     current()
 
 

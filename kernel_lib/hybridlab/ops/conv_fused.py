@@ -115,30 +115,35 @@ def _gemm(xp, data, weight, bias):
     return out.reshape((n, f) + tuple(data.shape[2:]))
 
 
+def _extras(a, rest):
+    """``(bias, scale, shift)`` from the inputs after the weight (``None`` for those absent)."""
+    bias = None if a["no_bias"] else rest[0]
+    return (bias,) + ((rest[-2], rest[-1]) if a["affine"] else (None, None))
+
+
+def _onednn(ctx, a, data, weight, rest, out=None):
+    """The whole call as one oneDNN primitive (``None`` off the oneDNN path): bias, affine map and relu
+    inside it, the layouts the blocks say, the weights kept reordered when they are a parameter."""
+    bias, scale, shift = _extras(a, rest)
+    return _conv_onednn(ctx, a, data, weight, bias, scale=scale, shift=shift, relu=a["act_type"] == "relu",
+                        blocks=(a["in_block"], a["out_block"]), out=out, cache_weights=a["cached_weight"])
+
+
 def _blocked(ctx, a, data, weight, *rest):
     """The call with blocked data or output (``in_block``, ``out_block``)."""
-    xp, blocks = ctx.xp, (a["in_block"], a["out_block"])
-    bias = None if a["no_bias"] else rest[0]
-    scale, shift = (rest[-2], rest[-1]) if a["affine"] else (None, None)
-    out = _conv_onednn(ctx, a, data, weight, bias, scale=scale, shift=shift, relu=a["act_type"] == "relu",
-                       blocks=blocks, cache_weights=a["cached_weight"])
+    out = _onednn(ctx, a, data, weight, rest)
     if out is not None:
         return out
     plain = dict(a, in_block=0, out_block=0)
-    return to_block(xp, _compute(ctx, plain, from_block(xp, data, blocks[0]), weight, *rest), blocks[1])
+    xp = ctx.xp
+    return to_block(xp, _compute(ctx, plain, from_block(xp, data, a["in_block"]), weight, *rest), a["out_block"])
 
 
 def _compute_out(ctx, a, out, data, weight, *rest):
     """The out kernel (static memory plans): the oneDNN primitive writes into ``out``; other paths
     compute and copy."""
-    bias = None if a["no_bias"] else rest[0]
-    scale, shift = (rest[-2], rest[-1]) if a["affine"] else (None, None)
-    if not (a["gemm"] and GEMM_ON_ONEDNN and data.shape[0] == 1):
-        done = _conv_onednn(ctx, a, data, weight, bias, scale=scale, shift=shift, relu=a["act_type"] == "relu",
-                            blocks=(a["in_block"], a["out_block"]), out=out, cache_weights=a["cached_weight"])
-        if done is not None:
-            return out
-    out[...] = _compute(ctx, a, data, weight, *rest)
+    if a["gemm"] and GEMM_ON_ONEDNN and data.shape[0] == 1 or _onednn(ctx, a, data, weight, rest, out) is None:
+        out[...] = _compute(ctx, a, data, weight, *rest)
     return out
 
 
@@ -146,16 +151,14 @@ def _compute(ctx, a, data, weight, *rest):
     if a["in_block"] or a["out_block"]:
         return _blocked(ctx, a, data, weight, *rest)
     xp = ctx.xp
-    bias = None if a["no_bias"] else rest[0]
-    scale, shift = (rest[-2], rest[-1]) if a["affine"] else (None, None)
+    bias, scale, shift = _extras(a, rest)
     relu = a["act_type"] == "relu"
     # one sample: one 2-D matrix product; a batch keeps the convolution path's one large product, which
     # beat a stacked matmul (one BLAS call per sample) in benchmarks/inference_passes.py
     matmul = a["gemm"] and data.shape[0] == 1 and (
         GEMM_ON_ONEDNN or not conv_path.onednn_covers(xp, data, weight, bias))
     if not matmul:       # the oneDNN path: bias, affine and relu inside the primitive
-        out = _conv_onednn(ctx, a, data, weight, bias, scale=scale, shift=shift, relu=relu,
-                           cache_weights=a["cached_weight"])
+        out = _onednn(ctx, a, data, weight, rest)
         if out is not None:
             return out
     post = None

@@ -16,9 +16,9 @@ Example::
 """
 import numpy as np
 
+from ..base import MXNetError
 from . import conv_path
 from .attrs import Attr
-from ..base import MXNetError
 from .blocked import expected, fits, from_block, to_block
 from .dnnl import layout as dnnl_layout
 from .infer import InferError

@@ -415,6 +415,12 @@ _POOL_ATTRS = {
 POOL_BOUNDS = {"kernel": (1, None), "stride": (1, None), "pad": (0, None)}
 
 
+# predict programs may pool channel-first values in oneDNN's blocked layout (the layout plan) through
+# ``_BlockedPooling`` (ops/pool_blocked.py), which takes the block as an attribute
+POOL_BLOCKED = BlockedLayout(op="_BlockedPooling", in_attr="block", out_attr=None,
+                             applies=lambda a, ndim: a["layout"] is None or a["layout"][-1] != "C")
+
+
 def _first_dtype(a, dtypes):
     """The output dtype of the pooling ops: their first input's (for bfloat16 computes, ``ops/bf16.py``)."""
     return [dtypes[0]]
@@ -424,8 +430,7 @@ register(OpDef(
     infer_shape=_pool_infer, grad=_pool_grad,
     family="pool", aliases=("_npx_pooling",), npx=NsName("pooling"), window_max=lambda a: a["pool_type"] == "max",
     train_variant=("_Pooling_first_max", "data", first_max_applies),
-    blocked_layout=BlockedLayout(op="_BlockedPooling", in_attr="block", out_attr=None,
-                                 applies=lambda a, ndim: a["layout"] is None or a["layout"][-1] != "C"),
+    blocked_layout=POOL_BLOCKED,
     doc="""Pooling of ``data`` (N, C, *spatial) over windows of size ``kernel``: max, avg, sum or
 lp (``p_value`` 1, 2, 3). Output size per dimension: ``floor((x + 2 * pad - kernel) / stride) + 1``
 (valid), with ceil instead of floor (full), or ``ceil(x / stride)`` (same, 1-D only).

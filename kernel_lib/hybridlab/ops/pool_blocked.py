@@ -27,8 +27,8 @@ from .attrs import Attr
 from .blocked import expected, fits
 from .dnnl import pooling as dnnl_pooling
 from .infer import InferError
-from .op_fields import BlockedLayout, OutKernel
-from .pool import POOL_BOUNDS, _POOL_ATTRS, _first_dtype, _kind, _pool_compute, _pool_infer, pool_geometry
+from .op_fields import OutKernel
+from .pool import POOL_BLOCKED, POOL_BOUNDS, _POOL_ATTRS, _first_dtype, _kind, _pool_compute, _pool_infer, pool_geometry
 from .registry import OpDef, register
 
 __all__ = []
@@ -36,10 +36,6 @@ __all__ = []
 _CHANNEL_LAST = {1: "NWC", 2: "NHWC", 3: "NDHWC"}
 _ATTRS = dict(_POOL_ATTRS, block=Attr("int", 0, doc="the channel block of the data's (and the output's) layout "
                                                     "(0: plain; channel-first only)"))
-
-
-def _channel_first(a, ndim):
-    return a["layout"] is None or a["layout"][-1] != "C"
 
 
 def _onednn_kind(a):
@@ -85,7 +81,7 @@ def _compute(ctx, a, data):
 
 
 def _infer(a, s):
-    if s[0] is not None and a["block"] and (not _channel_first(a, len(s[0])) or not fits(s[0], a["block"])):
+    if s[0] is not None and a["block"] and (not POOL_BLOCKED.applies(a, len(s[0])) or not fits(s[0], a["block"])):
         raise InferError(0, f"{expected(a['block'])} (channel-first data in the layout blocked by {a['block']})", s[0])
     return _pool_infer(a, s)
 
@@ -93,8 +89,7 @@ def _infer(a, s):
 register(OpDef(
     "_BlockedPooling", attrs=_ATTRS, bounds=POOL_BOUNDS, compute=_compute, infer_shape=_infer,
     infer_type=_first_dtype, family="pool", hidden=True, out_kernel=OutKernel(_compute_out),
-    blocked_layout=BlockedLayout(
-        in_attr="block", out_attr=None, applies=_channel_first),
+    blocked_layout=POOL_BLOCKED,
     no_grad_reason="used only in predict programs (the layout plan); training runs Pooling",
     doc="""Pooling (same attributes) of data in the channel-blocked layout ``block``, the output in the same
 layout; made by the layout plan of predict programs."""))
