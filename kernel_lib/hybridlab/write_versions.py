@@ -81,4 +81,5 @@ def exported_for_write(arr):
 
 
 def is_exported(arr):
-    return any(id(a) in _exported for a in _chain(arr))
+    """Whether ``arr``'s memory was handed to foreign code for writing (:func:`exported_for_write`)."""
+    return bool(_exported) and any(id(a) in _exported for a in _chain(arr))

@@ -19,6 +19,7 @@ Example::
     >>> mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=2, no_bias=True).asnumpy().ravel().tolist()
     [9.0, 9.0, 9.0, 9.0, 9.0, 9.0, 9.0, 9.0]
 """
+import functools
 import itertools
 
 import numpy as np
@@ -297,13 +298,22 @@ def _conv_onednn(ctx, a, data, weight, bias, **post):
     """The output on the oneDNN path (``ops/conv_path.py``), or ``None`` when it does not cover the call;
     ``post``: the post-ops ``scale``, ``shift``, ``relu``, the layouts ``blocks`` and the buffer ``out`` of
     ``conv_path.convolution`` (``ops/conv_fused.py``)."""
-    if not conv_path.onednn_covers(ctx.xp, data, weight, bias):
-        return None
+    geom, cl, out_shape = _onednn_geometry(tuple(a[key] for key in _GEOMETRY_ATTRS), data.shape)
+    return conv_path.convolution(ctx.xp, data, weight, bias, geom, cl, out_shape, **post)
+
+
+_GEOMETRY_ATTRS = ("kernel", "stride", "dilate", "pad", "num_group", "layout", "num_filter")
+
+
+@functools.lru_cache(maxsize=4096)
+def _onednn_geometry(values, data_shape):
+    """``(oneDNN geometry, channel_last, output shape)`` of a convolution: computed once per attributes
+    and data shape (predict programs call the same convolutions again and again)."""
+    a = dict(zip(_GEOMETRY_ATTRS, values))
     nd, k, s, d, p = conv_params(a, "Convolution")
     cl = channel_last(a, nd, "Convolution")
-    n, _, sp = split_shape(data.shape, cl)
-    return conv_path.convolution(ctx.xp, data, weight, bias, conv_path.geometry(s, d, p, a["num_group"]), cl,
-                                 join_shape(n, a["num_filter"], _conv_out(sp, k, s, d, p), cl), **post)
+    n, _, sp = split_shape(data_shape, cl)
+    return conv_path.geometry(s, d, p, a["num_group"]), cl, join_shape(n, a["num_filter"], _conv_out(sp, k, s, d, p), cl)
 
 
 def _conv_compute(ctx, a, data, weight, bias=None):

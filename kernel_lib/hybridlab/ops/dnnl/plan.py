@@ -20,6 +20,7 @@ Example::
     True
 """
 import collections
+import ctypes
 import threading
 
 import numpy as np
@@ -27,12 +28,21 @@ import numpy as np
 from . import library as L
 from ... import threads
 
-__all__ = ["Arg", "Plan", "run", "cached", "plan_of", "cached_count", "clear_cache", "aligned", "MAX_PLANS"]
+__all__ = ["Arg", "Plan", "run", "cached", "plan_of", "cached_count", "clear_cache", "aligned", "address", "MAX_PLANS"]
 
 MAX_PLANS = 1024         # cached plans (a ResNet-50 training step at one batch size needs about 160)
 
 _plans = collections.OrderedDict()      # key -> Plan, or None when oneDNN has no implementation
 _lock = threading.Lock()
+
+
+def address(array):
+    """The address of a C-contiguous NumPy array's first element (``from_buffer``: a third of the
+    time of ``array.ctypes.data``, which read-only arrays still need)."""
+    try:
+        return ctypes.addressof(ctypes.c_char.from_buffer(array))
+    except (TypeError, ValueError):
+        return array.ctypes.data
 
 
 def aligned(nbytes):
@@ -69,35 +79,39 @@ class Plan:
         self._main = (prim, L.exec_args([(a.arg, a.inner or a.user) for a in args]))
         self._steps_out = [(a.reorder, L.exec_args([(L.ARG_FROM, a.inner), (L.ARG_TO, a.user)]))
                            for a in args if a.inner is not None and a.output]
-        # one workspace per run holds every reordered argument, each at a 64-byte aligned offset
-        self._offsets, self.workspace = [], 0
-        for a in args:
-            self._offsets.append(self.workspace if a.inner is not None else None)
-            self.workspace += -(-a.nbytes // 64) * 64
+        self._moved = [k for k, a in enumerate(args) if a.inner is not None]     # arguments reordered
 
     def run(self, arrays, ready=None):
         """Execute on ``arrays`` (NumPy arrays, one per argument; outputs written in place).
         ``ready``: ``{argument index: address}`` of inputs already in the primitive's layout
         (``weight_cache.py``): their reorders are skipped."""
-        work = aligned(self.workspace) if self.workspace else None
-        base = work.__array_interface__["data"][0] if self.workspace else 0
-        for k, (arg, arr, off) in enumerate(zip(self.args, arrays, self._offsets)):
-            arg.user.set(arr.__array_interface__["data"][0])
-            if off is not None:
-                arg.inner.set(ready[k] if ready and k in ready else base + off)
+        for arg, arr in zip(self.args, arrays):
+            arg.user.set(address(arr))
+        work = None
+        moved = [k for k in self._moved if not (ready and k in ready)]
+        if moved:     # one workspace holds every other reordered argument, each at a 64-byte aligned offset
+            sizes = [-(-self.args[k].nbytes // 64) * 64 for k in moved]
+            work = aligned(sum(sizes))
+            start = work.ctypes.data
+            for k, size in zip(moved, sizes):
+                self.args[k].inner.set(start)
+                start += size
+        for k in ready or ():
+            self.args[k].inner.set(ready[k])
         for k, prim, prepared in self._steps_in:
             if not (ready and k in ready):
                 L.execute(prim, prepared)
-        for prim, prepared in [self._main] + self._steps_out:
+        L.execute(*self._main)
+        for prim, prepared in self._steps_out:
             L.execute(prim, prepared)
         L.wait()
         del work          # the workspace is needed until the stream is done
 
-    def reorder_in(self, k, array, address):
-        """Reorder input ``array`` of argument ``k`` into the primitive's layout at ``address``."""
+    def reorder_in(self, k, array, target):
+        """Reorder input ``array`` of argument ``k`` into the primitive's layout at address ``target``."""
         arg = self.args[k]
-        arg.user.set(array.__array_interface__["data"][0])
-        arg.inner.set(address)
+        arg.user.set(address(array))
+        arg.inner.set(target)
         L.execute(arg.reorder, L.exec_args([(L.ARG_FROM, arg.user), (L.ARG_TO, arg.inner)]))
         L.wait()
 
