@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import hybridlab as mx
-from hybridlab.compiler.passes import layout
+from hybridlab.compiler import CachedOp
+from hybridlab.compiler.passes import PREDICT_PASSES, layout, run_pipeline
 from hybridlab.gluon.model_zoo import vision
 from hybridlab.ops import conv_path, dnnl
 from hybridlab.ops.dnnl import layout as dnnl_layout
@@ -122,3 +123,67 @@ def test_environment_switch_turns_the_plan_off():
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                              env={**__import__("os").environ, "HYBRIDLAB_LAYOUT_PLAN": value, "HYBRIDLAB_CONV": "onednn"})
         assert out.stdout.split() == want.split(), out.stderr
+
+
+def _random_graph(rng):
+    """A small random predict graph of what the plan rewrites and what it must leave plain: convolutions
+    (channels that fit the block or not, grouped, strided), BatchNorms, relus, sums of equal shapes,
+    a broadcast multiply, poolings of every kind, a concat, a flatten and a dense head."""
+    x = mx.sym.var("x")
+    values = [(x, 8)]                   # (symbol, channels); the spatial size stays 8 (pooling pads)
+    size = 8
+    for k in range(rng.randint(5, 10)):
+        kind = "conv" if k == 0 else rng.choice(["conv", "conv", "bn", "relu", "sum", "pool", "scale", "concat"])
+        src, c = values[-1] if kind == "sum" or rng.rand() < 0.7 else values[-1 - rng.randint(min(3, len(values)))]
+        name = f"n{k}"
+        if kind == "conv":
+            f = 16 if k == 0 else int(rng.choice([4, 8, 16, 16, 12]))
+            groups = 4 if (c % 4 == 0 and f % 4 == 0 and rng.rand() < 0.3) else 1
+            y = mx.sym.Convolution(src, kernel=(3, 3), pad=(1, 1), num_filter=f, num_group=groups, name=name)
+            values.append((y, f))
+        elif kind == "bn":
+            values.append((mx.sym.BatchNorm(src, fix_gamma=False, name=name), c))
+        elif kind == "relu":
+            values.append((mx.sym.relu(src, name=name), c))
+        elif kind == "sum":
+            same = [v for v, ch in values if ch == c and v is not src]
+            if same:
+                values.append((mx.sym.elemwise_add(src, same[-1], name=name), c))
+        elif kind == "scale":
+            values.append((mx.sym.broadcast_mul(src, mx.sym.ones((1, c, 1, 1)) * 0.5, name=name), c))
+        elif kind == "concat":
+            others = [(v, ch) for v, ch in values[1:] if v is not src]
+            if others:
+                other, oc = others[-1]
+                values.append((mx.sym.concat(src, other, dim=1, name=name), c + oc))
+        elif kind == "pool" and size == 8:
+            pool = rng.choice(["max", "avg", "sum"])
+            y = mx.sym.Pooling(src, kernel=(3, 3), stride=(1, 1), pad=(1, 1), pool_type=pool,
+                               count_include_pad=bool(rng.rand() < 0.5), name=name)
+            values.append((y, c))
+    head, _ = values[-1]
+    return mx.sym.FullyConnected(mx.sym.Flatten(head), num_hidden=3, name="fc")
+
+
+@pytest.mark.skipif(not BLOCK, reason="oneDNN keeps plain layouts on this CPU")
+@pytest.mark.parametrize("seed", range(12))
+def test_random_graphs_predict_the_same_with_the_plan(seed):
+    rng = np.random.RandomState(seed)
+    sym = _random_graph(rng)
+    shapes = dict(zip(sym.list_inputs(), _input_shapes(sym, x=(2, 8, 8, 8))))
+    args = {n: mx.nd.array(rng.rand(*shapes[n]).astype("float32") + (0.5 if n.endswith("var") else -0.3))
+            for n in sym.list_inputs()}
+    predict, _ = run_pipeline(sym, passes=PREDICT_PASSES, snapshots=False)   # BatchNorms as _ChannelAffine
+    planned = layout.plan_symbol(predict, {"x": (2, 8, 8, 8)}, block=BLOCK)
+    _check_invariant(planned)
+    feeds = [args[n] for n in sym.list_inputs()]
+    with conv_path.use("onednn"):
+        want = CachedOp(sym, passes=())(*feeds).asnumpy()
+        got = CachedOp(planned, passes=())(*[args[n] for n in planned.list_inputs()]).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * max(1.0, np.abs(want).max()))
+
+
+def _input_shapes(sym, **known):
+    arg_shapes, _, aux = sym.infer_shape(**known)
+    by_name = dict(zip(sym.list_arguments() + sym.list_auxiliary_states(), arg_shapes + aux))
+    return [by_name[n] for n in sym.list_inputs()]
