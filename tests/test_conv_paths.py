@@ -186,3 +186,33 @@ def test_every_model_zoo_net_same_outputs_and_gradients_on_both_paths(name):
     assert grads.keys() == ref_grads.keys() and grads
     for key in ref_grads:
         _close(grads[key], ref_grads[key], f"{name} gradient of {key}")
+
+
+@needs_onednn
+@pytest.mark.parametrize("shape, attrs", [
+    ((2, 8, 9, 9), {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1)}),          # ResNet's stem pooling
+    ((2, 16, 7, 7), {"kernel": (2, 2), "stride": (1, 1), "pooling_convention": "full"}),
+    ((1, 8, 5, 5, 5), {"kernel": (2, 2, 2), "stride": (1, 1, 1)}),
+], ids=["3x3_stride2_pad1", "2x2_full", "3d"])
+def test_max_pooling_gradient_on_the_onednn_path_routes_ties_as_numpy(shape, attrs, monkeypatch):
+    """``_backward_Pooling`` (max) runs oneDNN's jit pooling backward on the oneDNN path: every window's
+    gradient goes to its first maximum, as MXNet's (relu'd data: most windows tie at 0)."""
+    from hybridlab.ops.dnnl import pooling as dnnl_pooling
+    calls = []
+    original = dnnl_pooling.max_backward
+    monkeypatch.setattr(dnnl_pooling, "max_backward", lambda *a: calls.append(original(*a)) or calls[-1])
+    rng = np.random.RandomState(0)
+    x = mx.nd.array(np.maximum(rng.randn(*shape), 0).astype("float32"))
+    head = None
+    grads = {}
+    for path in ("numpy", "onednn"):
+        x.attach_grad()
+        with conv_path.use(path):
+            with mx.autograd.record():
+                y = mx.nd.Pooling(x, pool_type="max", **attrs)
+                head = mx.nd.array(rng.randn(*y.shape)) if head is None else head
+                loss = (y * head).sum()
+            loss.backward()
+        grads[path] = x.grad.asnumpy()
+    assert calls == [True]
+    np.testing.assert_allclose(grads["onednn"], grads["numpy"], rtol=1e-5, atol=1e-6)

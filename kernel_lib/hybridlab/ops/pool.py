@@ -23,10 +23,13 @@ import functools
 import numpy as np
 
 from ..base import MXNetError
+from . import conv_path
 from .attrs import Attr
+from .blocked import fits
 from .bf16 import via_float32
 from .conv import (from_cf, join_shape, kernel_slices, layout_pattern, pad_spatial, shape_pattern, split_shape,
                    to_cf)
+from .dnnl import layout as dnnl_layout, pooling as dnnl_pooling
 from .infer import InferError, merge_shape, prod
 from .registry import BlockedLayout, NsName, OpDef, register
 
@@ -298,6 +301,20 @@ def grad_from_first_max(xp, og, code):
     return grad.reshape(n, c, 2 * h, 2 * w)
 
 
+def _max_grad_onednn(xp, geom, x, og):
+    """Max pooling's data gradient from oneDNN (``dnnl/pooling.py``: its jit kernels in the blocked
+    layout) on the oneDNN path, for channel-first data, or ``None``. 2x2 windows tiling the data keep
+    the NumPy kernel below (as fast, and shared with the training variant's workspace)."""
+    cl, kernel, stride, pad_l, pad_r, _ = geom
+    block = dnnl_layout.preferred_block() if conv_path.onednn_covers(xp, x, og) else 0
+    if cl or not block or not fits(x.shape, block) or tiles_2x2(geom, x.shape) or og.dtype != np.float32:
+        return None
+    grad = np.empty(x.shape, np.float32)
+    ok = dnnl_pooling.max_backward(np.ascontiguousarray(x), np.ascontiguousarray(og), grad, kernel, stride, pad_l,
+                                   pad_r, block)
+    return grad if ok else None
+
+
 def _pool_backward_compute(ctx, a, ograd, data, output):
     xp = ctx.xp
     geom = pool_geometry(a, data.shape, "_backward_Pooling")
@@ -305,6 +322,9 @@ def _pool_backward_compute(ctx, a, ograd, data, output):
     kind, p = _kind(a, "_backward_Pooling")
     x, og = to_cf(xp, data, cl), to_cf(xp, ograd, cl)
     if kind == "max":      # the maximum is recomputed from data, so an inexact ``output`` cannot drop gradients
+        grad = _max_grad_onednn(xp, geom, x, og)
+        if grad is not None:
+            return grad
         if tiles_2x2(geom, x.shape):
             grad = grad_from_first_max(xp, og.astype(xp.result_type(og, x), copy=False), first_max_2x2(xp, x)[1])
         else:

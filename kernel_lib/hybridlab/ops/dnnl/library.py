@@ -50,12 +50,12 @@ POOLING_MAX, POOLING_AVG_INCLUDE_PADDING, POOLING_AVG_EXCLUDE_PADDING = 0x1ff, 0
 # dnnl_query_t
 QUERY_IMPL_INFO_STR = 8
 (QUERY_SRC_MD, QUERY_DIFF_SRC_MD, QUERY_WEIGHTS_MD, QUERY_DIFF_WEIGHTS_MD, QUERY_DST_MD,
- QUERY_DIFF_DST_MD) = range(129, 135)
+ QUERY_DIFF_DST_MD, QUERY_WORKSPACE_MD) = range(129, 136)
 # DNNL_ARG_*
 ARG_SRC, ARG_DST, ARG_WEIGHTS, ARG_BIAS = 1, 17, 33, 41
 ARG_DIFF_SRC, ARG_DIFF_DST, ARG_DIFF_WEIGHTS, ARG_DIFF_BIAS = 129, 145, 161, 169
 ARG_FROM, ARG_TO = ARG_SRC, ARG_DST
-ARG_SRC_1, ARG_ATTR_MULTIPLE_POST_OP_BASE = 2, 32768
+ARG_SRC_1, ARG_ATTR_MULTIPLE_POST_OP_BASE, ARG_WORKSPACE = 2, 32768, 64
 
 MAX_NDIMS = 12
 _dims_t = ctypes.c_int64 * MAX_NDIMS
@@ -119,6 +119,8 @@ _PROTOTYPES = {
     "dnnl_binary_primitive_desc_create": ((_pp, _p, ctypes.c_int, _p, _p, _p, _p), None),
     "dnnl_pooling_forward_primitive_desc_create": (
         (_pp, _p, ctypes.c_int, ctypes.c_int, _p, _p, _dims_t, _dims_t, _dims_t, _dims_t, _dims_t, _p), None),
+    "dnnl_pooling_backward_primitive_desc_create": (
+        (_pp, _p, ctypes.c_int, _p, _p, _dims_t, _dims_t, _dims_t, _dims_t, _dims_t, _p, _p), None),
 }
 
 _state = {"lib": None, "error": None, "path": None, "engine": None, "stream": None, "openmp": None}
