@@ -8,7 +8,8 @@ these ops again, so training runs on the same path. ``_FusedConvolution`` (predi
 Convolution with a folded BatchNorm and a relu, ``ops/conv_fused.py``) runs them as post-ops of the
 same oneDNN primitive; ``_ChannelAffine`` (a BatchNorm of a predict program) and ``_LayoutReorder``
 (the layout plan's moves between plain and channel-blocked layouts) and ``_BlockedPooling`` (pooling
-of blocked values) run oneDNN's binary, reorder and pooling primitives. The oneDNN path covers float32 NumPy arrays
+of blocked values) run oneDNN's binary, reorder and pooling primitives; max pooling's gradient
+(``_backward_Pooling``, windows that do not tile the data 2x2) runs oneDNN's pooling backward. The oneDNN path covers float32 NumPy arrays
 without zero-size dimensions; everything else (float64, float16, CuPy arrays, cases oneDNN has no
 implementation for) takes NumPy. Both paths give the same results within float32 rounding.
 
