@@ -67,15 +67,17 @@ def build(passes, params=None):
     return net, [p.data() for p in net.collect_params().values()]
 
 
-def without_layout_plan(net):
-    """A call of ``net`` whose signatures compile without the layout plan."""
-    def call(x):
-        layout.USE_LAYOUT_PLAN = False
+def with_flag(module, name, value, call):
+    """``call`` run with ``module.name`` set to ``value`` (restored after): the flags a variant compiles
+    or runs with."""
+    def run(x):
+        saved = getattr(module, name)
+        setattr(module, name, value)
         try:
-            return net(x)
+            return call(x)
         finally:
-            layout.USE_LAYOUT_PLAN = True
-    return call
+            setattr(module, name, saved)
+    return run
 
 
 def timed(net, x):
@@ -93,7 +95,7 @@ def main():
     print(f"load average before: {os.getloadavg()[0]:.2f} (2 CPUs: above 2 the machine is shared)")
     off, params = build(False)
     on, _ = build(True, params)
-    unplanned = without_layout_plan(build(True, params)[0])
+    unplanned = with_flag(layout, "USE_LAYOUT_PLAN", False, build(True, params)[0])
     rng = np.random.RandomState(1)
     xs = {b: mx.nd.array(rng.rand(b, 3, args.size, args.size).astype("float32")) for b in BATCHES}
     for path in args.paths.split(","):
@@ -101,14 +103,7 @@ def main():
             variants = {"off": lambda x: off(x), "on": lambda x: on(x)}
             if path == "onednn":
                 variants["no-layout"] = unplanned
-
-                def gemm(x):
-                    conv_fused.GEMM_ON_ONEDNN = True
-                    try:
-                        return on(x)
-                    finally:
-                        conv_fused.GEMM_ON_ONEDNN = False
-                variants["on+gemm"] = gemm
+                variants["on+gemm"] = with_flag(conv_fused, "GEMM_ON_ONEDNN", True, on)
             ref = {b: off(xs[b]).asnumpy() for b in BATCHES}
             for name, fn in variants.items():
                 for b in BATCHES:

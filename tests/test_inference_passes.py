@@ -13,6 +13,7 @@ from hybridlab.compiler import CachedOp, cached_op
 from hybridlab.compiler.passes import PREDICT_PASSES, as_matmul, fold_affine, fuse_activation, layout
 from hybridlab.gluon.model_zoo import vision
 from hybridlab.ops import conv_fused, conv_path
+from graph_inputs import input_shapes
 from model_zoo_cases import zoo_input_shape, zoo_params
 
 PATHS = conv_path.available_paths()
@@ -209,12 +210,6 @@ def test_fold_uses_the_weights_or_the_output_whichever_is_smaller():
         _close(got, want, f"fold with a {size}x{size} input")
 
 
-def _input_shapes(sym, **known):
-    args, _, aux = sym.infer_shape(**known)
-    by_name = dict(zip(sym.list_arguments() + sym.list_auxiliary_states(), args + aux))
-    return [by_name[n] for n in sym.list_inputs()]
-
-
 def _ops(sym):
     return [(n.name, n.op_name) for n in sym._nodes() if not n.is_variable and "_fold_" not in n.name]
 
@@ -234,7 +229,7 @@ def test_fold_leaves_shared_and_other_axis_batchnorms_unfolded_as_one_affine_pas
     opt = fuse_activation.fuse_activations(fold_affine.fold_affine_maps(y))
     assert _ops(opt) == [("c", "Convolution"), ("r", "_ChannelAffine")]
     rng = np.random.RandomState(4)
-    shapes = dict(zip(y.list_inputs(), _input_shapes(y, x=(2, 3, 5, 5))))
+    shapes = dict(zip(y.list_inputs(), input_shapes(y, x=(2, 3, 5, 5))))
     args = {n: mx.nd.array(rng.rand(*shapes[n]) + 0.5 if n.endswith("var") else rng.randn(*shapes[n]))
             for n in y.list_inputs()}
 

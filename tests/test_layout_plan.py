@@ -16,6 +16,7 @@ from hybridlab.gluon.model_zoo import vision
 from hybridlab.ops import conv_path, dnnl
 from hybridlab.ops.dnnl import layout as dnnl_layout
 from hybridlab.ops.fused import lowerable
+from graph_inputs import input_shapes
 from model_zoo_cases import ZOO_SLOW, zoo_input_shape
 
 pytestmark = pytest.mark.skipif("onednn" not in conv_path.available_paths(),
@@ -170,7 +171,7 @@ def _random_graph(rng):
 def test_random_graphs_predict_the_same_with_the_plan(seed):
     rng = np.random.RandomState(seed)
     sym = _random_graph(rng)
-    shapes = dict(zip(sym.list_inputs(), _input_shapes(sym, x=(2, 8, 8, 8))))
+    shapes = dict(zip(sym.list_inputs(), input_shapes(sym, x=(2, 8, 8, 8))))
     args = {n: mx.nd.array(rng.rand(*shapes[n]).astype("float32") + (0.5 if n.endswith("var") else -0.3))
             for n in sym.list_inputs()}
     predict, _ = run_pipeline(sym, passes=PREDICT_PASSES, snapshots=False)   # BatchNorms as _ChannelAffine
@@ -181,9 +182,3 @@ def test_random_graphs_predict_the_same_with_the_plan(seed):
         want = CachedOp(sym, passes=())(*feeds).asnumpy()
         got = CachedOp(planned, passes=())(*[args[n] for n in planned.list_inputs()]).asnumpy()
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * max(1.0, np.abs(want).max()))
-
-
-def _input_shapes(sym, **known):
-    arg_shapes, _, aux = sym.infer_shape(**known)
-    by_name = dict(zip(sym.list_arguments() + sym.list_auxiliary_states(), arg_shapes + aux))
-    return [by_name[n] for n in sym.list_inputs()]

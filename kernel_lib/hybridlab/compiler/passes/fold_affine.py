@@ -57,9 +57,7 @@ __all__ = ["fold_affine_maps"]
 
 
 def _producer(node, uses, outs):
-    """The node whose call ``node`` (an op with ``predict_affine``) folds into, else ``None``."""
-    if node.is_variable or node.op.predict_affine is None or not node.inputs:
-        return None
+    """The node whose call ``node`` (an op with ``predict_affine``, with inputs) folds into, else ``None``."""
     prod, i = node.inputs[0]
     if prod.is_variable or prod.op.epilogue is None or not free_output(prod, i, uses, outs):
         return None

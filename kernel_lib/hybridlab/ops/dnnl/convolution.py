@@ -129,12 +129,18 @@ def _build(kind, shapes, channel_last, geom, with_bias, post=(), blocks=(0, 0)):
     return Plan(kind, prim, args)
 
 
-def _run(kind, shapes, arrays, geom, channel_last, with_bias, post=(), blocks=(0, 0), cache_weights=False):
-    key = ("convolution " + kind, shapes, bool(channel_last), geom, with_bias, post, blocks)
+def _key_and_build(kind, shapes, channel_last, geom, with_bias, post=(), blocks=(0, 0)):
+    """The plan cache's key of a convolution and the function that builds its plan."""
+    key = ("convolution " + kind, tuple(shapes), bool(channel_last), geom, with_bias, post, blocks)
 
     def build():
         g = Geometry(*(tuple(int(v) for v in x) for x in geom[:4]), int(geom.groups))
-        return _build(kind, shapes, bool(channel_last), g, with_bias, post, blocks)
+        return _build(kind, tuple(shapes), bool(channel_last), g, with_bias, post, blocks)
+    return key, build
+
+
+def _run(kind, shapes, arrays, geom, channel_last, with_bias, post=(), blocks=(0, 0), cache_weights=False):
+    key, build = _key_and_build(kind, shapes, channel_last, geom, with_bias, post, blocks)
     return run(key, build, arrays, weight_cache.ready_weights if cache_weights else None)
 
 
@@ -179,5 +185,4 @@ def backward_weights(src, diff_dst, diff_weights, diff_bias, geom, channel_last=
 def plan_info(kind, shapes, geom, channel_last=False, with_bias=False):
     """The cached :class:`Plan` for these shapes (``(src, weights, dst)`` in the user's layout),
     built when missing: ``repr`` names oneDNN's implementation and the reordered arguments."""
-    key = ("convolution " + kind, tuple(shapes), bool(channel_last), geom, with_bias, (), (0, 0))
-    return plan_of(key, lambda: _build(kind, tuple(shapes), bool(channel_last), geom, with_bias))
+    return plan_of(*_key_and_build(kind, shapes, channel_last, geom, with_bias))
