@@ -108,3 +108,30 @@ CASES = [
     Case("GroupNorm", [(2, 4, 3), positive(4), (4,)], attrs={"num_groups": 4, "output_mean_var": True},
          ref=ref_group_norm, name="group_per_channel"),
 ]
+
+
+def ref_bn_backward(g, x, gamma, mean, inv_std, axis=1, fix_gamma=True):
+    """BatchNorm's training gradient (hidden statistics) from the composed formula, in float64."""
+    xm = np.moveaxis(x.astype(f64), axis, -1)
+    gm = np.moveaxis(g.astype(f64), axis, -1)
+    xhat = (xm - mean) * inv_std
+    n = xm.size // xm.shape[-1]
+    red = tuple(range(xm.ndim - 1))
+    dbeta, dgamma = gm.sum(red), (gm * xhat).sum(red)
+    gam = 1.0 if fix_gamma else gamma
+    dx = gam * inv_std * (gm - dbeta / n - xhat * dgamma / n)
+    return np.moveaxis(dx, -1, axis), (np.zeros_like(gamma) if fix_gamma else dgamma), dbeta
+
+
+def bn_backward_case(shape, axis=1, fix_gamma=False, name=""):
+    c = shape[axis]
+    return Case("_backward_BatchNorm", [shape, shape, positive(c), (c,), positive(c)],
+                attrs={"axis": axis, "fix_gamma": fix_gamma}, grad=(0, 1, 2, 3, 4), name=name, ref=ref_bn_backward)
+
+
+CASES += [
+    bn_backward_case((2, 3, 2, 2), name="nchw"),
+    bn_backward_case((2, 3, 4, 5), fix_gamma=True, name="fix_gamma_long_rows"),   # inner rows >= 16: einsum
+    bn_backward_case((3, 2, 4), axis=-1, name="axis_last"),
+    bn_backward_case((4, 3), name="2d"),
+]
