@@ -234,7 +234,7 @@ class Optimizer:
             if rows is not None:       # a row_sparse gradient: only its rows update (MXNet's lazy_update)
                 full_w, full_state = w, raw_state
                 w, g, raw_state = w[rows], g[rows], _take_rows(raw_state, rows)
-            elif not mp and self.clip_gradient is None and self._step_raw(w, g, raw_state, lr, wd):
+            elif not mp and self.clip_gradient is None and self._step_raw(xp, w, g, raw_state, lr, wd, t):
                 continue
             raw_g = g
             g = g * self.rescale_grad              # a new array: the gradient buffer stays untouched
@@ -261,10 +261,11 @@ class Optimizer:
         flat = g.reshape(g.shape[0], -1)
         return xp.nonzero(xp.any(flat != 0, axis=1))[0]
 
-    def _step_raw(self, w, g, state, lr, wd):
+    def _step_raw(self, xp, w, g, state, lr, wd, t):
         """Optionally update ``w`` straight from the raw gradient ``g`` (not to be modified), folding
         ``rescale_grad`` into the scalars (no clipping is set): return True when done, False to take
-        ``_step`` on the rescaled copy. Saves a pass over every gradient where the rule allows."""
+        ``_step`` on the rescaled copy. Saves a pass over every gradient and its copy where the rule
+        allows (SGD, Adam: the hand-written NumPy update's passes)."""
         return False
 
     def _step_index(self, index, weight, raw_g, xp, w, g, state, lr, wd, t):

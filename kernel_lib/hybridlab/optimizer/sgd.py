@@ -37,13 +37,21 @@ class SGD(Optimizer):
     def create_state(self, index, weight):
         return self._zeros_like(weight) if self.momentum != 0.0 else None
 
-    def _step_raw(self, w, g, mom, lr, wd):
-        """Without momentum: MXNet's ``sgd_update``, ``w = (1 - lr * wd) * w - (lr * rescale_grad) * g``."""
-        if mom is not None:
-            return False
+    def _step_raw(self, xp, w, g, mom, lr, wd, t):
+        """MXNet's ``sgd_update`` / ``sgd_mom_update`` from the raw gradient, in its order of operations:
+        ``w = (1 - lr * wd) * w - (lr * rescale_grad) * g``, or
+        ``mom = momentum * mom - (lr * wd) * w - (lr * rescale_grad) * g; w += mom``."""
+        scaled = (lr * self.rescale_grad) * g
+        if mom is None:
+            if wd:
+                w *= 1 - lr * wd
+            w -= scaled
+            return True
+        mom *= self.momentum
         if wd:
-            w *= 1 - lr * wd
-        w -= (lr * self.rescale_grad) * g
+            mom -= (lr * wd) * w
+        mom -= scaled
+        w += mom
         return True
 
     def _step(self, xp, w, g, mom, lr, wd, t):
@@ -54,9 +62,6 @@ class SGD(Optimizer):
             return
         mom *= self.momentum
         mom -= lr * g
-        self._apply_momentum(w, mom, lr, g)
-
-    def _apply_momentum(self, w, mom, lr, g):
         w += mom
 
 
@@ -75,6 +80,9 @@ class NAG(SGD):
 
     def __init__(self, learning_rate=None, momentum=0.0, multi_precision=False, **kwargs):
         super().__init__(learning_rate=learning_rate, momentum=momentum, multi_precision=multi_precision, **kwargs)
+
+    def _step_raw(self, xp, w, g, mom, lr, wd, t):
+        return mom is None and super()._step_raw(xp, w, g, mom, lr, wd, t)     # with momentum: ``_step``
 
     def _step(self, xp, w, g, mom, lr, wd, t):
         if mom is None:
