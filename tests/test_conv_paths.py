@@ -216,3 +216,31 @@ def test_max_pooling_gradient_on_the_onednn_path_routes_ties_as_numpy(shape, att
         grads[path] = x.grad.asnumpy()
     assert calls == [True]
     np.testing.assert_allclose(grads["onednn"], grads["numpy"], rtol=1e-5, atol=1e-6)
+
+
+@needs_onednn
+@pytest.mark.parametrize("nan", [False, True], ids=["ties", "nan"])
+def test_training_2x2_max_pooling_on_the_onednn_path_equals_numpy_bit_for_bit(nan, monkeypatch):
+    """The 2x2 max pooling of compiled training steps (``_Pooling_first_max``) runs oneDNN's jit pooling
+    on the oneDNN path and gives NumPy's output and first-maximum codes bit for bit on data full of
+    ties; data holding NaN stays on NumPy (which propagates it; oneDNN would skip it)."""
+    from hybridlab.ndarray.dispatch import op_context
+    from hybridlab.ops import pool
+    from hybridlab.ops.dnnl import pooling as dnnl_pooling
+    from hybridlab.ops.registry import get_op
+    calls = []
+    original = dnnl_pooling.first_max_forward
+    monkeypatch.setattr(dnnl_pooling, "first_max_forward", lambda *a: calls.append(original(*a)) or calls[-1])
+    x = np.maximum(np.random.RandomState(1).randint(-2, 3, (8, 16, 16, 16)), 0).astype(np.float32)   # relu'd: ties
+    assert x.size >= pool.FIRST_MAX_ONEDNN_MIN
+    if nan:
+        x[3, 5, 7, 2] = np.nan
+    op = get_op("_Pooling_first_max")
+    a = op.parse_attrs({"kernel": (2, 2), "stride": (2, 2)})
+    outs = {}
+    for path in ("numpy", "onednn"):
+        with conv_path.use(path):
+            outs[path] = op.compute(op_context(mx.cpu(), True), a, x)
+    assert calls == ([] if nan else [True])
+    for got, want in zip(outs["onednn"], outs["numpy"]):
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()

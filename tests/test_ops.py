@@ -50,7 +50,8 @@ def onednn_calls(monkeypatch):
     so the NumPy fallback ran): convolutions, layout reorders, channel affine maps, pooling."""
     calls = []
     for module, name in ((dnnl, "forward"), (dnnl, "backward_data"), (dnnl, "backward_weights"),
-                         (dnnl_layout, "reorder"), (dnnl_channel_affine, "forward"), (dnnl_pooling, "forward")):
+                         (dnnl_layout, "reorder"), (dnnl_channel_affine, "forward"), (dnnl_pooling, "forward"),
+                         (dnnl_pooling, "first_max_forward")):
         def spy(*args, _fn=getattr(module, name), **kwargs):
             calls.append(_fn(*args, **kwargs))
             return calls[-1]

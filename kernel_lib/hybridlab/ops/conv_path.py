@@ -9,7 +9,9 @@ Convolution with a folded BatchNorm and a relu, ``ops/conv_fused.py``) runs them
 same oneDNN primitive; ``_ChannelAffine`` (a BatchNorm of a predict program) and ``_LayoutReorder``
 (the layout plan's moves between plain and channel-blocked layouts) and ``_BlockedPooling`` (pooling
 of blocked values) run oneDNN's binary, reorder and pooling primitives; max pooling's gradient
-(``_backward_Pooling``, windows that do not tile the data 2x2) runs oneDNN's pooling backward. The oneDNN path covers float32 NumPy arrays
+(``_backward_Pooling``, windows that do not tile the data 2x2) runs oneDNN's pooling backward, and
+the 2x2 max pooling of training programs (``_Pooling_first_max``, data of at least 16384 values
+without NaN) oneDNN's pooling forward with its workspace. The oneDNN path covers float32 NumPy arrays
 without zero-size dimensions; everything else (float64, float16, CuPy arrays, cases oneDNN has no
 implementation for) takes NumPy. Both paths give the same results within float32 rounding.
 
@@ -48,7 +50,7 @@ __all__ = ["ENV", "PATHS", "OPS", "available_paths", "current", "set_path", "use
 ENV = "HYBRIDLAB_CONV"
 PATHS = ("numpy", "onednn")
 OPS = ("Convolution", "Deconvolution", "_backward_Convolution_weight", "_FusedConvolution", "_ChannelAffine",
-       "_LayoutReorder", "_BlockedPooling")
+       "_LayoutReorder", "_BlockedPooling", "_Pooling_first_max")
 
 _state = {"path": None}
 

@@ -29,7 +29,7 @@ from ..base import MXNetError
 from .bf16 import via_float32
 from .conv import split_shape
 from .infer import InferError
-from .pool import POOL_BOUNDS, _POOL_ATTRS, _kind, first_max_2x2, first_max_applies, grad_from_first_max
+from .pool import POOL_BOUNDS, _POOL_ATTRS, _kind, first_max, first_max_applies, grad_from_first_max
 from .registry import OpDef, register
 
 __all__ = []
@@ -44,7 +44,7 @@ def _check(a, shape, name):
 
 def _compute(ctx, a, data):
     _check(a, data.shape, "_Pooling_first_max")
-    return first_max_2x2(ctx.xp, data)
+    return first_max(ctx.xp, data)
 
 
 def _infer(a, in_shapes):

@@ -38,7 +38,7 @@ SUCCESS, UNIMPLEMENTED = 0, 3
 _STATUS = {0: "success", 1: "out_of_memory", 2: "invalid_arguments", 3: "unimplemented",
            4: "last_impl_reached", 5: "runtime_error", 6: "not_required"}
 # dnnl_data_type_t, dnnl_engine_kind_t, dnnl_stream_flags_t
-F32, CPU, STREAM_IN_ORDER = 3, 1, 1
+F32, U8, CPU, STREAM_IN_ORDER = 3, 6, 1, 1
 # dnnl_format_tag_t: any (the primitive chooses), plain tags by number of dimensions (dnnl_a..dnnl_abcdef)
 TAG_ANY, TAG_A, TAG_ABCD = 1, 2, 5
 PLAIN_TAG = {1: 2, 2: 3, 3: 4, 4: 5, 5: 6, 6: 7}
@@ -298,22 +298,22 @@ def blocked_tag(ndim, block):
 
 
 class MemoryDesc:
-    """An owned ``dnnl_memory_desc_t`` of float32 values: ``strides`` (in elements) for a plain
-    user array, or ``tag`` (``TAG_ANY`` lets a primitive choose its layout; a string such as
-    :func:`blocked_tag`'s names a blocked layout)."""
+    """An owned ``dnnl_memory_desc_t`` of float32 values (``dtype=U8``: bytes, a pooling workspace):
+    ``strides`` (in elements) for a plain user array, or ``tag`` (``TAG_ANY`` lets a primitive choose
+    its layout; a string such as :func:`blocked_tag`'s names a blocked layout)."""
 
-    def __init__(self, shape, strides=None, tag=None):
+    def __init__(self, shape, strides=None, tag=None, dtype=F32):
         self.shape = tuple(int(s) for s in shape)
         self.handle = ctypes.c_void_p()
         if isinstance(tag, str):
             call("dnnl_memory_desc_create_with_string_tag", ctypes.byref(self.handle), len(self.shape),
-                 dims(self.shape), F32, tag.encode("ascii"), detail=f"for shape {self.shape} tag {tag}")
+                 dims(self.shape), dtype, tag.encode("ascii"), detail=f"for shape {self.shape} tag {tag}")
         elif strides is not None:
             call("dnnl_memory_desc_create_with_strides", ctypes.byref(self.handle), len(self.shape),
-                 dims(self.shape), F32, dims(strides), detail=f"for shape {self.shape} strides {tuple(strides)}")
+                 dims(self.shape), dtype, dims(strides), detail=f"for shape {self.shape} strides {tuple(strides)}")
         else:
             call("dnnl_memory_desc_create_with_tag", ctypes.byref(self.handle), len(self.shape), dims(self.shape),
-                 F32, PLAIN_TAG[len(self.shape)] if tag is None else tag, detail=f"for shape {self.shape}")
+                 dtype, PLAIN_TAG[len(self.shape)] if tag is None else tag, detail=f"for shape {self.shape}")
 
     def __del__(self):
         _destroy("dnnl_memory_desc_destroy", self, "handle")

@@ -142,13 +142,16 @@ def cached(key, build):
     return plan
 
 
+_DTYPES = (np.dtype(np.float32), np.dtype(np.uint8))    # values, pooling workspaces
+
+
 def run(key, build, arrays, ready=None):
     """Run the plan of ``key`` on ``arrays`` (``None`` entries skipped); ``False`` when oneDNN has no
     implementation for it (nothing was written). ``ready(plan, key, arrays)`` may give the
     addresses of inputs already reordered (see :meth:`Plan.run`); it runs under the lock."""
     for a in arrays:
-        if a is not None and (a.dtype != np.float32 or not a.flags.c_contiguous):
-            raise ValueError(f"oneDNN {key[0]}: expected C-contiguous float32 arrays, got {a.dtype} "
+        if a is not None and (a.dtype not in _DTYPES or not a.flags.c_contiguous):
+            raise ValueError(f"oneDNN {key[0]}: expected C-contiguous float32 (or uint8) arrays, got {a.dtype} "
                              f"{'contiguous' if a.flags.c_contiguous else 'strided'} {a.shape}")
     with _lock:
         plan = cached(key, build)
