@@ -2,7 +2,9 @@
 
 All normalise with the biased (population) variance. Gradients are written with registered ops and
 include the contributions of the statistics outputs (mean, var/std), so they are exact for every
-visible output and can be differentiated again.
+visible output and can be differentiated again. BatchNorm's training gradient, when its statistics
+outputs are hidden (their head gradients are zero), is one op, ``_backward_BatchNorm`` (four passes
+over the data instead of the composed ops' ~25), with its own gradient for the second order.
 
 BatchNorm follows MXNet 1.9 on the CPU: in training mode (``autograd`` training and not
 ``use_global_stats``) it normalises with the batch statistics, and the moving statistics (aux inputs
@@ -19,6 +21,7 @@ Example::
     >>> [[round(v, 3) for v in row] for row in y.asnumpy().tolist()]
     [[-1.225, 0.0, 1.225], [1.225, 0.0, -1.225]]
 """
+import numpy as np
 
 from .attrs import Attr
 from .bf16 import via_float32
@@ -125,7 +128,7 @@ def _bn_forward(ctx, a, x, gamma, beta, moving_mean, moving_var):
 
 def _work_dtype(xp, dtype):
     """float16 data is normalised in float32 (its sums would lose the small terms); others as they are."""
-    return xp.dtype("float32") if dtype.itemsize < 4 else dtype
+    return np.dtype(np.float32) if dtype.itemsize < 4 else dtype
 
 
 def _bn_compute(ctx, a, x, gamma, beta, moving_mean, moving_var):
@@ -233,7 +236,6 @@ def _bn_backward_grad(F, a, ins, outs, og):
     ax = normalize_axis(a["axis"], ndim)
     c = x.shape[ax]
     bs = _bshape(ndim, ax, c)
-    red = tuple(i for i in range(ndim) if i != ax)
     count = float(max(x.size // c, 1))
     centered = F.broadcast_sub(x, F.Reshape(mean, shape=bs))
     inv_b = F.Reshape(inv_std, shape=bs)
