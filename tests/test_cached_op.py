@@ -198,6 +198,26 @@ def test_dense_on_image_data_is_inlined_with_its_kernels_result():
     assert np.array_equal(out, expected)
 
 
+@pytest.mark.parametrize("data_shape, no_bias, static", [
+    ((1, 32), False, False), ((1, 2, 4, 4), False, True), ((1, 32), True, True)], ids=["row", "image_static", "no_bias"])
+def test_dense_on_one_row_is_the_weights_matrix_vector_product(data_shape, no_bias, static):
+    """At batch 1 the program multiplies the weight (as stored, row-major) by the row: the same
+    values as the kernel; a static memory plan's buffer is not written (a fresh row is cheaper)."""
+    x = mx.sym.var("data")
+    y = mx.sym.FullyConnected(x, num_hidden=5, no_bias=no_bias, name="fc")
+    op = CachedOp(y, flags=[("static_alloc", True), ("static_shape", True)] if static else ())
+    shapes = {"data": data_shape, "fc_weight": (5, 32)}
+    if not no_bias:
+        shapes["fc_bias"] = (5,)
+    args = arrays_for(op, shapes)
+    out = op(*args).asnumpy()
+    row = "data[0]" if len(data_shape) == 2 else "data.reshape(-1)"
+    product = f"dot(fc_weight, {row})"
+    assert f"    fc = {product if no_bias else f'add({product}, fc_bias)'}.reshape(1, -1)" in op.source()
+    expected = mx.nd.FullyConnected(*args, num_hidden=5, no_bias=no_bias).asnumpy()
+    assert out.shape == (1, 5) and np.array_equal(out, expected)      # the inline rule is the kernel's product
+
+
 def test_failing_op_traceback_shows_the_generated_line():
     def boom(ctx, a, x):
         raise ValueError("kernel exploded")
