@@ -91,6 +91,10 @@ def _write(net, x, weight, how):
     elif how == "optimizer update":
         opt = mx.optimizer.create("sgd", learning_rate=1.0, momentum=0.9)
         opt.update_multi_precision(0, w, new, opt.create_state_multi_precision(0, w))
+    elif how.startswith("optimizer.update "):       # MXNet's direct entry point, each rule's fast path
+        opt = mx.optimizer.create(how.split()[1], learning_rate=1.0, momentum=0.9) if "sgd" in how else \
+            mx.optimizer.create(how.split()[1], learning_rate=1.0)
+        opt.update(0, w, new, opt.create_state(0, w))
     elif how == "load_parameters":
         other = _net()
         other(x)
@@ -102,7 +106,8 @@ def _write(net, x, weight, how):
 
 
 WRITES = ["trainer step", "set_data", "assign all", "assign part", "write through a view", "in-place add", "out=",
-          "copyto", "kvstore pull", "reset_arrays", "optimizer update", "load_parameters"]
+          "copyto", "kvstore pull", "reset_arrays", "optimizer update", "optimizer.update sgd", "optimizer.update adam",
+          "load_parameters"]
 
 
 @pytest.mark.parametrize("how", WRITES)

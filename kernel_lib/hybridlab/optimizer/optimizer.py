@@ -20,6 +20,7 @@ Example::
     >>> w.asnumpy().tolist()
     [0.8999999761581421, 1.100000023841858]
 """
+import functools
 import json
 import warnings
 
@@ -195,11 +196,12 @@ class Optimizer:
         handle both in ``update``; an optimizer written as in MXNet 1.x (its own
         ``update(index, weight, grad, state)``) gets the master copy and a float32 gradient, and
         the weight is cast back from it, as MXNet does."""
-        own_update = type(self).update.__module__.startswith("hybridlab.optimizer")
+        own_update = _own_update(type(self))
         if own_update or not self.multi_precision:
             self.update(indices, weights, grads, states)
-            for w in weights if isinstance(weights, (list, tuple)) else [weights]:
-                wrote(w)          # (an optimizer of the user's own may write raw arrays)
+            if not own_update:    # (an optimizer of the user's own may write raw arrays)
+                for w in weights if isinstance(weights, (list, tuple)) else [weights]:
+                    wrote(w)
             return
         if not isinstance(indices, (list, tuple)):
             indices, weights, grads, states = [indices], [weights], [grads], [states]
@@ -235,6 +237,7 @@ class Optimizer:
                 full_w, full_state = w, raw_state
                 w, g, raw_state = w[rows], g[rows], _take_rows(raw_state, rows)
             elif not mp and self.clip_gradient is None and self._step_raw(xp, w, g, raw_state, lr, wd, t):
+                wrote(weight)
                 continue
             raw_g = g
             g = g * self.rescale_grad              # a new array: the gradient buffer stays untouched
@@ -330,6 +333,13 @@ def _put_rows(full, rows, part):
         full[rows] = part
 
 
+@functools.lru_cache(maxsize=None)
+def _own_update(cls):
+    """Whether optimizer class ``cls`` updates through hybridlab's own ``update`` (which notes every
+    weight it writes, ``write_versions``); a user's ``update`` may write raw arrays unnoticed."""
+    return cls.update.__module__.startswith("hybridlab.optimizer")
+
+
 def _raw(state):
     if state is None:
         return None
@@ -385,8 +395,9 @@ class Updater:
                 self.states[i] = _to_device(self.states[i], w.device)
                 self.states_synced[i] = True
         self.optimizer.update_multi_precision(list(index), list(weight), list(grad), [self.states[i] for i in index])
-        for w in weight:          # (an optimizer of the user's own may write raw arrays too)
-            wrote(w)
+        if not _own_update(type(self.optimizer)):   # (an optimizer of the user's own may write raw arrays too)
+            for w in weight:
+                wrote(w)
 
     def get_states(self, dump_optimizer=False):
         """The states (and with ``dump_optimizer`` the optimizer's hyperparameters and counters) as the
