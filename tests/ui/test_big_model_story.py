@@ -38,7 +38,7 @@ def test_resnet50_is_navigable(open_notebook, tmp_path):
     page.wait_for_selector(READY, timeout=120000)
     forward, backward, convs = json.loads(nb.text(0).splitlines()[0])
     root = page.locator(ROOT)
-    assert forward > 400 and backward > 2000
+    assert forward > 400 and backward > forward          # every op's gradient (BatchNorm's is one op)
 
     # it opens on its stages, readable, with the minimap showing the whole model
     status = root.locator(".hl-status").text_content()

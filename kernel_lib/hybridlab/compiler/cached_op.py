@@ -23,19 +23,19 @@ Example::
     >>> op = CachedOp(y, flags={'static_alloc': True})
     >>> op.input_names
     ['data', 'fc_weight', 'fc_bias']
-    >>> out = op(mx.nd.ones((1, 3)), mx.nd.ones((2, 3)), mx.nd.array([-5.0, 1.0]))
+    >>> out = op(mx.nd.ones((2, 3)), mx.nd.ones((2, 3)), mx.nd.array([-5.0, 1.0]))
     >>> out.asnumpy().tolist()
-    [[0.0, 4.0]]
+    [[0.0, 4.0], [0.0, 4.0]]
     >>> op.signatures
-    [Signature(data=(1, 3) float32, fc_weight=(2, 3) float32, fc_bias=(2,) float32, device=cpu(0), predict)]
+    [Signature(data=(2, 3) float32, fc_weight=(2, 3) float32, fc_bias=(2,) float32, device=cpu(0), predict)]
     >>> print(op)      # doctest: +ELLIPSIS
     # hybridlab cached op program: <Symbol act>
     ...
-    # static_alloc: planned 16 B (buffers 8 B + per call 8 B), imperative 16 B, unplanned 16 B
+    # static_alloc: planned 32 B (buffers 16 B + per call 16 B), imperative 32 B, unplanned 32 B
     def forward(data, fc_weight, fc_bias):
-        # fc = FullyConnected -> (1, 2) float32 ...
+        # fc = FullyConnected -> (2, 2) float32 ...
         fc = add(dot(data, fc_weight.T, out=buf0_n0), fc_bias, out=buf0_n0)
-        # act = Activation -> (1, 2) float32 ...
+        # act = Activation -> (2, 2) float32 ...
         act = maximum(fc, 0)
         del fc
         return act
@@ -45,10 +45,10 @@ the gradients needed: here only the weight's)::
 
     >>> w = mx.nd.ones((2, 3)); w.attach_grad()
     >>> with mx.autograd.record():
-    ...     out = op(mx.nd.ones((1, 3)), w, mx.nd.array([-5.0, 1.0]))
+    ...     out = op(mx.nd.ones((2, 3)), w, mx.nd.array([-5.0, 1.0]))
     >>> out.backward()
     >>> w.grad.asnumpy().tolist()
-    [[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]
+    [[0.0, 0.0, 0.0], [2.0, 2.0, 2.0]]
     >>> print(op.source(kind="backward"))      # doctest: +ELLIPSIS
     # hybridlab cached op backward program: <Symbol act>
     ...
