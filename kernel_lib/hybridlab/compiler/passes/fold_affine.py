@@ -69,11 +69,10 @@ def _producer(node, uses, outs):
     return prod
 
 
-def _scale_shift(node):
+def _scale_shift(node, known):
     """The ``(scale, shift)`` entries the op's ``ChannelAffine`` writes for ``node``, as new graph
-    nodes named after it."""
+    nodes named after it (``known``: the ids of the graph's nodes, which keep their names)."""
     from ... import symbol as F              # mx.sym: graph-building namespace, loaded with the ops
-    known = {id(n) for n in topo_order(node.inputs)}
     scale, shift = node.op.predict_affine.scale_shift(F, node.parsed_attrs(), [Symbol([e]) for e in node.inputs])
     entries = [scale._outputs[0], shift._outputs[0]]
     taken = set()
@@ -99,6 +98,7 @@ def fold_affine_maps(symbol, copy=True):
     if not any(not n.is_variable and n.op.predict_affine is not None for n in nodes):
         return sym
     uses, outs = consumers(sym), heads(sym)
+    known = {id(n) for n in nodes}        # once: walking each map's inputs again made the pass quadratic
     for node in nodes:
         if node.is_variable or node.op.predict_affine is None or not node.inputs:
             continue
@@ -106,10 +106,10 @@ def fold_affine_maps(symbol, copy=True):
             continue                                # its side outputs (BatchNorm's mean / var) are read
         prod = _producer(node, uses, outs)
         if prod is not None:
-            absorb(node, prod, {"affine": "True"}, list(prod.inputs) + _scale_shift(node))
+            absorb(node, prod, {"affine": "True"}, list(prod.inputs) + _scale_shift(node, known))
         else:
             axis = node.op.predict_affine.axis(node.parsed_attrs())
-            retarget(node, _AFFINE, {"axis": str(axis)}, [node.inputs[0]] + _scale_shift(node))
+            retarget(node, _AFFINE, {"axis": str(axis)}, [node.inputs[0]] + _scale_shift(node, known))
             node.meta.pop("inplace", None)
             node.meta["epilogue"] = [node.name]
     return sym
