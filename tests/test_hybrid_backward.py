@@ -157,6 +157,30 @@ def test_backward_inlines_dense_gradients_bit_for_bit():
             assert g0.dtype == g1.dtype and np.array_equal(g0, g1)
 
 
+@pytest.mark.parametrize("flags", [{}, {"static_alloc": True, "static_shape": True}], ids=["dynamic", "static"])
+def test_backward_inlines_convolution_bias_sums_bit_for_bit(flags):
+    # a convolution's bias gradient (the sum over every axis but the channels) is NumPy calls in the
+    # backward program, in the kernel's order: the same bits as the instrumented variant's kernel calls
+    _, net, x = _twins(lenet, (3, 1, 14, 14), **flags)
+    _step(net, x)
+    op = net.cached_op
+    plan = op.backward_plan()
+    src = plan.backward.source
+    assert src.count(".reshape(3, -1).sum(axis=0).reshape(6, -1).sum(axis=1") == 1 and "sum_1(ctx" not in src
+    params = {p.name: p.data() for p in net.collect_params().values()}
+    datas = [params.get(name, x)._data for name in op.input_names]
+    outs, saved = plan.split(plan.forward.fn(*datas))
+    heads = [np.random.RandomState(2).standard_normal(o.shape).astype(o.dtype) for o in outs]
+    plain = [None if g is None else g.copy() for g in plan.run(saved, datas, heads)]
+    kernels = plan.run(saved, datas, heads, HookMonitor(lambda name, op_name, arr: None))
+    biases = [i for i, name in enumerate(op.input_names) if name.endswith("_bias")]
+    assert biases
+    for g0, g1 in zip(plain, kernels):
+        assert (g0 is None) == (g1 is None)
+        if g0 is not None:
+            assert g0.dtype == g1.dtype and np.array_equal(g0, g1)
+
+
 @pytest.mark.usefixtures("numpy_convs")
 def test_training_keeps_convolution_columns_and_pooling_maxima_for_the_gradients():
     _, net, x = _twins(lenet, (2, 1, 14, 14))

@@ -194,6 +194,9 @@ def _staged_sum(xp, x, axes, dtype):
         lead += 1
     if xp is not _numpy or lead in (0, nd) or lead == len(axes) or not x.flags.c_contiguous or not x.size:
         return xp.sum(x, axis=axes, keepdims=True, dtype=dtype)
+    if _channel_axes(axes, nd):      # every axis but 1: the sums ``_sum_inline`` writes, in one order
+        return x.reshape(x.shape[0], -1).sum(axis=0, dtype=dtype).reshape(x.shape[1], -1).sum(axis=1).reshape(
+            (1, x.shape[1]) + (1,) * (nd - 2))
     rows = x.reshape((-1,) + x.shape[lead:]).sum(axis=0, dtype=dtype)
     rest = tuple(a - lead for a in axes if a >= lead)
     return rows.sum(axis=rest, keepdims=True).reshape(tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
@@ -234,16 +237,28 @@ def _k_np_prod(xp, x, axes, dt):
 
 _LEGACY_DOC = (" over `axis` (all axes when None or ()); `exclude=True` reduces every other axis; "
                "reducing every axis without keepdims gives shape (1,).")
-def _sum_rows_inline(a, site):
-    """``x.sum(axis=0)`` of a 2-d input: a bias gradient in a backward program."""
-    shape = site.shapes[0]
-    if a["axis"] != (0,) or a["keepdims"] or a["exclude"] or shape is None or len(shape) != 2:
+def _channel_axes(axes, nd):
+    """Whether ``axes`` are every axis of an ``nd``-d array but axis 1 (a convolution's bias gradient)."""
+    return nd >= 3 and tuple(axes) == (0,) + tuple(range(2, nd))
+
+
+def _sum_inline(a, site):
+    """A bias gradient in a backward program: ``x.sum(axis=0)`` of a 2-d input (a dense layer's), or
+    the sums over every axis but 1 of a channel-first input (a convolution's; ``_staged_sum``'s order:
+    the batch rows first, then each channel's values)."""
+    shape, x = site.shapes[0], site.args[0]
+    if a["keepdims"] or a["exclude"] or shape is None or not all(shape):
         return None
-    return f"{site.args[0]}.sum(axis=0{site.out_arg})"
+    if a["axis"] == (0,) and len(shape) == 2:
+        return f"{x}.sum(axis=0{site.out_arg})"
+    if a["axis"] is not None and _channel_axes(a["axis"], len(shape)):
+        return (f"{x}.reshape({site.literal(shape[0])}, -1).sum(axis=0).reshape({site.literal(shape[1])}, -1)"
+                f".sum(axis=1{site.out_arg})")
+    return None
 
 
 reduction("sum", _K_SUM, _grad_sum, legacy=True, aliases=("sum_axis",), doc="Sum" + _LEGACY_DOC,
-          grad_op="_backward_sum", inline=InlineRule(_sum_rows_inline, methods=("sum",)))
+          grad_op="_backward_sum", inline=InlineRule(_sum_inline, methods=("sum", "reshape")))
 reduction("mean", _k_mean, _grad_mean, legacy=True, doc="Mean" + _LEGACY_DOC + " Integer inputs keep their dtype.",
           grad_op="_backward_mean")
 reduction("prod", _K_PROD, _grad_prod, legacy=True, uses_y=True, doc="Product" + _LEGACY_DOC)
