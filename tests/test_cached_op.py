@@ -199,7 +199,8 @@ def test_dense_on_image_data_is_inlined_with_its_kernels_result():
 
 
 @pytest.mark.parametrize("data_shape, no_bias, static", [
-    ((1, 32), False, False), ((1, 2, 4, 4), False, True), ((1, 32), True, True)], ids=["row", "image_static", "no_bias"])
+    ((1, 32), False, False), ((1, 2, 4, 4), False, True), ((1, 32), True, True)],
+    ids=["row", "image_static", "no_bias"])
 def test_dense_on_one_row_is_the_weights_matrix_vector_product(data_shape, no_bias, static):
     """At batch 1 the program multiplies the weight (as stored, row-major) by the row: the same
     values as the kernel; a static memory plan's buffer is not written (a fresh row is cheaper)."""

@@ -3,9 +3,9 @@ channel-first layout or a channel-blocked one (``layout.py``): the pooling of pr
 whose values the layout plan keeps blocked (``ops/pool_blocked.py``); and the gradient of max
 pooling (``max_backward``: training programs' ``_backward_Pooling``), and the 2x2 max pooling of
 compiled training steps with its workspace of maximum positions (``first_max_forward``:
-``ops/pool_first_max.py``; its gradient stays NumPy's, as fast), all computed in the blocked layout oneDNN's jit
-kernels need (its plain-layout kernels were 3-6x slower than NumPy), with the reorders in and out.
-oneDNN routes each window's gradient to its first maximum, as MXNet.
+``ops/pool_first_max.py``; its gradient stays NumPy's, as fast), all computed in the blocked layout
+oneDNN's jit kernels need (its plain-layout kernels were 3-6x slower than NumPy), with the reorders
+in and out. oneDNN routes each window's gradient to its first maximum, as MXNet.
 
 Example::
 
@@ -109,4 +109,3 @@ def first_max_forward(src, dst, code, block):
            True)
     plans = plan_of(key, lambda: _train_plans(*key[1:]))
     return plans is not None and run(key + ("forward",), lambda: plans[0], (src, dst, code))
-
