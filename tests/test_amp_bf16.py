@@ -22,6 +22,24 @@ def _bits(arr):
 
 
 # ---- the dtype ------------------------------------------------------------------------------------
+def test_ml_dtypes_is_imported_on_the_first_use_of_bfloat16():
+    """``import hybridlab`` leaves ``ml_dtypes`` out (its import is about a second); the first bfloat16
+    spelling, file or comparison that needs the dtype imports it, and everything then works."""
+    import subprocess
+    import sys
+    code = ("import sys, numpy as np, hybridlab as mx\n"
+            "print('ml_dtypes' in sys.modules)\n"
+            "y = mx.nd.relu(mx.nd.array([1.0, -2.0])).asnumpy()\n"
+            "print('ml_dtypes' in sys.modules)\n"
+            "x = mx.nd.array([1.5, -2.0], dtype='bfloat16')\n"
+            "print('ml_dtypes' in sys.modules, x.dtype, (x * 2).asnumpy().astype(np.float32).tolist(),\n"
+            "      mx.base.bfloat16 == x.dtype, mx.base.dtype_flag(x.dtype))\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:3] == ["False", "False", "True bfloat16 [3.0, -4.0] True 12"]
+
+
 @pytest.mark.parametrize("spelling", ["bfloat16", bfloat16, MXNET_BF16])
 def test_bfloat16_accepted_wherever_a_dtype_is(spelling):
     assert mx.nd.array([1.5, 2.0], dtype=spelling).dtype == bfloat16

@@ -6,11 +6,10 @@ code written for MXNet (``except mx.MXNetError``) keeps working. As in MXNet it 
 (an out-of-range index, a value that cannot be assigned, an unknown dtype) the library raises
 ``MXNetIndexError`` / ``MXNetValueError`` / ``MXNetTypeError``, which are both.
 """
-import ml_dtypes
 import numpy as np
 
 __all__ = ["MXNetError", "HybridlabError", "MXNetIndexError", "MXNetValueError", "MXNetTypeError", "MXNetNotImplementedError",
-           "normalize_dtype", "bfloat16", "is_float_dtype",
+           "normalize_dtype", "bfloat16", "bfloat16_dtype", "is_bfloat16", "is_float_dtype",
            "dtype_flag", "dtype_from_flag", "DEFAULT_DTYPE", "NotImplementedForSymbol", "integer_types",
            "numeric_types", "string_types", "py_str", "mx_real_t", "data_dir"]
 
@@ -123,17 +122,48 @@ def data_dir():
 
 DEFAULT_DTYPE = np.dtype(np.float32)
 
-#: bfloat16 (mshadow flag 12): ``ml_dtypes.bfloat16``, a NumPy dtype that ufuncs and matmul work with
-#: (MXNet 1.9.1 itself spells it ``np.dtype([('bfloat16', np.uint16)])``, accepted as an input spelling).
-bfloat16 = np.dtype(ml_dtypes.bfloat16)
 _MXNET_BFLOAT16 = np.dtype([("bfloat16", np.uint16)])
+_BFLOAT16 = []      # np.dtype(ml_dtypes.bfloat16), once imported
 
-# mshadow TypeFlag <-> NumPy dtype (FORMATS.md, section 2).
+
+def bfloat16_dtype():
+    """bfloat16 (mshadow flag 12): ``ml_dtypes.bfloat16``, a NumPy dtype that ufuncs and matmul work with
+    (MXNet 1.9.1 itself spells it ``np.dtype([('bfloat16', np.uint16)])``, accepted as an input spelling).
+    ``ml_dtypes`` is imported on first use: its import takes about a second, half of ``import hybridlab``'s.
+    ``hybridlab.base.bfloat16`` is the same dtype.
+
+    >>> bfloat16_dtype().name, bfloat16_dtype().itemsize
+    ('bfloat16', 2)
+    """
+    if not _BFLOAT16:
+        import ml_dtypes
+        _BFLOAT16.append(np.dtype(ml_dtypes.bfloat16))
+    return _BFLOAT16[0]
+
+
+def is_bfloat16(dtype):
+    """Whether ``dtype`` (a NumPy dtype or type, or ``None``) is bfloat16, without importing ``ml_dtypes``
+    (an array can hold bfloat16 only once it is imported).
+
+    >>> is_bfloat16(np.dtype(np.float16)), is_bfloat16(None), is_bfloat16(bfloat16_dtype())
+    (False, False, True)
+    """
+    return getattr(dtype, "name", None) == "bfloat16" and getattr(dtype, "kind", None) == "V"
+
+
+def __getattr__(name):
+    if name == "bfloat16":        # the dtype itself, imported on first use (see bfloat16_dtype)
+        return bfloat16_dtype()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# mshadow TypeFlag <-> NumPy dtype (FORMATS.md, section 2); 12 is bfloat16 (bfloat16_dtype)
+BFLOAT16_FLAG = 12
 _FLAG_TO_DTYPE = {
     0: np.dtype(np.float32), 1: np.dtype(np.float64), 2: np.dtype(np.float16),
     3: np.dtype(np.uint8), 4: np.dtype(np.int32), 5: np.dtype(np.int8), 6: np.dtype(np.int64),
     7: np.dtype(np.bool_), 8: np.dtype(np.int16), 9: np.dtype(np.uint16), 10: np.dtype(np.uint32),
-    11: np.dtype(np.uint64), 12: bfloat16,
+    11: np.dtype(np.uint64),
 }
 _DTYPE_TO_FLAG = {dt: flag for flag, dt in _FLAG_TO_DTYPE.items()}
 
@@ -144,20 +174,20 @@ def normalize_dtype(dtype, default=DEFAULT_DTYPE):
 
     >>> normalize_dtype('float16').name, normalize_dtype('bfloat16').name
     ('float16', 'bfloat16')
-    >>> normalize_dtype(np.dtype([('bfloat16', np.uint16)])) == bfloat16
+    >>> normalize_dtype(np.dtype([('bfloat16', np.uint16)])) == bfloat16_dtype()
     True
     """
     if dtype is None:
         return default
     if isinstance(dtype, np.dtype):
-        return bfloat16 if dtype == _MXNET_BFLOAT16 else dtype
+        return bfloat16_dtype() if dtype == _MXNET_BFLOAT16 else dtype
     if isinstance(dtype, str) and dtype.strip().lower() in ("bfloat16", "bf16"):
-        return bfloat16
+        return bfloat16_dtype()
     try:
         dt = np.dtype(dtype)
     except TypeError as err:
         raise MXNetTypeError(f"unknown dtype {dtype!r}: expected a NumPy dtype name such as 'float32'") from err
-    return bfloat16 if dt == _MXNET_BFLOAT16 else dt
+    return bfloat16_dtype() if dt == _MXNET_BFLOAT16 else dt
 
 
 def is_float_dtype(dtype):
@@ -167,17 +197,19 @@ def is_float_dtype(dtype):
     (True, True, False)
     """
     dt = normalize_dtype(dtype)
-    return dt.kind == "f" or dt == bfloat16
+    return dt.kind == "f" or is_bfloat16(dt)
 
 
 def dtype_flag(dtype):
     """mshadow type flag of ``dtype`` (0 for float32, ...), as stored in ``.params`` files."""
     dt = normalize_dtype(dtype)
+    if is_bfloat16(dt):
+        return BFLOAT16_FLAG
     try:
         return _DTYPE_TO_FLAG[dt]
     except KeyError:
         raise MXNetError(f"dtype {dt.name} cannot be stored in MXNet files: expected one of "
-                         f"{sorted(d.name for d in _DTYPE_TO_FLAG)}") from None
+                         f"{sorted([d.name for d in _DTYPE_TO_FLAG] + ['bfloat16'])}") from None
 
 
 def dtype_from_flag(flag):
@@ -186,8 +218,10 @@ def dtype_from_flag(flag):
     >>> dtype_from_flag(0).name, dtype_from_flag(12).name
     ('float32', 'bfloat16')
     """
+    if flag == BFLOAT16_FLAG:
+        return bfloat16_dtype()
     try:
         return _FLAG_TO_DTYPE[flag]
-    except KeyError:
-        known = ", ".join(f"{f} ({d.name})" for f, d in _FLAG_TO_DTYPE.items())
+    except (KeyError, TypeError):
+        known = ", ".join([f"{f} ({d.name})" for f, d in _FLAG_TO_DTYPE.items()] + [f"{BFLOAT16_FLAG} (bfloat16)"])
         raise MXNetError(f"unsupported type flag {flag}: expected one of {known}") from None

@@ -23,13 +23,13 @@ Example::
 """
 import numpy as _np
 
-from ..base import bfloat16
+from ..base import is_bfloat16
 from .attrs import Attr
 from .registry import OpDef, register
 
 __all__ = []
 
-_LOW = (_np.dtype(_np.float16), bfloat16, _np.dtype(_np.float32))    # the dtypes amp casts between
+_LOW = (_np.dtype(_np.float16), _np.dtype(_np.float32))    # the dtypes amp casts between, with bfloat16
 
 
 def _common(a, dtypes):
@@ -37,7 +37,7 @@ def _common(a, dtypes):
     if a["cast_narrow"]:
         narrow = _np.dtype(_np.float32)
         for d in dtypes:
-            if d is not None and (d == _np.float16 or d == bfloat16):
+            if d is not None and (d == _np.float16 or is_bfloat16(d)):
                 narrow = _np.dtype(d)
         return narrow
     if any(d == _np.float32 for d in dtypes if d is not None):
@@ -47,7 +47,7 @@ def _common(a, dtypes):
 
 def _out_dtypes(a, dtypes):
     common = _common(a, dtypes)
-    return [None if d is None else (common if _np.dtype(d) in _LOW and common is not None else _np.dtype(d))
+    return [None if d is None else (common if (_np.dtype(d) in _LOW or is_bfloat16(d)) and common is not None else _np.dtype(d))
             for d in dtypes]
 
 

@@ -16,7 +16,7 @@ Example::
 """
 import numpy as np
 
-from ..base import MXNetError, bfloat16, normalize_dtype
+from ..base import MXNetError, is_bfloat16, normalize_dtype
 
 __all__ = ["Attr", "REQUIRED", "format_value", "MAX_ATTR_CHARS"]
 
@@ -133,7 +133,7 @@ def _parse_dtype(v):
         if not text.replace("_", "").isalnum() or not text.isascii():
             raise ValueError(v)
         dt = normalize_dtype(text)
-        if dt.kind not in "biufc" and dt != bfloat16:
+        if dt.kind not in "biufc" and not is_bfloat16(dt):
             raise ValueError(v)
         return dt
     return normalize_dtype(v)

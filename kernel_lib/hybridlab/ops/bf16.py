@@ -26,7 +26,7 @@ import functools
 
 import numpy as np
 
-from ..base import bfloat16
+from ..base import bfloat16_dtype, is_bfloat16
 
 __all__ = ["via_float32", "cast"]
 
@@ -34,7 +34,7 @@ _F32 = np.dtype(np.float32)
 
 
 def _widen(x):
-    return x.astype(_F32) if x is not None and x.dtype == bfloat16 else x
+    return x.astype(_F32) if x is not None and is_bfloat16(x.dtype) else x
 
 
 def via_float32(compute, infer_type):
@@ -42,7 +42,7 @@ def via_float32(compute, infer_type):
     ``infer_type(a, input dtypes)`` gives them (see the module docstring)."""
     @functools.wraps(compute)
     def bf16_compute(ctx, a, *arrays):
-        if not any(x is not None and x.dtype == bfloat16 for x in arrays):
+        if not any(x is not None and is_bfloat16(x.dtype) for x in arrays):
             return compute(ctx, a, *arrays)
         out = compute(ctx, a, *(_widen(x) for x in arrays))
         wanted = infer_type(a, [x.dtype for x in arrays if x is not None])
@@ -57,11 +57,12 @@ def cast(x, dtype):
     """``x.astype(dtype)``, except that a cast to bfloat16 truncates as MXNet's ``Cast`` does.
 
     >>> import numpy as np
+    >>> bfloat16 = bfloat16_dtype()
     >>> x = np.array([1.005859375, -1.005859375, np.nan], np.float32)
     >>> cast(x, bfloat16).astype(np.float32).tolist()[:2], x.astype(bfloat16).astype(np.float32).tolist()[:2]
     ([1.0, -1.0], [1.0078125, -1.0078125])
     """
-    if dtype != bfloat16 or x.dtype == bfloat16 or not (x.dtype.kind == "f" and isinstance(x, np.ndarray)):
+    if not is_bfloat16(dtype) or is_bfloat16(x.dtype) or not (x.dtype.kind == "f" and isinstance(x, np.ndarray)):
         return x.astype(dtype)
     bits = np.ascontiguousarray(x, dtype=_F32).view(np.uint32)
-    return (bits >> 16).astype(np.uint16).view(bfloat16)
+    return (bits >> 16).astype(np.uint16).view(bfloat16_dtype())

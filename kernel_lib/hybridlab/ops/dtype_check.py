@@ -25,7 +25,7 @@ Example::
 """
 import numpy as np
 
-from ..base import MXNetError, bfloat16
+from ..base import MXNetError, is_bfloat16
 from .infer import InferError
 
 __all__ = ["DTypeError", "uniform_dtypes", "norm_param_dtypes", "norm_param_dtype", "check_dtypes"]
@@ -97,7 +97,7 @@ def uniform_dtypes(op_name, n_out=1, skip=None):
 def norm_param_dtype(data_dtype):
     """The parameter dtype BatchNorm takes for data of ``data_dtype``: float32 for
     float16 and bfloat16 data (MXNet keeps the statistics in the wider type), the data's own dtype otherwise."""
-    return _F32 if data_dtype == _F16 or data_dtype == bfloat16 else data_dtype
+    return _F32 if data_dtype == _F16 or is_bfloat16(data_dtype) else data_dtype
 
 
 def norm_param_dtypes(op_name):

@@ -17,7 +17,7 @@ import math
 
 import numpy as _np
 
-from ..base import bfloat16
+from ..base import is_bfloat16
 from .attrs import Attr
 from .bf16 import cast as bf16_cast
 from .infer import same_shape, unary_shape
@@ -266,7 +266,7 @@ unary("Cast", lambda xp, x, a: bf16_cast(x, a["dtype"]),
 def _amp_dtype(a, dtype):
     """amp_cast's output dtype: ``dtype`` for a float16, bfloat16 or float32 input; other inputs (float64,
     integers, bool) stay as they are (MXNet's amp_cast casts only between the low-precision floats and float32)."""
-    return a["dtype"] if dtype in (_np.float16, bfloat16, _np.float32) else dtype
+    return a["dtype"] if dtype in (_np.float16, _np.float32) or is_bfloat16(dtype) else dtype
 
 
 unary("amp_cast", lambda xp, x, a: x.astype(_amp_dtype(a, x.dtype)),

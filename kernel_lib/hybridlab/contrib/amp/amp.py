@@ -56,7 +56,7 @@ import functools
 import numpy as _np
 
 from ... import ndarray, symbol
-from ...base import MXNetError, bfloat16, dtype_from_flag, normalize_dtype
+from ...base import MXNetError, dtype_from_flag, is_bfloat16, normalize_dtype
 from ...gluon import HybridBlock, SymbolBlock, Trainer
 from ...gluon.hybrid_export import export_block
 from ...ndarray import NDArray
@@ -83,13 +83,13 @@ def _target(target_dtype):
         dt = normalize_dtype(target_dtype)
     except MXNetError:
         dt = None
-    if dt not in (_np.dtype(_np.float16), bfloat16):
+    if dt != _np.dtype(_np.float16) and not is_bfloat16(dt):
         raise MXNetError(f"amp: only float16 and bfloat16 are supported as target_dtype, got {target_dtype!r}")
     return dt
 
 
 def _lists(target_dtype):
-    if _target(target_dtype) == bfloat16:
+    if is_bfloat16(_target(target_dtype)):
         return symbol_bf16, "BF16"
     return symbol_fp16, "FP16"
 
