@@ -569,3 +569,48 @@ def test_layout_plan_and_affine_pass_keep_hostile_names_out_of_generated_code(ca
     assert_inert(source)
     assert "_ChannelAffine" in source and "_LayoutReorder(" in source      # both rewrites happened
     assert any(CANARY in line for line in source.split("\n"))
+
+
+@pytest.mark.skipif("onednn" not in conv_path.available_paths(), reason="the pooling variant's kernel is oneDNN's")
+def test_training_programs_of_stop31_keep_hostile_names_out_of_generated_code(canary):
+    """A training step whose every name is hostile, through this stop's generation paths: a
+    convolution's bias gradient (inlined sums), BatchNorm's fused gradient ``_backward_BatchNorm``,
+    the 2x2 max pooling variant on oneDNN, and a dense layer on one row (the matrix-vector product,
+    predict program); the gradients equal those of the same net with plain names."""
+    def run(name):
+        x = mx.sym.var(name("x"))                                          # (1, 8, 8, 8)
+        c = mx.sym.Convolution(x, kernel=(3, 3), pad=(1, 1), num_filter=8, name=name("conv"))
+        b = mx.sym.relu(mx.sym.BatchNorm(c, fix_gamma=False, name=name("bn")), name=name("act"))
+        p = mx.sym.Pooling(b, kernel=(2, 2), stride=(2, 2), pool_type="max", name=name("pool"))
+        y = mx.sym.FullyConnected(p, num_hidden=3, name=name("fc"))
+        net = mx.gluon.SymbolBlock(y, [x])
+        mx.random.seed(7)
+        net.initialize(mx.init.Uniform(0.5))
+        data = mx.nd.array(np.random.RandomState(7).uniform(size=(1, 8, 8, 8)))
+        with np.errstate(invalid="ignore"):
+            net(data)                                    # the parameters get their shapes
+        for p in net.collect_params().values():
+            if p.name.endswith("_var"):                  # a variance: positive (no NaN to compare)
+                p.set_data(p.data().abs() + 0.5)
+        net.hybridize()
+        params = list(net.collect_params().values())
+        with conv_path.use("onednn"):
+            with mx.autograd.record():
+                out = net(data)
+            out.backward()
+            predicted = net(data).asnumpy()
+        grads = [p.grad().asnumpy() for p in params if p.grad_req != "null"]
+        return [out.asnumpy(), predicted] + grads, net
+
+    clean, _ = run(lambda n: n)
+    got, net = run(hostile)
+    for g, c in zip(got, clean):
+        np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)
+    op = net.cached_op
+    sources = [op.source(kind=kind) for kind in ("train_forward", "backward")] + [op.source(next(iter(op.signatures)))]
+    for source in sources:
+        assert_inert(source)
+    train_forward, backward, predict = sources
+    assert "_Pooling_first_max(" in train_forward and "_backward_BatchNorm(" in backward
+    assert ".sum(axis=0).sum(axis=(1, 2,))" in backward and ".reshape(-1)), " in predict and ".reshape(1, -1)" in predict
+    assert any(CANARY in line for line in backward.split("\n"))
