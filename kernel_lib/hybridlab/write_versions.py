@@ -1,5 +1,5 @@
 """Write versions of host arrays: how a kernel that keeps a value derived from an input array
-(oneDNN's reordered copy of a convolution's weights, ``ops/dnnl/weights.py``) knows whether the
+(oneDNN's reordered copy of a convolution's weights, ``ops/dnnl/weight_cache.py``) knows whether the
 array was written since.
 
 Only watched arrays are counted: :func:`watch` starts counting writes to an array (and to the

@@ -169,9 +169,6 @@ def _bn_grad(F, a, ins, outs, og, training):
     mean, inv_std = outs[1], outs[2]
     g, og_mean, og_inv_std = og
     ax = normalize_axis(a["axis"], x.ndim)
-    c = x.shape[ax]
-    bs = _bshape(x.ndim, ax, c)
-    red = tuple(i for i in range(x.ndim) if i != ax)
     # ``training`` is the forward's mode: in training the forward used the batch statistics, and
     # (as MXNet 1.9 on CPU) the backward updates the moving statistics in place.
     train = _bn_updates_moving(a, training)
@@ -182,6 +179,9 @@ def _bn_grad(F, a, ins, outs, og, training):
         # the statistics outputs are hidden, so their head gradients are zero: one fused op
         res = F._backward_BatchNorm(g, x, gamma, mean, inv_std, axis=ax, fix_gamma=a["fix_gamma"])
         return [res[0], res[1], res[2], None, None]
+    c = x.shape[ax]
+    bs = _bshape(x.ndim, ax, c)
+    red = tuple(i for i in range(x.ndim) if i != ax)
     mean_b = F.Reshape(mean, shape=bs)
     inv_std_b = F.Reshape(inv_std, shape=bs)
     centered = F.broadcast_sub(x, mean_b)

@@ -279,6 +279,13 @@ def first_max_2x2(xp, x):
     return maximum, code
 
 
+def _onednn_block(xp, x, *more):
+    """The channel block oneDNN's pooling kernels use for channel-first ``x`` when the oneDNN path
+    covers the call on ``x`` and ``more`` (float32 NumPy arrays) and ``x``'s channels fit it, else 0."""
+    block = dnnl_layout.preferred_block() if conv_path.onednn_covers(xp, x, *more) else 0
+    return block if block and fits(x.shape, block) else 0
+
+
 FIRST_MAX_ONEDNN_MIN = 16384     # smaller data: NumPy's kernel is as fast (measured at (16, 16, 8, 8))
 
 
@@ -287,8 +294,8 @@ def first_max(xp, x):
     blocked layout and its reorders) on the oneDNN path when the channels fit its block, the data
     holds at least ``FIRST_MAX_ONEDNN_MIN`` values and no NaN (oneDNN skips NaN; the NumPy kernel
     propagates it, as MXNet's reference): LeNet's pooling of (64, 16, 8, 8) 173 -> 90 us."""
-    block = dnnl_layout.preferred_block() if conv_path.onednn_covers(xp, x) else 0
-    if block and x.size >= FIRST_MAX_ONEDNN_MIN and fits(x.shape, block) and not np.isnan(x.max()):
+    block = _onednn_block(xp, x)
+    if block and x.size >= FIRST_MAX_ONEDNN_MIN and not np.isnan(x.max()):
         n, c, h, w = x.shape
         out, code = np.empty((n, c, h // 2, w // 2), np.float32), np.empty((n, c, h // 2, w // 2), np.uint8)
         if dnnl_pooling.first_max_forward(np.ascontiguousarray(x), out, code, block):
@@ -323,8 +330,8 @@ def _max_grad_onednn(xp, geom, x, og):
     layout) on the oneDNN path, for channel-first data, or ``None``. 2x2 windows tiling the data keep
     the NumPy kernel below (as fast, and shared with the training variant's workspace)."""
     cl, kernel, stride, pad_l, pad_r, _ = geom
-    block = dnnl_layout.preferred_block() if conv_path.onednn_covers(xp, x, og) else 0
-    if cl or not block or not fits(x.shape, block) or tiles_2x2(geom, x.shape) or og.dtype != np.float32:
+    block = _onednn_block(xp, x, og)
+    if cl or not block or tiles_2x2(geom, x.shape):
         return None
     grad = np.empty(x.shape, np.float32)
     ok = dnnl_pooling.max_backward(np.ascontiguousarray(x), np.ascontiguousarray(og), grad, kernel, stride, pad_l,

@@ -194,9 +194,6 @@ def _staged_sum(xp, x, axes, dtype):
         lead += 1
     if xp is not _numpy or lead in (0, nd) or lead == len(axes) or not x.flags.c_contiguous or not x.size:
         return xp.sum(x, axis=axes, keepdims=True, dtype=dtype)
-    if _channel_axes(axes, nd):      # every axis but 1: the sums ``_sum_inline`` writes, in one order
-        return x.reshape(x.shape[0], -1).sum(axis=0, dtype=dtype).reshape(x.shape[1], -1).sum(axis=1).reshape(
-            (1, x.shape[1]) + (1,) * (nd - 2))
     rows = x.reshape((-1,) + x.shape[lead:]).sum(axis=0, dtype=dtype)
     rest = tuple(a - lead for a in axes if a >= lead)
     return rows.sum(axis=rest, keepdims=True).reshape(tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
@@ -244,16 +241,16 @@ def _channel_axes(axes, nd):
 
 def _sum_inline(a, site):
     """A bias gradient in a backward program: ``x.sum(axis=0)`` of a 2-d input (a dense layer's), or
-    the sums over every axis but 1 of a channel-first input (a convolution's; ``_staged_sum``'s order:
-    the batch rows first, then each channel's values)."""
+    the sums over every axis but 1 of a channel-first input (a convolution's), as ``_staged_sum`` adds
+    them: the batch rows first, then each channel's values."""
     shape, x = site.shapes[0], site.args[0]
     if a["keepdims"] or a["exclude"] or shape is None or not all(shape):
         return None
     if a["axis"] == (0,) and len(shape) == 2:
         return f"{x}.sum(axis=0{site.out_arg})"
     if a["axis"] is not None and _channel_axes(a["axis"], len(shape)):
-        return (f"{x}.reshape({site.literal(shape[0])}, -1).sum(axis=0).reshape({site.literal(shape[1])}, -1)"
-                f".sum(axis=1{site.out_arg})")
+        rest = ", ".join(site.literal(k) for k in range(1, len(shape) - 1))
+        return f"{x}.sum(axis=0).sum(axis=({rest},){site.out_arg})"
     return None
 
 

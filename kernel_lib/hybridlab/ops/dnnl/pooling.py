@@ -76,6 +76,13 @@ def _train_plans(src_shape, dst_shape, kernel, stride, pad_l, pad_r, block, plai
     return forward_plan, backward_plan, L.md_size(ws_md)
 
 
+def _training(src_shape, dst_shape, kernel, stride, pad_l, pad_r, block, plain_workspace):
+    """``(key, plans)``: the cached :func:`_train_plans` of these arguments (``None`` when oneDNN has none)."""
+    key = ("pooling max training", tuple(src_shape), tuple(dst_shape), tuple(kernel), tuple(stride), tuple(pad_l),
+           tuple(pad_r), int(block), bool(plain_workspace))
+    return key, plan_of(key, lambda: _train_plans(*key[1:]))
+
+
 class _Bytes:
     """A primitive's own descriptor (the workspace's) where ``Arg`` expects a ``MemoryDesc``."""
 
@@ -87,13 +94,11 @@ def max_backward(src, diff_dst, diff_src, kernel, stride, pad_l, pad_r, block):
     """``diff_src``: the gradient of max pooling ``src`` (windows ``kernel``, ``stride``, padding
     ``pad_l``/``pad_r``) for the output gradient ``diff_dst``, all plain C-contiguous float32 arrays;
     computed in layout ``block`` (the channels of ``src`` must fit it). ``False`` when oneDNN cannot."""
-    key = ("pooling max training", tuple(src.shape), tuple(diff_dst.shape), tuple(kernel), tuple(stride),
-           tuple(pad_l), tuple(pad_r), int(block), False)
-    plans = plan_of(key, lambda: _train_plans(*key[1:]))
+    key, plans = _training(src.shape, diff_dst.shape, kernel, stride, pad_l, pad_r, block, False)
     if plans is None:
         return False
     forward_plan, backward_plan, ws_bytes = plans
-    ws = np.empty(-(-ws_bytes // 4), np.float32)            # the workspace (bytes), as float32 for the plans
+    ws = np.empty(ws_bytes, np.uint8)                        # the workspace, in oneDNN's own layout
     dst = np.empty(diff_dst.shape, np.float32)               # the forward's output, unused
     return run(key + ("forward",), lambda: forward_plan, (src, dst, ws)) and \
         run(key + ("backward",), lambda: backward_plan, (diff_dst, ws, diff_src))
@@ -105,7 +110,5 @@ def first_max_forward(src, dst, code, block):
     ``ops/pool.first_max_2x2`` gives), computed in layout ``block``. oneDNN ignores NaN (callers keep
     data with NaN away). ``False`` when oneDNN cannot."""
     n, c, h, w = src.shape
-    key = ("pooling max training", tuple(src.shape), (n, c, h // 2, w // 2), (2, 2), (2, 2), (0, 0), (0, 0), int(block),
-           True)
-    plans = plan_of(key, lambda: _train_plans(*key[1:]))
+    key, plans = _training(src.shape, (n, c, h // 2, w // 2), (2, 2), (2, 2), (0, 0), (0, 0), block, True)
     return plans is not None and run(key + ("forward",), lambda: plans[0], (src, dst, code))
