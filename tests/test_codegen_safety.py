@@ -535,6 +535,22 @@ def test_cached_op_subgraph_node_with_hostile_names_stays_out_of_generated_code(
     assert any(CANARY in line for line in source.split("\n"))
 
 
+def _hybridized_with_positive_variances(out, x, shape, seed):
+    """A hybridized SymbolBlock of ``out`` (input ``x``) with uniform parameters, its BatchNorm variances
+    positive (no NaN to compare), and data of ``shape``."""
+    net = mx.gluon.SymbolBlock(out, [x])
+    mx.random.seed(seed)
+    net.initialize(mx.init.Uniform(0.5))
+    data = mx.nd.array(np.random.RandomState(seed).uniform(size=shape))
+    with np.errstate(invalid="ignore"):
+        net(data)                                    # the parameters get their shapes
+    for p in net.collect_params().values():
+        if p.name.endswith("_var"):
+            p.set_data(p.data().abs() + 0.5)
+    net.hybridize()
+    return net, data
+
+
 @pytest.mark.skipif("onednn" not in conv_path.available_paths(), reason="the layout plan runs on the oneDNN path")
 def test_layout_plan_and_affine_pass_keep_hostile_names_out_of_generated_code(canary):
     """A predict program with this stop's rewrites, every name hostile: a BatchNorm of a value
@@ -547,16 +563,7 @@ def test_layout_plan_and_affine_pass_keep_hostile_names_out_of_generated_code(ca
         c2 = mx.sym.Convolution(pre, kernel=(3, 3), pad=(1, 1), num_filter=8, name=name("c2"))
         head = mx.sym.Pooling(mx.sym.elemwise_add(c2, c1, name=name("sum")), kernel=(2, 2), stride=(2, 2),
                               pool_type="max", name=name("pool"))
-        net = mx.gluon.SymbolBlock(head, [x])
-        mx.random.seed(5)
-        net.initialize(mx.init.Uniform(0.5))
-        data = mx.nd.array(np.random.RandomState(5).uniform(size=(1, 3, 6, 6)))
-        with np.errstate(invalid="ignore"):
-            net(data)                                    # the parameters get their shapes
-        for p in net.collect_params().values():
-            if p.name.endswith("_var"):                  # a variance: positive (no NaN to compare)
-                p.set_data(p.data().abs() + 0.5)
-        net.hybridize()
+        net, data = _hybridized_with_positive_variances(head, x, (1, 3, 6, 6), seed=5)
         with conv_path.use("onednn"):
             return net(data).asnumpy(), net
 
@@ -583,16 +590,7 @@ def test_training_programs_of_stop31_keep_hostile_names_out_of_generated_code(ca
         b = mx.sym.relu(mx.sym.BatchNorm(c, fix_gamma=False, name=name("bn")), name=name("act"))
         p = mx.sym.Pooling(b, kernel=(2, 2), stride=(2, 2), pool_type="max", name=name("pool"))
         y = mx.sym.FullyConnected(p, num_hidden=3, name=name("fc"))
-        net = mx.gluon.SymbolBlock(y, [x])
-        mx.random.seed(7)
-        net.initialize(mx.init.Uniform(0.5))
-        data = mx.nd.array(np.random.RandomState(7).uniform(size=(1, 8, 8, 8)))
-        with np.errstate(invalid="ignore"):
-            net(data)                                    # the parameters get their shapes
-        for p in net.collect_params().values():
-            if p.name.endswith("_var"):                  # a variance: positive (no NaN to compare)
-                p.set_data(p.data().abs() + 0.5)
-        net.hybridize()
+        net, data = _hybridized_with_positive_variances(y, x, (1, 8, 8, 8), seed=7)
         params = list(net.collect_params().values())
         with conv_path.use("onednn"):
             with mx.autograd.record():
