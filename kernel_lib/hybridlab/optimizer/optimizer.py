@@ -30,7 +30,7 @@ from ..base import MXNetError
 from ..write_versions import wrote
 from ..numpy_extension import is_np_array as _is_np_array
 from ..ndarray.creation import zeros
-from ..ndarray.ndarray import NDArray
+from ..ndarray.ndarray import DENSE_CLASSES, NDArray
 from .states_file import check_hyper, check_state, flatten_state, parse_states, unflatten_state
 
 __all__ = ["Optimizer", "register", "create", "Updater", "get_updater"]
@@ -159,11 +159,12 @@ class Optimizer:
         return [self._get_wd(i) for i in indices]
 
     def _update_count(self, index):
-        for idx in index if isinstance(index, (list, tuple)) else [index]:
-            if idx not in self._index_update_count:
-                self._index_update_count[idx] = self.begin_num_update
-            self._index_update_count[idx] += 1
-            self.num_update = max(self._index_update_count[idx], self.num_update)
+        counts = self._index_update_count
+        for idx in index if isinstance(index, (list, tuple)) else (index,):
+            n = counts.get(idx, self.begin_num_update) + 1
+            counts[idx] = n
+            if n > self.num_update:
+                self.num_update = n
 
     # ---- states -----------------------------------------------------------------------------
     # the order of a multi-precision state: (master copy, state), or (state, master copy) for the
@@ -219,20 +220,19 @@ class Optimizer:
         if not isinstance(indices, (list, tuple)):
             indices, weights, grads, states = [indices], [weights], [grads], [states]
         for index, weight, grad, state in zip(indices, weights, grads, states):
-            if weight.shape != grad.shape:
+            w, g = weight._data, grad._data
+            if w.shape != g.shape:
                 raise MXNetError(f"{self.__class__.__name__}.update: weight {index} has shape {weight.shape}, "
                                  f"its gradient has shape {grad.shape}")
             self._update_count(index)
             lr, wd, t = self._get_lr(index), self._get_wd(index), self._index_update_count[index]
-            xp = weight.device.xp
-            mp = self.multi_precision and weight.dtype == np.float16
+            xp = weight._device.xp
+            mp = self.multi_precision and w.dtype == np.float16
             if mp:
                 state, master = state if self._master_last else state[::-1]
-                w, g = master._data, grad._data.astype(np.float32)
-            else:
-                w, g = weight._data, grad._data
+                w, g = master._data, g.astype(np.float32)
             raw_state = _raw(state)
-            rows = self._lazy_rows(grad, xp)
+            rows = None if grad.__class__ in DENSE_CLASSES else self._lazy_rows(grad, xp)
             if rows is not None:       # a row_sparse gradient: only its rows update (MXNet's lazy_update)
                 full_w, full_state = w, raw_state
                 w, g, raw_state = w[rows], g[rows], _take_rows(raw_state, rows)
