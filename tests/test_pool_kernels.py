@@ -1,7 +1,8 @@
 """Max pooling has faster kernels for 2x2 windows with stride 2 that tile the input (the usual CNN
 pooling): ``first_max_2x2`` finds each window's first maximum, ``grad_from_first_max`` routes the
 gradient there. They must give the general path's results bit for bit (first maximum in row-major
-order, signed zeros, inf and NaN ograds, no gradient for NaN windows)."""
+order, signed zeros, inf and NaN ograds, no gradient for NaN windows), and both MXNet's unpooling: a
+zeroed gradient, each window's ograd added at its maximum only."""
 import numpy as np
 import pytest
 
@@ -17,7 +18,7 @@ CTX = op_context(mx.cpu(), True)
 def general_path(x, og):
     geom = pool.pool_geometry(ATTRS, x.shape)
     _, selections = pool._max_selections(np, x, geom)
-    return pool._scatter(np, ((sl, og * sel) for sl, sel in selections), x, geom, disjoint=True)
+    return pool._scatter(np, ((sl, np.where(sel, og, 0)) for sl, sel in selections), x, geom, disjoint=True)
 
 
 def tricky_data(rng, shape, dtype):
@@ -45,6 +46,19 @@ def test_2x2_kernels_equal_the_general_path_bit_for_bit(shape, dtype):
     np.testing.assert_array_equal(by_op.view(np.uint8), expected.view(np.uint8))
     # the same maxima as Pooling (a zero maximum's sign aside), NaN windows included
     np.testing.assert_array_equal(maximum, get_op("Pooling").compute(CTX, ATTRS, x))
+
+
+def test_an_infinite_or_nan_ograd_stays_in_its_maximum():
+    """MXNet's unpooling writes a window's ograd at its maximum only: an inf or NaN ograd does not
+    spread NaN (inf * 0) to the window's other positions, on either kernel."""
+    x = np.arange(2 * 2 * 4 * 4, dtype=np.float32).reshape(2, 2, 4, 4)       # each window's maximum: bottom right
+    og = np.ones((2, 2, 2, 2), np.float32)
+    og[0, 0, 0, 0], og[1, 1, 1, 1] = np.inf, np.nan
+    fast = get_op("_backward_Pooling").compute(CTX, ATTRS, og, x, og)          # (2x2 windows: the fast kernel)
+    for out in (general_path(x, og), fast):
+        assert out[0, 0, 1, 1] == np.inf and np.isnan(out[1, 1, 3, 3])
+        assert np.isfinite(np.delete(out.reshape(-1), [np.ravel_multi_index(i, out.shape) for i in ((0, 0, 1, 1), (1, 1, 3, 3))])).all()
+        assert out.sum(where=np.isfinite(out)) == 2 * 2 * 2 * 2 - 2
 
 
 def test_nan_window_gets_no_gradient():
