@@ -52,6 +52,25 @@ def aligned(nbytes):
     return buf[off:off + nbytes]
 
 
+WORKSPACE_KEPT = 64 << 20    # bytes: the largest run workspace kept between runs
+_work = []     # [buffer, address]: the workspace every run shares (runs hold the lock), grown on demand
+
+
+def _workspace(nbytes):
+    """``(buffer, address)`` of a 64-byte aligned scratch buffer of at least ``nbytes``, where a run's
+    reordered arguments live until the stream is done. Up to ``WORKSPACE_KEPT`` bytes it is one buffer
+    shared by every plan's run (under the lock) and kept between runs: a new buffer per run cost an
+    allocation and new addresses for the memory objects; larger ones are the run's own."""
+    if nbytes > WORKSPACE_KEPT:
+        buf = aligned(nbytes)
+        return buf, buf.ctypes.data
+    if not _work or _work[0].nbytes < nbytes:
+        _work[:] = ()                       # the old buffer goes first
+        buf = aligned(max(nbytes, 1 << 20))
+        _work[:] = [buf, buf.ctypes.data]
+    return _work
+
+
 class Arg:
     """One argument of a primitive: the user's layout (``user_md``, a ``MemoryDesc``), the layout
     the primitive chose (``chosen``, a descriptor handle), and the reorder between them when they
@@ -91,8 +110,7 @@ class Plan:
         moved = [k for k in self._moved if not (ready and k in ready)]
         if moved:     # one workspace holds every other reordered argument, each at a 64-byte aligned offset
             sizes = [-(-self.args[k].nbytes // 64) * 64 for k in moved]
-            work = aligned(sum(sizes))
-            start = work.ctypes.data
+            work, start = _workspace(sum(sizes))
             for k, size in zip(moved, sizes):
                 self.args[k].inner.set(start)
                 start += size
@@ -105,7 +123,7 @@ class Plan:
         for prim, prepared in self._steps_out:
             L.execute(prim, prepared)
         L.wait()
-        del work          # the workspace is needed until the stream is done
+        del work          # (a run's own workspace is needed until the stream is done)
 
     def reorder_in(self, k, array, target):
         """Reorder input ``array`` of argument ``k`` into the primitive's layout at address ``target``."""
@@ -177,3 +195,4 @@ def clear_cache():
     """Forget every cached plan (their primitives are destroyed)."""
     with _lock:
         _plans.clear()
+        _work[:] = ()
