@@ -201,7 +201,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
         if req == "null" or leaf._grad is None:
             continue
         mark_fresh(leaf._grad)
-        if g.shape != leaf.shape:
+        if g._data.shape != leaf._data.shape:
             raise MXNetError(f"backward: gradient of a variable expected shape {leaf.shape}, got {g.shape}")
         if req == "write":
             if not _adopt(leaf._grad, g):

@@ -13,7 +13,6 @@ Example::
     False
 """
 import threading
-import weakref
 
 from ..base import MXNetError
 
@@ -191,28 +190,22 @@ def check_grad_req(req):
         raise MXNetError(f"grad_req expected one of 'write', 'add', 'null', got {req!r}")
 
 
-# Gradient buffers written by backward since their consumer last looked (``take_fresh``): the Trainer's
-# stale-gradient check. Keyed by id, with a weak reference to tell a reused id from the same array.
-_fresh_grads = {}
+# A gradient buffer written by backward since its consumer last looked (``take_fresh``: the Trainer's
+# stale-gradient check) carries ``_fresh = True`` (an NDArray slot, unset until the first backward).
 
 
 def mark_fresh(grad):
     """Note that backward just wrote the gradient buffer ``grad``."""
-    key = id(grad)
-
-    def forget(ref):   # the array died: drop its entry unless the id was reused since
-        if _fresh_grads.get(key) is ref:
-            del _fresh_grads[key]
-    _fresh_grads[key] = weakref.ref(grad, forget)
+    grad._fresh = True
 
 
 def is_fresh(grad):
     """True if backward wrote ``grad`` since it was last taken (``take_fresh``), without taking it."""
-    ref = _fresh_grads.get(id(grad))
-    return ref is not None and ref() is grad
+    return getattr(grad, "_fresh", False)
 
 
 def take_fresh(grad):
     """True if backward wrote ``grad`` since the last call for it (and forget that it did)."""
-    ref = _fresh_grads.pop(id(grad), None)
-    return ref is not None and ref() is grad
+    fresh = getattr(grad, "_fresh", False)
+    grad._fresh = False
+    return fresh

@@ -116,7 +116,8 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
     (``+``, ``==``, ``+=``, ``[]``) are in ``operators.py``, its printing in ``printing.py``; the
     fluent methods (``x.sum()``...) are attached by ``fluent.py``, ``backward`` by autograd."""
 
-    __slots__ = ("_data", "_device", "_node", "_grad", "_grad_req", "_np", "_trace", "__weakref__")
+    # (``_fresh``, set on gradient buffers only, says backward wrote it: ``autograd.state.mark_fresh``)
+    __slots__ = ("_data", "_device", "_node", "_grad", "_grad_req", "_np", "_trace", "_fresh", "__weakref__")
     __array_priority__ = 1000.0   # NumPy defers `np_array + nd_array` to us
 
     def __init__(self, data, device=None, np_style=False):
