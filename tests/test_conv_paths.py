@@ -244,3 +244,43 @@ def test_training_2x2_max_pooling_on_the_onednn_path_equals_numpy_bit_for_bit(na
     assert calls == ([] if nan else [True])
     for got, want in zip(outs["onednn"], outs["numpy"]):
         assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
+@needs_onednn
+def test_onednn_runs_on_new_arrays_reused_arrays_and_from_threads_give_their_own_results():
+    """oneDNN runs share one reorder workspace and skip the library call when an argument's buffer is
+    the one already set: a convolution on new arrays, on the same arrays again, and from four threads
+    at once (runs take turns under the plan lock) each gives its own inputs' result."""
+    import threading
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((16, 8, 3, 3)).astype(np.float32)
+    geom = dnnl.Geometry(stride=(1, 1), dilate=(1, 1), pad_l=(1, 1), pad_r=(1, 1), groups=1)
+    xs = [rng.standard_normal((2, 8, 10, 10)).astype(np.float32) for _ in range(4)]
+    with conv_path.use("numpy"):
+        wants = [mx.nd.Convolution(mx.nd.array(x), mx.nd.array(w), kernel=(3, 3), pad=(1, 1), num_filter=16,
+                                   no_bias=True).asnumpy() for x in xs]
+
+    def conv(x, y):
+        assert dnnl.forward(x, w, None, y, geom)
+        return y
+
+    same_out = np.empty((2, 16, 10, 10), np.float32)
+    for x, want in [*zip(xs, wants), (xs[0], wants[0]), (xs[0], wants[0])]:
+        _close(conv(x, np.empty_like(same_out)), want, "new output array")
+        _close(conv(x, same_out), want, "the same output array again")
+    got, errors = [None] * 4, []
+
+    def worker(k):
+        try:
+            for _ in range(20):
+                got[k] = conv(xs[k], np.empty_like(same_out)).copy()
+        except Exception as err:      # noqa: BLE001 - reported below
+            errors.append(err)
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for k in range(4):
+        _close(got[k], wants[k], f"thread {k}")
