@@ -131,6 +131,7 @@ def _build(kind, shapes, channel_last, geom, with_bias, post=(), blocks=(0, 0)):
 
 
 SMALL_IMAGE = 49        # output pixels: up to 7x7, forward_inference's kernels are the faster ones
+WIDE = 32               # input channels: from 32, forward_inference's kernels are the faster ones
 
 
 def _forward_kind(shapes, channel_last, groups):
@@ -138,8 +139,9 @@ def _forward_kind(shapes, channel_last, groups):
     same), which decides the kernels oneDNN picks. Measured on AVX2: forward_training gets the jit
     kernels (on the channel-blocked layout the layout plan keeps); forward_inference the brgconv
     ones (on channel-last data), 2x slower for 1x1 convolutions, slower on 14x14 images and larger
-    (reorders in and out included), faster for larger ungrouped kernels on 7x7 images and smaller:
-    ResNet's 3x3 ones at batch 1 3.8 -> 2.8 ms, ResNet-18's forward 51.7 -> 48.6 ms. Those get it.
+    (reorders in and out included) and for 16 input channels, faster for larger ungrouped kernels on
+    7x7 images and smaller with 32 input channels or more: ResNet's 3x3 ones at batch 1 3.8 -> 2.8 ms
+    (ResNet-18's forward 51.7 -> 48.6 ms), (64, 128, 4, 4) 5.2 -> 3.2 ms. Those get it.
 
     >>> from hybridlab.ops.dnnl import library as L
     >>> _forward_kind(((1, 512, 7, 7), (512, 512, 3, 3), (1, 512, 7, 7)), False, 1) == L.FORWARD_INFERENCE
@@ -147,8 +149,9 @@ def _forward_kind(shapes, channel_last, groups):
     >>> _forward_kind(((1, 64, 56, 56), (64, 64, 3, 3), (1, 64, 56, 56)), False, 1) == L.FORWARD_TRAINING
     True
     """
-    kernel, out = (shapes[1][1:-1], shapes[2][1:-1]) if channel_last else (shapes[1][2:], shapes[2][2:])
-    if groups == 1 and int(np.prod(out)) <= SMALL_IMAGE and any(k > 1 for k in kernel):
+    w, out = shapes[1], shapes[2]
+    channels, kernel, image = (w[-1], w[1:-1], out[1:-1]) if channel_last else (w[1], w[2:], out[2:])
+    if groups == 1 and channels >= WIDE and int(np.prod(image)) <= SMALL_IMAGE and any(k > 1 for k in kernel):
         return L.FORWARD_INFERENCE
     return L.FORWARD_TRAINING
 
