@@ -25,8 +25,7 @@ Example::
     True
 """
 import collections
-
-import numpy as np
+import math
 
 from . import library as L, weight_cache
 from .plan import Arg, Plan, clear_cache, plan_of, run
@@ -151,7 +150,7 @@ def _forward_kind(shapes, channel_last, groups):
     """
     w, out = shapes[1], shapes[2]
     channels, kernel, image = (w[-1], w[1:-1], out[1:-1]) if channel_last else (w[1], w[2:], out[2:])
-    if groups == 1 and channels >= WIDE and int(np.prod(image)) <= SMALL_IMAGE and any(k > 1 for k in kernel):
+    if groups == 1 and channels >= WIDE and math.prod(image) <= SMALL_IMAGE and any(k > 1 for k in kernel):
         return L.FORWARD_INFERENCE
     return L.FORWARD_TRAINING
 
