@@ -182,3 +182,11 @@ def test_random_graphs_predict_the_same_with_the_plan(seed):
         want = CachedOp(sym, passes=())(*feeds).asnumpy()
         got = CachedOp(planned, passes=())(*[args[n] for n in planned.list_inputs()]).asnumpy()
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * max(1.0, np.abs(want).max()))
+
+
+def test_the_block_probe_is_a_convolution_created_for_the_blocked_kernels():
+    """``preferred_block`` asks oneDNN which layout a 3x3 convolution picks; the probe must be one
+    that ``_forward_kind`` creates as forward_training (the blocked jit kernels the plan feeds), else a
+    forward_inference probe picks channel-last brgconv and silently turns the whole plan off."""
+    from hybridlab.ops.dnnl import convolution, library
+    assert convolution._forward_kind(dnnl_layout.PROBE, False, 1) == library.FORWARD_TRAINING

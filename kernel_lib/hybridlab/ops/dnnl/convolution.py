@@ -137,10 +137,12 @@ def _forward_kind(shapes, channel_last, groups):
     """The propagation kind a forward convolution of ``shapes`` is created with (its values are the
     same), which decides the kernels oneDNN picks. Measured on AVX2: forward_training gets the jit
     kernels (on the channel-blocked layout the layout plan keeps); forward_inference the brgconv
-    ones (on channel-last data), 2x slower for 1x1 convolutions, slower on 14x14 images and larger
-    (reorders in and out included) and for 16 input channels, faster for larger ungrouped kernels on
-    7x7 images and smaller with 32 input channels or more: ResNet's 3x3 ones at batch 1 3.8 -> 2.8 ms
-    (ResNet-18's forward 51.7 -> 48.6 ms), (64, 128, 4, 4) 5.2 -> 3.2 ms. Those get it.
+    ones (on channel-last data), 2x slower for 1x1 convolutions, no faster on 28x28 images, slower on
+    larger ones and for 16 input channels; faster, their reorders in and out included, for larger
+    ungrouped kernels on small images with 32 input channels or more: ResNet's 3x3 ones at batch 1 on
+    7x7 3.8 -> 2.9 ms, (64, 128, 4, 4) 5.2 -> 3.2 ms; those on 7x7 images and smaller get it. (On
+    14x14 too: 2.70 -> 2.47 ms, but ResNet-18's training gradients on test_conv_paths' small images
+    then differed from the NumPy path's by more than its tolerance, 0.2% of the scale: not taken.)
 
     >>> from hybridlab.ops.dnnl import library as L
     >>> _forward_kind(((1, 512, 7, 7), (512, 512, 3, 3), (1, 512, 7, 7)), False, 1) == L.FORWARD_INFERENCE

@@ -26,6 +26,8 @@ __all__ = ["preferred_block", "reorder", "BLOCKS"]
 BLOCKS = (16, 8)        # the channel blocks oneDNN's x86 convolutions use (AVX-512, AVX2)
 
 _preferred = {}
+# the convolution asked: 64 channels, on an image large enough for the blocked kernels (``convolution._forward_kind``)
+PROBE = ((1, 64, 56, 56), (64, 64, 3, 3), (1, 64, 56, 56))
 
 
 def _md(shape, block):
@@ -34,9 +36,9 @@ def _md(shape, block):
 
 def preferred_block():
     """The channel block oneDNN's convolutions choose for their activations on this CPU (16 or 8),
-    or 0 when they keep a plain layout. Asked once of a typical 3x3 convolution (64 channels)."""
+    or 0 when they keep a plain layout. Asked once of a typical 3x3 convolution (:data:`PROBE`)."""
     if "block" not in _preferred:
-        shapes = ((1, 64, 14, 14), (64, 64, 3, 3), (1, 64, 14, 14))
+        shapes = PROBE
         from .convolution import Geometry, plan_info
         conv = plan_info("forward", shapes, Geometry((1, 1), (1, 1), (1, 1), (1, 1), 1))
         chosen = L.query_md(conv.prim, L.QUERY_DST_MD) if conv is not None else None
