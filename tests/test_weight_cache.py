@@ -95,6 +95,16 @@ def _write(net, x, weight, how):
         opt = mx.optimizer.create(how.split()[1], learning_rate=1.0, momentum=0.9) if "sgd" in how else \
             mx.optimizer.create(how.split()[1], learning_rate=1.0)
         opt.update(0, w, new, opt.create_state(0, w))
+    elif how == "user update_multi_precision":     # an optimizer of the user's own, writing the raw arrays
+        class RawWrites(mx.optimizer.SGD):            # (as code holding a DLPack view of them would)
+            def update_multi_precision(self, indices, weights, grads, states):
+                for weight_, grad_ in zip(weights, grads):
+                    weight_._data -= 0.5 * grad_._data
+        trainer = mx.gluon.Trainer(net.collect_params(), RawWrites(learning_rate=0.5))
+        with autograd.record():
+            loss = net(x).sum()
+        loss.backward()
+        trainer.step(1)
     elif how == "load_parameters":
         other = _net()
         other(x)
@@ -107,7 +117,7 @@ def _write(net, x, weight, how):
 
 WRITES = ["trainer step", "set_data", "assign all", "assign part", "write through a view", "in-place add", "out=",
           "copyto", "kvstore pull", "reset_arrays", "optimizer update", "optimizer.update sgd", "optimizer.update adam",
-          "load_parameters"]
+          "user update_multi_precision", "load_parameters"]
 
 
 @pytest.mark.parametrize("how", WRITES)

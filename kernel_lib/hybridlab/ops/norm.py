@@ -107,7 +107,7 @@ def _bn_forward(ctx, a, x, gamma, beta, moving_mean, moving_var):
     xp = ctx.xp
     ax = normalize_axis(a["axis"], x.ndim)
     c = x.shape[ax]
-    work = _work_dtype(xp, x.dtype)
+    work = _work_dtype(x.dtype)
     dt = work.type
     x3 = _channel_view(x, ax).astype(work, copy=False)
     count = max(x3.shape[0] * x3.shape[2], 1)
@@ -126,7 +126,7 @@ def _bn_forward(ctx, a, x, gamma, beta, moving_mean, moving_var):
     return cast(out.reshape(x.shape)), cast(mean), cast(var), cast(inv_std)
 
 
-def _work_dtype(xp, dtype):
+def _work_dtype(dtype):
     """float16 data is normalised in float32 (its sums would lose the small terms); others as they are."""
     return np.dtype(np.float32) if dtype.itemsize < 4 else dtype
 
@@ -209,7 +209,7 @@ def _bn_backward_compute(ctx, a, g, x, gamma, mean, inv_std):
     xp = ctx.xp
     ax = normalize_axis(a["axis"], x.ndim)
     c = x.shape[ax]
-    work = _work_dtype(xp, x.dtype)
+    work = _work_dtype(x.dtype)
     g3, x3 = _channel_view(g, ax).astype(work, copy=False), _channel_view(x, ax).astype(work, copy=False)
     count = max(x3.shape[0] * x3.shape[2], 1)
     mean, inv_std = mean.astype(work), inv_std.astype(work)

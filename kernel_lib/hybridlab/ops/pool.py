@@ -336,20 +336,20 @@ def _window_offsets(xp, w, size):
     return xp.asarray([0, 1, 2 * w, 2 * w + 1] + [4 * size] * 4, dtype=np.intp)
 
 
-@functools.lru_cache(maxsize=8)
-def _window_starts_np(rows, w):
-    starts = (np.arange(rows, dtype=np.intp).reshape(-1, 1) * (4 * w) + 2 * np.arange(w, dtype=np.intp)).reshape(-1)
-    starts.flags.writeable = False
-    return starts
-
-
-def _window_starts(xp, rows, w):
+def _window_starts(xp, rows, w, keep=True):
     """The output index of each window's top-left corner, windows in ``code``'s order (``rows``
     rows of ``w`` windows; each row of windows spans two output rows of ``2 * w``). Kept for small
     NumPy shapes (at most 64K windows: 512 KiB each), made per call otherwise."""
-    if xp is np and rows * w <= 1 << 16:
-        return _window_starts_np(rows, w)
+    if keep and xp is np and rows * w <= 1 << 16:
+        return _kept_window_starts(rows, w)
     return (xp.arange(rows, dtype=np.intp).reshape(-1, 1) * (4 * w) + 2 * xp.arange(w, dtype=np.intp)).reshape(-1)
+
+
+@functools.lru_cache(maxsize=8)
+def _kept_window_starts(rows, w):
+    starts = _window_starts(np, rows, w, keep=False)
+    starts.flags.writeable = False
+    return starts
 
 
 def _max_grad_onednn(xp, geom, x, og):

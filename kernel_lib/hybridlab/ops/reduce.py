@@ -255,7 +255,7 @@ def _sum_inline(a, site):
 
 
 reduction("sum", _K_SUM, _grad_sum, legacy=True, aliases=("sum_axis",), doc="Sum" + _LEGACY_DOC,
-          grad_op="_backward_sum", inline=InlineRule(_sum_inline, methods=("sum", "reshape")))
+          grad_op="_backward_sum", inline=InlineRule(_sum_inline, methods=("sum",)))
 reduction("mean", _k_mean, _grad_mean, legacy=True, doc="Mean" + _LEGACY_DOC + " Integer inputs keep their dtype.",
           grad_op="_backward_mean")
 reduction("prod", _K_PROD, _grad_prod, legacy=True, uses_y=True, doc="Product" + _LEGACY_DOC)

@@ -335,9 +335,10 @@ def _put_rows(full, rows, part):
 
 @functools.lru_cache(maxsize=None)
 def _own_update(cls):
-    """Whether optimizer class ``cls`` updates through hybridlab's own ``update`` (which notes every
-    weight it writes, ``write_versions``); a user's ``update`` may write raw arrays unnoticed."""
-    return cls.update.__module__.startswith("hybridlab.optimizer")
+    """Whether optimizer class ``cls`` updates through hybridlab's own ``update`` and
+    ``update_multi_precision`` (which note every weight they write, ``write_versions``); a user's
+    version of either may write raw arrays unnoticed."""
+    return all(getattr(cls, m).__module__.startswith("hybridlab.optimizer") for m in ("update", "update_multi_precision"))
 
 
 def _raw(state):

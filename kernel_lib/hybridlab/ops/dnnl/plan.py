@@ -68,7 +68,7 @@ def _workspace(nbytes):
         _work[:] = ()                       # the old buffer goes first
         buf = aligned(max(nbytes, 1 << 20))
         _work[:] = [buf, buf.ctypes.data]
-    return _work
+    return _work[0], _work[1]
 
 
 class Arg:
