@@ -202,21 +202,24 @@ class HybridBlock(Block):
         if _unwrap(type(self).hybrid_forward) is HybridBlock.hybrid_forward:
             raise NotImplementedError(f"{type(self).__name__} must define forward(self, x, ...) (MXNet 2.0) or "
                                       f"hybrid_forward(self, F, x, ...) (MXNet 1.x)")
-        has_sym, has_nd, devices, _ = _gather([x, *args])
-        if has_sym and has_nd:
-            raise ValueError(f"{self.name}: expected the inputs to be all Symbols or all NDArrays (None for a "
-                             f"missing one), got both")
-        if has_sym:
-            return symbolic_forward(self, x, *args)
-        # the first array: an input before it may be None (an optional input, as MXNet allows)
-        first = next((a for a in _flat_inputs([x, *args]) if a is not None), None)
-        if first is None:
-            raise ValueError(f"{self.name}: all inputs are None: expected at least one NDArray")
-        if not isinstance(first, NDArray):
-            raise AssertionError(f"HybridBlock requires the first argument to forward be either Symbol or "
-                                 f"NDArray, but got {type(first)}")
+        if x.__class__ in DENSE_CLASSES and all(a.__class__ in DENSE_CLASSES for a in args):
+            first = x               # (the common call, arrays only: a loss's prediction and label)
+        else:
+            has_sym, has_nd, _, _ = _gather([x, *args])
+            if has_sym and has_nd:
+                raise ValueError(f"{self.name}: expected the inputs to be all Symbols or all NDArrays (None for "
+                                 f"a missing one), got both")
+            if has_sym:
+                return symbolic_forward(self, x, *args)
+            # the first array: an input before it may be None (an optional input, as MXNet allows)
+            first = next((a for a in _flat_inputs([x, *args]) if a is not None), None)
+            if first is None:
+                raise ValueError(f"{self.name}: all inputs are None: expected at least one NDArray")
+            if not isinstance(first, NDArray):
+                raise AssertionError(f"HybridBlock requires the first argument to forward be either Symbol or "
+                                     f"NDArray, but got {type(first)}")
         if self._hybridization.active and not _dc.is_deferred_compute():
-            self._check_devices(devices)
+            self._check_devices(_gather([x, *args])[2])
             return self._call_cached_op(x, *args)
         if _dc.is_deferred_compute():
             out = traced_forward(self, x, *args)

@@ -7,6 +7,8 @@ the gather again, so gradients of any order are recorded with registered ops. Sc
 xp-generic (``bincount`` with weights), so repeated indices accumulate on CPU and GPU alike.
 Index inputs may be float (MXNet's default dtype); they are truncated to integers.
 """
+import functools
+
 import numpy as np
 
 from ..base import MXNetError, MXNetIndexError
@@ -35,14 +37,25 @@ def normalize_index(xp, idx, n, mode, op="take"):
 
 def axis_grid(xp, idx, axis):
     """Fancy-index tuple selecting ``idx`` along ``axis`` (``idx`` has the data's other dims)."""
+    if xp is np:      # the other axes' ranges depend on the shape only (a loss picks from the same batch shape)
+        grid = list(_host_ranges(idx.shape, axis))
+    else:
+        grid = [xp.arange(n).reshape((1,) * d + (n,) + (1,) * (idx.ndim - d - 1)) for d, n in enumerate(idx.shape)]
+    grid[axis] = idx
+    return tuple(grid)
+
+
+@functools.lru_cache(maxsize=256)
+def _host_ranges(shape, axis):
+    """Read-only NumPy ranges of every axis of ``shape`` but ``axis`` (``None`` there), each shaped to
+    broadcast along its own axis."""
     grid = []
-    for d in range(idx.ndim):
-        if d == axis:
-            grid.append(idx)
-        else:
-            shape = [1] * idx.ndim
-            shape[d] = idx.shape[d]
-            grid.append(xp.arange(idx.shape[d]).reshape(shape))
+    for d, n in enumerate(shape):
+        r = None
+        if d != axis:
+            r = np.arange(n).reshape((1,) * d + (n,) + (1,) * (len(shape) - d - 1))
+            r.flags.writeable = False
+        grid.append(r)
     return tuple(grid)
 
 

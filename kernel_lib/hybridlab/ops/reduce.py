@@ -119,8 +119,11 @@ def _mean_type(a, dtypes):
 
 
 def reduction(name, kernel, grad, *, legacy, uses_y=False, aliases=(), np=(), doc="", infer_type=None,
-              initial=None, has_dtype=True, grad_op=None, inline=None, no_identity=False):
+              initial=None, has_dtype=True, grad_op=None, inline=None, no_identity=False, unit_axes=None):
     """Register a reduction. ``kernel(xp, x, axes, dtype)`` reduces with keepdims=True;
+    ``unit_axes``: how a reduction whose reduced axes all have size 1 gives each value back without
+    the kernel (a loss's mean over its one column): ``"copy"`` (prod, max, min) or ``"add"`` (sum,
+    mean: the identity +0 added, as the kernels start from it, so -0.0 sums to 0.0);
     ``no_identity``: reducing a zero-size axis is an error (NumPy max/min: there is no identity);
     ``"any"``: any zero-size input is (MXNet's legacy max/min);
     ``grad(F, x, y_keep, g_keep)`` gives dx from keepdims-shaped output and output gradient, or
@@ -146,7 +149,10 @@ def reduction(name, kernel, grad, *, legacy, uses_y=False, aliases=(), np=(), do
     def compute(ctx, a, x):
         axes = _axes_of(a, x.shape, legacy)
         out_dtype = (infer_type or (lambda a_, d: [x.dtype]))(a, [x.dtype])[0]
-        res = kernel(ctx.xp, x, axes, out_dtype)
+        if unit_axes is not None and x.size and all(x.shape[i] == 1 for i in axes):
+            res = x.astype(out_dtype) if unit_axes == "copy" else ctx.xp.add(x, 0, dtype=out_dtype, casting="unsafe")
+        else:
+            res = kernel(ctx.xp, x, axes, out_dtype)
         if not legacy and a["initial"] is not None:
             res = initial(ctx.xp, res, a["initial"])
         return res.astype(out_dtype, copy=False).reshape(reduced_shape(x.shape, axes, a["keepdims"], legacy))
@@ -255,12 +261,12 @@ def _sum_inline(a, site):
 
 
 reduction("sum", _K_SUM, _grad_sum, legacy=True, aliases=("sum_axis",), doc="Sum" + _LEGACY_DOC,
-          grad_op="_backward_sum", inline=InlineRule(_sum_inline, methods=("sum",)))
+          grad_op="_backward_sum", inline=InlineRule(_sum_inline, methods=("sum",)), unit_axes="add")
 reduction("mean", _k_mean, _grad_mean, legacy=True, doc="Mean" + _LEGACY_DOC + " Integer inputs keep their dtype.",
-          grad_op="_backward_mean")
-reduction("prod", _K_PROD, _grad_prod, legacy=True, uses_y=True, doc="Product" + _LEGACY_DOC)
-reduction("max", _K_MAX, _grad_extreme, legacy=True, uses_y=True, aliases=("max_axis",), no_identity="any", doc="Maximum" + _LEGACY_DOC)
-reduction("min", _K_MIN, _grad_extreme, legacy=True, uses_y=True, aliases=("min_axis",), no_identity="any", doc="Minimum" + _LEGACY_DOC)
+          grad_op="_backward_mean", unit_axes="add")
+reduction("prod", _K_PROD, _grad_prod, legacy=True, uses_y=True, unit_axes="copy", doc="Product" + _LEGACY_DOC)
+reduction("max", _K_MAX, _grad_extreme, legacy=True, uses_y=True, aliases=("max_axis",), no_identity="any", unit_axes="copy", doc="Maximum" + _LEGACY_DOC)
+reduction("min", _K_MIN, _grad_extreme, legacy=True, uses_y=True, aliases=("min_axis",), no_identity="any", unit_axes="copy", doc="Minimum" + _LEGACY_DOC)
 reduction("nansum", _K_NANSUM, _grad_nansum, legacy=True, doc="Sum treating NaN as 0" + _LEGACY_DOC)
 reduction("nanprod", _K_NANPROD, _grad_nanprod, legacy=True, uses_y=True,
           doc="Product treating NaN as 1" + _LEGACY_DOC)
@@ -272,8 +278,9 @@ def _spread(reduce_name, scaled):
         xp = ctx.xp
         axes = _axes_of(a, x.shape, True)
         g = og.reshape(tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
-        if scaled:
-            g = (g / max(prod(x.shape[i] for i in axes), 1)).astype(og.dtype, copy=False)
+        n = prod(x.shape[i] for i in axes)
+        if scaled and n > 1:
+            g = (g / n).astype(og.dtype, copy=False)
         out = xp.empty(x.shape, dtype=og.dtype)
         out[...] = g
         return out
@@ -302,18 +309,18 @@ _spread("mean", True)
 
 _NP_DOC = " with NumPy semantics: axis=None reduces all axes to a 0-d array, axis=() reduces none."
 reduction("_np_sum", _k_np_sum, _grad_sum, legacy=False, infer_type=_sum_type,
-          initial=lambda xp, r, v: r + v, np=NsName("sum", args=("axis", "dtype")),
+          initial=lambda xp, r, v: r + v, np=NsName("sum", args=("axis", "dtype")), unit_axes="add",
           doc="Sum" + _NP_DOC + " Bool input sums to int64.")
 reduction("_np_mean", _k_mean, _grad_mean, legacy=False, infer_type=_mean_type,
-          initial=lambda xp, r, v: r, np=NsName("mean", args=("axis", "dtype")),
+          initial=lambda xp, r, v: r, np=NsName("mean", args=("axis", "dtype")), unit_axes="add",
           doc="Mean" + _NP_DOC + " Integer input gives float32.")
 reduction("_np_prod", _k_np_prod, _grad_prod, legacy=False, uses_y=True, infer_type=_sum_type,
-          initial=lambda xp, r, v: r * v, np=NsName("prod", args=("axis", "dtype")), doc="Product" + _NP_DOC)
+          initial=lambda xp, r, v: r * v, np=NsName("prod", args=("axis", "dtype")), unit_axes="copy", doc="Product" + _NP_DOC)
 reduction("_np_max", _K_MAX, _grad_extreme, legacy=False, uses_y=True, has_dtype=False, no_identity=True,
-          initial=lambda xp, r, v: xp.maximum(r, v),
+          initial=lambda xp, r, v: xp.maximum(r, v), unit_axes="copy",
           np=(NsName("max", args=("axis",)), NsName("amax", args=("axis",))), doc="Maximum" + _NP_DOC)
 reduction("_np_min", _K_MIN, _grad_extreme, legacy=False, uses_y=True, has_dtype=False, no_identity=True,
-          initial=lambda xp, r, v: xp.minimum(r, v),
+          initial=lambda xp, r, v: xp.minimum(r, v), unit_axes="copy",
           np=(NsName("min", args=("axis",)), NsName("amin", args=("axis",))), doc="Minimum" + _NP_DOC)
 
 
