@@ -1,10 +1,11 @@
 """The training step's fast paths give the results of the general paths they skip:
 
-* ``backward`` hands a fresh gradient's memory to the gradient buffer (``grad_req='write'``) only
-  where no one can tell: views of the buffer, the user's head gradients and gradients shared
-  between two variables keep their meaning,
-* ``_backward_pick`` (placed, not scatter-added) and ``mean`` (NumPy's mean without its wrapper)
-  equal the formulas they replace.
+* ``backward`` has a hybridized block's compiled backward write a gradient straight into the
+  variable's buffer (``grad_req='write'``, the block alone gives it), and hands a fresh gradient's
+  memory to the buffer where no one can tell: views of the buffer, the user's head gradients,
+  gradients shared between two variables and ``autograd.grad`` keep their meaning,
+* ``_backward_pick`` (placed, not scatter-added), ``mean`` (NumPy's mean without its wrapper) and
+  reductions over axes of size 1 (each value its own result) equal the formulas they replace.
 """
 import numpy as np
 import pytest
@@ -25,14 +26,63 @@ def _dense_step(grad_req="write"):
 
 
 def test_backward_adopts_fresh_gradient_memory_and_keeps_values():
-    net = _dense_step()
-    before = id(net.weight.grad()._data)
-    x = mx.nd.ones((2, 4))
+    w = mx.nd.ones((3, 4))
+    w.attach_grad()
+    before = id(w.grad._data)
     with mx.autograd.record():
-        y = net(x).sum()
+        y = (w * w * 3).sum()          # imperative ops: a fresh gradient array
     y.backward()
-    assert id(net.weight.grad()._data) != before          # the program's array became the buffer
-    np.testing.assert_array_equal(net.weight.grad().asnumpy(), np.full((3, 4), 2.0, np.float32))
+    assert id(w.grad._data) != before          # the op's array became the buffer
+    np.testing.assert_array_equal(w.grad.asnumpy(), np.full((3, 4), 6.0, np.float32))
+
+
+def test_hybridized_backward_writes_gradients_into_their_buffers():
+    net = _dense_step()
+    buf = net.weight.grad()._data
+    view = net.weight.grad()[1]
+    x = mx.nd.array(np.arange(8, dtype=np.float32).reshape(2, 4))
+    with mx.autograd.record():
+        y = (net(x) * 3).sum()
+    y.backward()
+    assert net.weight.grad()._data is buf                   # the backward program wrote the buffer
+    want = np.tile(3 * np.arange(8, dtype=np.float32).reshape(2, 4).sum(axis=0), (3, 1))
+    np.testing.assert_array_equal(net.weight.grad().asnumpy(), want)
+    np.testing.assert_array_equal(view.asnumpy(), want[1])    # a view of the buffer sees it
+    np.testing.assert_array_equal(net.bias.grad().asnumpy(), np.full(3, 6.0, np.float32))
+    plan = net.cached_op.backward_plan()
+    assert any("out=into" in prog.source for prog in plan._into.values())
+
+
+def test_hybridized_backward_sums_a_gradient_fed_twice_and_keeps_grad_results_apart():
+    net = _dense_step()
+    x = mx.nd.ones((2, 4))
+    with mx.autograd.record():      # the weight feeds the block and an imperative op: the two add up
+        y = net(x).sum() + (net.weight.data() * 5).sum()
+    y.backward()
+    np.testing.assert_array_equal(net.weight.grad().asnumpy(), np.full((3, 4), 7.0, np.float32))
+    net.weight.grad()[:] = -1
+    with mx.autograd.record():      # autograd.grad returns gradients: the buffers stay as they are
+        y = net(x).sum()
+    got = mx.autograd.grad(y, [net.weight.data()])[0]
+    np.testing.assert_array_equal(got.asnumpy(), np.full((3, 4), 2.0, np.float32))
+    np.testing.assert_array_equal(net.weight.grad().asnumpy(), np.full((3, 4), -1.0, np.float32))
+
+
+def test_hybridized_backward_does_not_write_a_buffer_it_reads():
+    class Add(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, p, q):
+            return p * q
+    blk = Add()
+    blk.hybridize()
+    p, q = mx.nd.array([1.0, 2.0]), mx.nd.array([3.0, 4.0])
+    p.attach_grad()
+    q.attach_grad()
+    p.grad[:] = 10
+    with mx.autograd.record():
+        z = blk(p, q)
+    z.backward(p.grad)            # the head gradient is p's own gradient buffer
+    np.testing.assert_array_equal(p.grad.asnumpy(), [30.0, 40.0])
+    np.testing.assert_array_equal(q.grad.asnumpy(), [10.0, 20.0])
 
 
 def test_backward_keeps_a_viewed_gradient_buffer():
@@ -111,3 +161,18 @@ def test_mean_equals_numpy_mean(dtype):
         acc = np.float32 if dtype in (np.float16, np.int32) else dtype
         want = np.mean(data, axis=axes, keepdims=True, dtype=acc)
         np.testing.assert_array_equal(got, want.astype(got.dtype))
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "prod", "max", "min", "nansum", "nanprod"])
+def test_reducing_axes_of_size_one_gives_each_value_as_numpy(name):
+    data = np.array([[-0.0], [np.nan], [3.5], [-np.inf]], np.float32)
+    for mod, arr in ((mx.nd, mx.nd.array(data)), (mx.np, mx.np.array(data))):
+        if not hasattr(mod, name):
+            continue
+        got = getattr(mod, name)(arr, axis=1).asnumpy()
+        want = getattr(np, name)(data, axis=1)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))     # sums of -0.0 are 0.0
+        assert got.base is None or not np.shares_memory(got, data)
+    kept = mx.nd.mean(mx.nd.array(data), axis=0, exclude=True)                # a loss's per-sample mean
+    assert kept.shape == (4,)

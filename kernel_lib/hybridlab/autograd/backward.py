@@ -85,8 +85,12 @@ def _accumulate(table, key, value):
     table[key] = value if old is None else F.elemwise_add(old, value)
 
 
-def run_backward(heads, head_grads, retain_graph, create_graph, train_mode):
-    """Gradients of ``heads`` w.r.t. every leaf reached: ``{leaf_key(leaf): (leaf, grad)}``."""
+def run_backward(heads, head_grads, retain_graph, create_graph, train_mode, store=False):
+    """Gradients of ``heads`` w.r.t. every leaf reached: ``{leaf_key(leaf): (leaf, grad)}``.
+    ``store`` (``backward``: the gradients go into the variables' buffers): a node that can
+    (``gradient_into``: a cached op's compiled backward) writes the gradient of a variable with
+    ``grad_req`` 'write' that it alone feeds straight into the variable's buffer, which is then that
+    variable's gradient here."""
     if isinstance(heads, NDArray):
         heads = [heads]
     if head_grads is None or isinstance(head_grads, NDArray):
@@ -118,6 +122,7 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode):
     order = tape_order(heads)
     if not retain_graph:
         _drop_null_gradients(order)
+    direct = None       # leaf_key -> the gradient buffer a node may write (see _direct_buffers), when asked
     try:
         for node in reversed(order):
             grads = node_grads.pop(id(node), None)
@@ -138,7 +143,16 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode):
                 ograds = [g if g is not None else F.zeros_like(o.detach()) for g, o in zip(ograds, outputs)]
             # Each gradient gets its forward's mode (BatchNorm after a predict-mode forward differentiates
             # the moving-statistics formula and leaves the statistics alone).
-            in_grads = node.op.gradient(F, node.attrs, list(node.inputs), outputs, ograds, node.training)
+            into = None
+            if store and not create_graph and getattr(node.op, "gradient_into", None) is not None:
+                if direct is None:
+                    direct = _direct_buffers(order, heads)
+                into = [None if src is None or src.__class__ is tuple else direct.get(leaf_key(src))
+                        for src in node.sources]
+            if into is not None and any(b is not None for b in into):
+                in_grads = node.op.gradient_into(F, node.attrs, list(node.inputs), outputs, ograds, node.training, into)
+            else:
+                in_grads = node.op.gradient(F, node.attrs, list(node.inputs), outputs, ograds, node.training)
             if len(in_grads) != len(node.inputs):
                 raise MXNetError(f"{node.op.name}: gradient returned {len(in_grads)} values, "
                                  f"expected {len(node.inputs)} (one per input)")
@@ -165,6 +179,24 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode):
         set_recording(prev_rec)
         set_training(prev_train)
     return {k: (leaves[k], g) for k, g in leaf_grads.items()}
+
+
+def _direct_buffers(order, heads):
+    """``{leaf_key: gradient buffer}`` of the variables whose gradient one input of one node of
+    ``order`` alone gives (no sum to form), with ``grad_req`` 'write' and a dense NumPy buffer, that
+    are not heads themselves: a node may write their gradient straight into the buffer."""
+    uses = {}
+    for node in order:
+        for src in node.sources:
+            if src is not None and src.__class__ is not tuple:
+                key = leaf_key(src)
+                uses[key] = (uses[key][0] + 1, src) if key in uses else (1, src)
+    for h in heads:
+        if h._node is None:
+            uses.pop(leaf_key(h), None)
+    return {key: leaf._grad for key, (n, leaf) in uses.items()
+            if n == 1 and leaf._grad_req == "write" and leaf._grad is not None
+            and leaf._grad.__class__ in DENSE_CLASSES and type(leaf._grad._data) is _ndarray}
 
 
 def _drop_null_gradients(order):
@@ -194,7 +226,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     >>> x.grad.asnumpy().tolist()
     [2.0, 2.0]
     """
-    result = run_backward(heads, head_grads, retain_graph, False, train_mode)
+    result = run_backward(heads, head_grads, retain_graph, False, train_mode, store=True)
     while result:
         leaf, g = result.popitem()[1]        # popped: ``g`` is then referenced here only, if by no one else
         req = leaf._grad_req
@@ -204,7 +236,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
         if g._data.shape != leaf._data.shape:
             raise MXNetError(f"backward: gradient of a variable expected shape {leaf.shape}, got {g.shape}")
         if req == "write":
-            if not _adopt(leaf._grad, g):
+            if g is not leaf._grad and not _adopt(leaf._grad, g):     # (``g is leaf._grad``: written in place)
                 leaf._device.xp.copyto(leaf._grad._data, g._data.astype(leaf._grad.dtype, copy=False))
         else:
             leaf._grad._data += g._data.astype(leaf._grad.dtype, copy=False)
@@ -227,7 +259,8 @@ def _adopt(buf, g):
     if _refcount(g) > 3 or _refcount(new) > 3 or _refcount(old) > 3:
         return False
     fn, fo = new.flags, old.flags
-    if not (fn.owndata and fn.writeable and fn.c_contiguous and fo.c_contiguous and fo.writeable):
+    # (an old buffer that is a view: its memory belongs to another array, a Trainer's packed gradients)
+    if not (fn.owndata and fn.writeable and fn.c_contiguous and fo.owndata and fo.c_contiguous and fo.writeable):
         return False
     buf._data = new
     g._data = old      # (g is dropped by the caller)

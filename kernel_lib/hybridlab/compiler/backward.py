@@ -42,6 +42,8 @@ Example::
         return m_backward__mul_scalar0
     <BLANKLINE>
 """
+from numpy import dtype, ndarray
+
 from .. import autograd, deferred
 from .. import name as _name
 from ..base import MXNetError
@@ -242,6 +244,11 @@ class BackwardPlan:
         self.backward = self._compile_backward(d, signature, title)
         self.updates = d.updates
         self._derived, self._instrumented = (d, signature, title), None
+        self._into = {}              # positions of the gradients written into given arrays -> program
+        # per input: the (shape, dtype) of its gradient, or None (an array to write it into must match)
+        self._grad_types = [None] * len(inputs)
+        for (node, i), k in zip(d.outputs, self.grad_inputs):
+            self._grad_types[k] = (tuple(self.backward.shapes[id(node)][i]), dtype(self.backward.dtypes[id(node)][i]))
 
     def instrumented_backward(self):
         """The instrumented variant of ``backward`` (built on first use, then kept): its ``fn`` takes
@@ -251,7 +258,7 @@ class BackwardPlan:
             self._instrumented = self._compile_backward(*self._derived, instrument=True)
         return self._instrumented
 
-    def _compile_backward(self, d, signature, title, instrument=False):
+    def _compile_backward(self, d, signature, title, instrument=False, into=()):
         names = [v.name for v in d.variables]
         shapes_in, dtypes_in = [], []
         for v, (kind, what) in zip(d.variables, d.spec):
@@ -265,7 +272,21 @@ class BackwardPlan:
         effects = [(f"{node.name}: {node.op.name} training-mode side effect of its gradient ({effect.doc})",
                     effect.update, node.parsed_attrs(), vs) for node, effect, vs in d.updates]
         return compile_program(d.outputs, d.variables, sig, shapes, dtypes, title=title, instrument=instrument,
-                               kind="backward", effects=effects)
+                               kind="backward", effects=effects, into=into)
+
+    def _into_positions(self, into, args):
+        """The backward's output positions whose gradient goes into its ``into`` array: one of the
+        gradient's shape and dtype, a C-contiguous writable NumPy array whose memory the backward
+        does not read (its arguments ``args``, compared by the arrays owning the memory)."""
+        read = {id(a if getattr(a, "base", None) is None else a.base) for a in args}
+        positions = []
+        for p, k in enumerate(self.grad_inputs):
+            buf = into[k]
+            if (buf is not None and type(buf) is ndarray and self._grad_types[k] == (buf.shape, buf.dtype)
+                    and buf.flags.c_contiguous and buf.flags.writeable
+                    and id(buf if buf.base is None else buf.base) not in read):
+                positions.append(p)
+        return tuple(positions)
 
     def split(self, result):
         """(outputs, saved) of what ``forward.fn`` returned."""
@@ -273,14 +294,23 @@ class BackwardPlan:
             return (result,), ()
         return result[:self.n_outputs], result[self.n_outputs:]
 
-    def run(self, saved, input_data, head_grads, monitor=None):
+    def run(self, saved, input_data, head_grads, monitor=None, into=None):
         """Input gradients (raw arrays; ``None`` where no gradient) from the ``saved`` values of one
         train forward, the raw forward ``input_data`` and one head gradient per output; with a
-        ``monitor`` (``compiler.instrument``), through the instrumented backward."""
+        ``monitor`` (``compiler.instrument``), through the instrumented backward. ``into``: per
+        input, a NumPy array to write its gradient into (returned in its place), or ``None``;
+        arrays that cannot take it (another shape or dtype, not contiguous, memory the backward
+        reads) are left alone and that gradient comes as a new array."""
         args = []
         for kind, k in self._bind:
             args.append(input_data[k] if kind == "input" else saved[k] if kind == "saved" else head_grads[k])
-        if monitor is None:
+        positions = self._into_positions(into, args) if into is not None and monitor is None else ()
+        if positions:
+            prog = self._into.get(positions)
+            if prog is None:
+                prog = self._into[positions] = self._compile_backward(*self._derived, into=positions)
+            res = prog.fn(*args, *[into[self.grad_inputs[p]] for p in positions])
+        elif monitor is None:
             res = self.backward.fn(*args)
         else:
             prog = self.instrumented_backward()

@@ -107,7 +107,7 @@ class _Source:
 
 
 def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward", title="",
-             instrument=False, memory=None, effects=(), nodes=None, inline=None):
+             instrument=False, memory=None, effects=(), nodes=None, inline=None, into=()):
     """Python source of the program for ``outputs`` ((node, index) entries) with variable nodes
     ``inputs`` as parameters, plus the globals it needs and ``{line number: node}``.
 
@@ -130,7 +130,13 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
     header says "backward program"). ``effects``: side-effect statements run after every node,
     before the return, as ``(note, fn, attrs, input nodes)``: the program calls ``fn(attrs, *values
     of those inputs)`` under a comment made of ``note`` (a backward's BatchNorm statistics update).
-    ``nodes``: the op nodes of ``outputs`` in topological order, when the caller has them."""
+    ``nodes``: the op nodes of ``outputs`` in topological order, when the caller has them.
+
+    ``into`` (positions in ``outputs``; CPU programs): the function takes one more parameter per
+    position, after the inputs, an array of that output's shape and dtype that the program writes
+    the output into (a backward writing gradients into their buffers) and returns. The node computing
+    it writes it directly where its inline rule or ``out=`` kernel can; otherwise its result is
+    copied in."""
     if kind not in _KINDS:
         raise MXNetError(f"codegen: expected kind 'forward' or 'backward', got {kind!r}")
     fn_name, heading, _ = _KINDS[kind]
@@ -141,9 +147,13 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
     inline_here = not instrument if inline is None else bool(inline)
     inline_fns = _inline_functions(nodes)
     namer = Namer({"ctx", "asarray", "single", "mon", fn_name} | set(inline_fns)
-                  | set(plan.global_names() if plan else ()))
+                  | set(plan.global_names() if plan else ()) | ({"copyto"} if into else set()))
     env = {"ctx": op_context(signature.device, signature.training), "asarray": asarray, "single": _single,
            **inline_fns}
+    if into:
+        if signature.device.is_gpu:
+            raise MXNetError("codegen: into= (outputs written into given arrays) is for CPU programs")
+        env["copyto"] = np.copyto
     kernels, attr_names, ctx_names = {}, {}, {}
     header = []
     for node in nodes:
@@ -168,6 +178,14 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
     for node in inputs:
         names[(id(node), 0)] = p = namer(node.name)
         params.append(p)
+    dest = {pos: namer(f"into{pos}") for pos in into}     # the arrays the outputs at ``into`` go in
+    params += dest.values()
+    # an op's single output wanted once in an ``into`` array is computed there (else copied in at the end)
+    entries = [(id(n), i) for n, i in outputs]
+    write_into = {entries[pos]: name for pos, name in dest.items()
+                  if not outputs[pos][0].is_variable and outputs[pos][1] == 0 and entries.count(entries[pos]) == 1
+                  and outputs[pos][0].num_outputs() == 1}
+    written = set()
     last_use = {}
     for step, node in enumerate(nodes):
         for src, i in node.inputs:
@@ -206,8 +224,19 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
         dev = a.get(node.op.device_attr) if node.op.device_attr else None
         ctx = ctx_names.get(dev, "ctx") if dev is not None else "ctx"
         planned = plan.out_call(node) if plan is not None else None
+        into_name = write_into.get((id(node), 0)) if n_out == 1 and not instrument else None
+        if into_name is not None:
+            planned = (_out_kernel(node, a, dtypes), into_name)
         expression = (None if signature.device.is_gpu or not inline_here
                       else _inline(node, a, args, shapes, dtypes, planned, zero_rows))
+        if into_name is not None:
+            honored = expression is not None and f"out={into_name}" in expression
+            if expression is not None and not honored and planned[0] is not None:
+                expression = None            # (a rule that ignores out=: the out= kernel writes it instead)
+            if honored or (expression is None and planned[0] is not None):
+                written.add((id(node), 0))
+            elif expression is None:
+                planned = None
         if expression is not None:    # a NumPy expression instead of a kernel call (no call overhead)
             call = expression
             rule = node.op.inline
@@ -258,6 +287,10 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
         body.append("    # " + comment(note, 320))
         body.append(f"    {fname}({', '.join([aname] + [names[(id(v), 0)] for v in reads])})")
     results = [names[(id(n), i)] for n, i in outputs]
+    for pos, name in dest.items():
+        if entries[pos] not in written:
+            body.append(f"    copyto({name}, {results[pos]})")
+        results[pos] = name
     body.append(f"    return {', '.join(results)}")
 
     if plan is not None:
@@ -275,6 +308,9 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
     top += header
     if plan is not None:
         top.append(f"# static_alloc: {comment(str(plan).splitlines()[1].strip(), 10000)}")
+    if dest:
+        top.append(f"# into: outputs {', '.join(literal(p) for p in dest)} are written into the arrays passed as "
+                   f"{', '.join(dest.values())} (the gradient buffers) and returned")
     if instrument:
         top.append("# instrumented variant: mon.enter/mon.exit around every node (op hooks, profiler)")
     top.append(f"def {fn_name}({', '.join(params + (['mon'] if instrument else []))}):")
@@ -331,6 +367,19 @@ def _collect_inline_functions(fns, ops):
             if fns.setdefault(f.__name__, f) is not f:
                 raise MXNetError(f"{op.name}: inline rule function {f.__name__!r} differs from another op's")
     return fns
+
+
+def _out_kernel(node, a, dtypes):
+    """The ``out=`` kernel of ``node`` when it covers attributes ``a`` and its inputs and output share
+    one floating dtype (as static memory plans use it), else ``None``."""
+    kernel = node.op.out_kernel
+    if kernel is None or not kernel.covers(a):
+        return None
+    kinds = [(dtypes.get(id(s)) or [None] * (i + 1))[i] for s, i in node.inputs]
+    kinds.append((dtypes.get(id(node)) or [None])[0])
+    if any(k is None for k in kinds) or len({np.dtype(k) for k in kinds}) != 1 or np.dtype(kinds[0]).kind != "f":
+        return None
+    return kernel.kernel
 
 
 def _inline(node, a, args, shapes, dtypes, planned, zero_rows):
@@ -401,18 +450,18 @@ class Program:
 
 
 def compile_program(outputs, inputs, signature, shapes=None, dtypes=None, title="", instrument=False,
-                    memory=None, kind="forward", effects=(), nodes=None, inline=None):
+                    memory=None, kind="forward", effects=(), nodes=None, inline=None, into=()):
     """Generate, compile and register the program of ``outputs`` for ``signature`` (see ``generate``;
     ``instrument=True``: the instrumented variant, see ``Program.instrumented``; ``memory``: the
     static_alloc plan and buffer pool; instrumented variants never reuse buffers, so hooks may keep
     the arrays they are given; ``kind`` and ``effects``: a backward program, see ``generate``;
     ``nodes``: the op nodes of ``outputs`` in topological order, when the caller has them;
-    ``inline``: see ``generate``)."""
+    ``inline`` and ``into``: see ``generate``)."""
     if nodes is None:
         nodes = [n for n in topo_order(outputs) if not n.is_variable]
     source, env, line_nodes = generate(outputs, inputs, signature, shapes, dtypes, kind=kind, title=title,
                                        instrument=instrument, memory=memory, effects=effects, nodes=nodes,
-                                       inline=inline)
+                                       inline=inline, into=into)
     fn_name, _, prefix = _KINDS[kind]
     filename = f"{prefix}.{next(_counter)}"   # not "<...>": linecache.lazycache accepts it
     env["__name__"] = filename
@@ -424,7 +473,7 @@ def compile_program(outputs, inputs, signature, shapes=None, dtypes=None, title=
     prog = Program(env[fn_name], source, filename, signature, line_nodes, shapes, dtypes, len(outputs))
     prog.nodes = nodes
     prog._gen = (outputs, inputs, {"signature": signature, "shapes": shapes, "dtypes": dtypes, "title": title,
-                                   "kind": kind, "effects": tuple(effects)})
+                                   "kind": kind, "effects": tuple(effects), "into": tuple(into)})
     weakref.finalize(prog, _collected.append, filename)
     _live[filename] = prog
     return prog

@@ -69,23 +69,28 @@ class RecordedCalls:
         self._plans[(key, need)] = self._latest_plan = plan
         return plan
 
-    def _tape_grad(self, F, state, inputs, outputs, ograds, training):
+    def _tape_grad(self, F, state, inputs, outputs, ograds, training, into=None):
         """The tape node's gradient: the compiled backward program (or, when the gradient itself is
         being recorded, create_graph=True, the forward and its gradient op by op, in the forward's
-        mode ``training``)."""
+        mode ``training``). ``into``: per input, the gradient buffer (an NDArray) the backward may
+        write that input's gradient into, or ``None``; a buffer written is returned as that gradient."""
         plan, saved, datas, label = state
         if _state.recording:
             return self._grad_recorded(plan, inputs, ograds, training)
         x0 = inputs[0]
         monitor = ProfileMonitor(label or repr(self.symbol)) if monitor_state.switches.symbolic else None
+        raw_into = None if into is None else [None if b is None else b._data for b in into]
         try:
             if monitor is None:
-                grads = plan.run(saved, datas, [g._data for g in ograds])
+                grads = plan.run(saved, datas, [g._data for g in ograds], into=raw_into)
             else:
                 with monitor_state.quiet():
                     grads = plan.run(saved, datas, [g._data for g in ograds], monitor)
         except Exception as err:
             raise program_error(err) from err.__cause__
+        if raw_into is not None:
+            return [None if g is None else b if b is not None and g is b._data else NDArray._wrap(g, x0._device, x0._np)
+                    for g, b in zip(grads, into)]
         return [None if g is None else NDArray._wrap(g, x0._device, x0._np) for g in grads]
 
     def _grad_recorded(self, plan, inputs, ograds, training):
@@ -130,6 +135,12 @@ class TapeOp:
 
     def __init__(self, name, grad, cached_op=None):
         self.name, self.grad, self.cached_op = name, grad, cached_op
+
+    def gradient_into(self, F, a, inputs, outputs, ograds, training, into):
+        """``gradient`` that may write input gradients into the gradient buffers ``into`` (per input,
+        an NDArray or ``None``; the backward driver's ``backward`` offers the buffers of variables
+        this node alone gives a gradient): a buffer written comes back as that input's gradient."""
+        return self.grad(F, a, inputs, outputs, ograds, training=training, into=into)
 
     def __repr__(self):
         return f"<{self.name}>"
