@@ -38,7 +38,7 @@ from .. import optimizer as opt
 from ..autograd import state as autograd_state
 from ..base import MXNetError
 from ..fileio import read_file, write_atomic
-from .parameter import Parameter
+from .parameter import DATA_VERSION, Parameter
 
 __all__ = ["Trainer"]
 
@@ -330,6 +330,11 @@ class Trainer:
             if idx:
                 optimizer._index_update_count, optimizer.num_update = dict(counts), num_update
                 updater(idx, gs, ws)
+                # every parameter of the device updated: pack them (optimizer.packed) for the next steps
+                # to update at once (not with a kvstore: it writes the gradients it reduces)
+                if not updater.packed_last and not self._kvstore and len(idx) == len(trainable) \
+                        and updater.pack(idx, gs, ws):
+                    DATA_VERSION[0] += 1    # their arrays are views now: hybridized blocks bind them again
 
     # ---- states -----------------------------------------------------------------------------
     def save_states(self, fname):

@@ -51,7 +51,7 @@ class Adam(Optimizer):
         _moments(m, v, g, self.beta1, self.beta2)
         w -= lr * m / (xp.sqrt(v) + self.epsilon)
 
-    def _step_raw(self, xp, w, g, state, lr, wd, t):
+    def _step_raw(self, xp, w, g, state, lr, wd, t, scratch=None):
         """``_step`` with ``rescale_grad`` folded into the moments' factors and one scratch array for
         every temporary (the passes of a hand-written NumPy Adam)."""
         if wd:
@@ -59,7 +59,7 @@ class Adam(Optimizer):
         b1, b2, r = self.beta1, self.beta2, self.rescale_grad
         lr *= math.sqrt(1.0 - b2 ** t) / (1.0 - b1 ** t)
         m, v = state
-        s = xp.multiply(g, (1.0 - b1) * r)
+        s = xp.multiply(g, (1.0 - b1) * r, out=scratch)
         m *= b1
         m += s
         xp.multiply(g, g, out=s)

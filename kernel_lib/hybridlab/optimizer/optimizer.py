@@ -31,6 +31,7 @@ from ..write_versions import wrote
 from ..numpy_extension import is_np_array as _is_np_array
 from ..ndarray.creation import zeros
 from ..ndarray.ndarray import DENSE_CLASSES, NDArray
+from .packed import Pack
 from .states_file import check_hyper, check_state, flatten_state, parse_states, unflatten_state
 
 __all__ = ["Optimizer", "register", "create", "Updater", "get_updater"]
@@ -219,13 +220,42 @@ class Optimizer:
         """Update ``weights`` in place from ``grads`` (lists, or one index/weight/grad/state)."""
         if not isinstance(indices, (list, tuple)):
             indices, weights, grads, states = [indices], [weights], [grads], [states]
-        for index, weight, grad, state in zip(indices, weights, grads, states):
-            w, g = weight._data, grad._data
-            if w.shape != g.shape:
+        for index, weight, grad in zip(indices, weights, grads):
+            if weight._data.shape != grad._data.shape:
                 raise MXNetError(f"{self.__class__.__name__}.update: weight {index} has shape {weight.shape}, "
                                  f"its gradient has shape {grad.shape}")
+        self._apply(indices, weights, grads, states, self._count(indices))
+
+    def update_packed(self, indices, weights, grads, states, pack):
+        """``update`` of parameters packed into ``pack`` (``optimizer.packed``; ``weights``, ``grads``
+        and ``states`` its intact arrays): when every index has the same learning rate, weight decay
+        and update count, ONE ``_step_raw`` over the flat buffers (the rule is elementwise), else the
+        per-parameter steps. Returns False, having done nothing, for what it does not cover (an
+        optimizer of the user's own, clipping, float16 weights with multi_precision)."""
+        if not _packable(type(self)) or self.clip_gradient is not None or (
+                self.multi_precision and pack.weight.dtype == np.float16):
+            return False
+        hyper = self._count(indices)
+        if hyper.count(hyper[0]) == len(hyper) and self._step_raw(np, pack.weight, pack.grad, pack.state, *hyper[0],
+                                                                          scratch=pack.scratch):
+            for w in weights:
+                wrote(w)
+            return True
+        self._apply(indices, weights, grads, states, hyper)
+        return True
+
+    def _count(self, indices):
+        """Count one more update of each index (in order) and return each one's ``(lr, wd, t)``."""
+        hyper = []
+        for index in indices:
             self._update_count(index)
-            lr, wd, t = self._get_lr(index), self._get_wd(index), self._index_update_count[index]
+            hyper.append((self._get_lr(index), self._get_wd(index), self._index_update_count[index]))
+        return hyper
+
+    def _apply(self, indices, weights, grads, states, hyper):
+        """The update of each weight with its counted ``(lr, wd, t)``."""
+        for index, weight, grad, state, (lr, wd, t) in zip(indices, weights, grads, states, hyper):
+            w, g = weight._data, grad._data
             xp = weight._device.xp
             mp = self.multi_precision and w.dtype == np.float16
             if mp:
@@ -264,11 +294,13 @@ class Optimizer:
         flat = g.reshape(g.shape[0], -1)
         return xp.nonzero(xp.any(flat != 0, axis=1))[0]
 
-    def _step_raw(self, xp, w, g, state, lr, wd, t):
+    def _step_raw(self, xp, w, g, state, lr, wd, t, scratch=None):
         """Optionally update ``w`` straight from the raw gradient ``g`` (not to be modified), folding
         ``rescale_grad`` into the scalars (no clipping is set): return True when done, False to take
         ``_step`` on the rescaled copy. Saves a pass over every gradient and its copy where the rule
-        allows (SGD, Adam: the hand-written NumPy update's passes)."""
+        allows (SGD, Adam: the hand-written NumPy update's passes). ``scratch``: an array like ``g``
+        to use for the temporary (a pack's, ``optimizer.packed``), else one is allocated. The rule
+        must be elementwise: ``update_packed`` runs it once over many weights packed together."""
         return False
 
     def _step_index(self, index, weight, raw_g, xp, w, g, state, lr, wd, t):
@@ -334,6 +366,13 @@ def _put_rows(full, rows, part):
 
 
 @functools.lru_cache(maxsize=None)
+def _packable(cls):
+    """Whether optimizer class ``cls`` updates with hybridlab's own methods only, ``_step_raw`` included
+    (an elementwise rule, so one call over packed parameters equals one call per parameter)."""
+    return _own_update(cls) and cls._step_raw.__module__.startswith("hybridlab.optimizer")
+
+
+@functools.lru_cache(maxsize=None)
 def _own_update(cls):
     """Whether optimizer class ``cls`` updates through hybridlab's own ``update`` and
     ``update_multi_precision`` (which note every weight they write, ``write_versions``); a user's
@@ -380,10 +419,37 @@ class Updater:
         self.optimizer = optimizer
         self.states = {}
         self.states_synced = {}
+        self.packs = {}        # tuple of indices -> their ``packed.Pack`` (``pack``), or None: not again
+        self._packed_times = {}     # tuple of indices -> how often ``pack`` packed them
+        self.packed_last = False
+
+    def pack(self, index, grad, weight):
+        """Pack the weights, gradients and states of ``index`` (lists, states created already) into
+        flat buffers (``optimizer.packed``) so that later calls with these indices update them all
+        at once; returns True when it rebound the arrays (a Trainer's updater, after the update
+        that created the states). A pack that broke (a parameter given new arrays, states loaded)
+        is made again, at most ``_REPACKS`` times."""
+        key = tuple(index)
+        states = [self.states.get(i) for i in index]
+        old = self.packs.get(key, False)
+        if old is None or (old is not False and old.intact(weight, grad, states)):
+            return False
+        times = self._packed_times.get(key, 0)
+        made = Pack.build(weight, grad, states) if times <= _REPACKS else None
+        self.packs[key] = made
+        self._packed_times[key] = times + 1
+        return made is not None
 
     def __call__(self, index, grad, weight):
         if not isinstance(index, (list, tuple)):
             index, grad, weight = [index], [grad], [weight]
+        pack = self.packs.get(tuple(index)) if self.packs else None
+        self.packed_last = False          # whether this call updated through a pack (see ``pack``)
+        if pack is not None:
+            states = [self.states.get(i) for i in index]
+            if pack.intact(weight, grad, states) and self.optimizer.update_packed(index, weight, grad, states, pack):
+                self.packed_last = True
+                return
         for i, w in zip(index, weight):
             if i not in self.states:
                 self.states[i] = self.optimizer.create_state_multi_precision(i, w)
@@ -445,6 +511,9 @@ class Updater:
 
     def sync_state_context(self, state, device):
         return _to_device(state, device)
+
+
+_REPACKS = 3     # a pack broken more often than this stays unpacked (something keeps replacing its arrays)
 
 
 def _to_device(state, device):

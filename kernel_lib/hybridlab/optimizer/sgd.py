@@ -37,11 +37,11 @@ class SGD(Optimizer):
     def create_state(self, index, weight):
         return self._zeros_like(weight) if self.momentum != 0.0 else None
 
-    def _step_raw(self, xp, w, g, mom, lr, wd, t):
+    def _step_raw(self, xp, w, g, mom, lr, wd, t, scratch=None):
         """MXNet's ``sgd_update`` / ``sgd_mom_update`` from the raw gradient, in its order of operations:
         ``w = (1 - lr * wd) * w - (lr * rescale_grad) * g``, or
         ``mom = momentum * mom - (lr * wd) * w - (lr * rescale_grad) * g; w += mom``."""
-        scaled = (lr * self.rescale_grad) * g
+        scaled = xp.multiply(g, lr * self.rescale_grad, out=scratch)
         if mom is None:
             if wd:
                 w *= 1 - lr * wd
@@ -81,8 +81,8 @@ class NAG(SGD):
     def __init__(self, learning_rate=None, momentum=0.0, multi_precision=False, **kwargs):
         super().__init__(learning_rate=learning_rate, momentum=momentum, multi_precision=multi_precision, **kwargs)
 
-    def _step_raw(self, xp, w, g, mom, lr, wd, t):
-        return mom is None and super()._step_raw(xp, w, g, mom, lr, wd, t)     # with momentum: ``_step``
+    def _step_raw(self, xp, w, g, mom, lr, wd, t, scratch=None):
+        return mom is None and super()._step_raw(xp, w, g, mom, lr, wd, t, scratch)     # with momentum: ``_step``
 
     def _step(self, xp, w, g, mom, lr, wd, t):
         if mom is None:

@@ -1,0 +1,145 @@
+"""A Trainer packs its parameters (``optimizer.packed``): after the first step every weight, gradient
+and optimizer state of a device is a view of one flat buffer per kind and the elementwise rules
+(SGD, Adam) update them in one call. Users must not be able to tell, except by speed: the values
+equal the per-parameter updates, the NDArrays they hold keep seeing the parameters, hybridized
+blocks read the new arrays, and whatever replaces a parameter's arrays is still updated."""
+import numpy as np
+import pytest
+
+import hybridlab as mx
+from hybridlab.optimizer.packed import Pack
+
+
+def _net(seed=0):
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Dense(5, activation="relu", in_units=4), mx.gluon.nn.Dense(3, in_units=5))
+    net.initialize(mx.init.Xavier(rnd_type="gaussian"))
+    rng = np.random.default_rng(seed)
+    for p in net.collect_params().values():
+        p.set_data(mx.nd.array(rng.standard_normal(p.shape).astype(np.float32)))
+    net.hybridize()
+    return net
+
+
+def _batch(k):
+    rng = np.random.default_rng(100 + k)
+    return mx.nd.array(rng.standard_normal((6, 4)).astype(np.float32)), mx.nd.array(rng.integers(0, 3, 6))
+
+
+def _train(net, trainer, steps):
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    for k in range(steps):
+        x, y = _batch(k)
+        with mx.autograd.record():
+            loss = loss_fn(net(x), y)
+        loss.backward()
+        trainer.step(6)
+
+
+class _PerParameter:
+    """The same training with the per-parameter update (an Updater that is never asked to pack)."""
+
+    def __init__(self, net, optimizer, params):
+        self.net, self.params = net, list(net.collect_params().values())
+        opt = mx.optimizer.create(optimizer, rescale_grad=1 / 6, param_dict=dict(enumerate(self.params)), **params)
+        self.updater = mx.optimizer.get_updater(opt)
+
+    def train(self, steps):
+        loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+        for k in range(steps):
+            x, y = _batch(k)
+            with mx.autograd.record():
+                loss = loss_fn(self.net(x), y)
+            loss.backward()
+            self.updater(list(range(len(self.params))), [p.grad() for p in self.params],
+                         [p.data() for p in self.params])
+        return self.net
+
+
+def _assert_same(net, want):
+    for (name, p), q in zip(net.collect_params().items(), want.collect_params().values()):
+        np.testing.assert_array_equal(p.data().asnumpy(), q.data().asnumpy(), err_msg=name)
+
+
+@pytest.mark.parametrize("optimizer, params", [("sgd", {"learning_rate": 0.1, "momentum": 0.9}),
+                                               ("sgd", {"learning_rate": 0.1, "wd": 0.01}),
+                                               ("adam", {"learning_rate": 0.01})])
+def test_packed_steps_equal_per_parameter_updates(optimizer, params):
+    net = _net()
+    held = net[0].weight.data()              # an NDArray taken before the parameters are packed
+    trainer = mx.gluon.Trainer(net.collect_params(), optimizer, dict(params))
+    _train(net, trainer, 4)
+    pack = trainer._updaters[0].packs[tuple(range(4))]
+    assert isinstance(pack, Pack) and trainer._updaters[0].packed_last    # the later steps ran packed
+    assert net[0].weight.data()._data.base is pack.weight and net[1].bias.grad()._data.base is pack.grad
+    _assert_same(net, _PerParameter(_net(), optimizer, params).train(4))
+    np.testing.assert_array_equal(held.asnumpy(), net[0].weight.data().asnumpy())
+    x, _ = _batch(9)                                      # the hybridized block reads the packed arrays
+    got = net(x).asnumpy()
+    net.hybridize(active=False)
+    np.testing.assert_allclose(got, net(x).asnumpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_unequal_learning_rates_and_replaced_arrays_are_still_updated():
+    net, ref = _net(), _net()
+    for n in (net, ref):
+        n[1].weight.lr_mult = 0.5         # another learning rate: the per-parameter steps on the packed views
+    params = {"learning_rate": 0.1, "momentum": 0.9}
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", dict(params))
+    reference = _PerParameter(ref, "sgd", params)
+    _train(net, trainer, 2)
+    reference.train(2)
+    _assert_same(net, ref)
+    updater = trainer._updaters[0]
+    pack = updater.packs[tuple(range(4))]
+    net[0].weight.set_data(mx.nd.ones((5, 4)))                   # written in place: the pack holds
+    ref[0].weight.set_data(mx.nd.ones((5, 4)))
+    assert pack.intact([p.data() for p in trainer._params], [p.grad() for p in trainer._params],
+                       [updater.states[i] for i in range(4)])    # (the trainer's order of parameters)
+    for n in (net, ref):                 # new arrays: the pack is broken (and made again after the step)
+        n[0].weight.reset_device(mx.cpu())
+    assert not pack.intact([p.data() for p in trainer._params], [p.grad() for p in trainer._params],
+                           [updater.states[i] for i in range(4)])
+    _train(net, trainer, 2)
+    reference.train(2)
+    _assert_same(net, ref)
+    assert updater.packs[tuple(range(4))] is not pack
+    assert net[0].weight.data()._data.base is updater.packs[tuple(range(4))].weight
+
+
+def test_stale_gradients_and_loaded_states_keep_training_right(tmp_path):
+    net = _net()
+    params = {"learning_rate": 0.01}
+    trainer = mx.gluon.Trainer(net.collect_params(), "adam", dict(params))
+    _train(net, trainer, 2)
+    fname = str(tmp_path / "adam.states")
+    trainer.save_states(fname)
+    ref = _net()
+    ref_trainer = mx.gluon.Trainer(ref.collect_params(), "adam", dict(params))
+    _train(ref, ref_trainer, 2)
+    trainer.load_states(fname)           # new state arrays: the update runs on them (and packs again)
+    _train(net, trainer, 2)
+    _train(ref, ref_trainer, 2)
+    for p, q in zip(net.collect_params().values(), ref.collect_params().values()):
+        np.testing.assert_allclose(p.data().asnumpy(), q.data().asnumpy(), rtol=1e-6, atol=1e-7)
+    # one parameter without a fresh gradient: the others update through the per-parameter path
+    x, y = _batch(0)
+    with mx.autograd.record():
+        loss = mx.gluon.loss.SoftmaxCrossEntropyLoss()(net(x), y)
+    loss.backward()
+    mx.autograd.state.take_fresh(net[1].bias.grad())
+    before = net[1].bias.data().asnumpy()
+    trainer.step(6, ignore_stale_grad=True)
+    np.testing.assert_array_equal(net[1].bias.data().asnumpy(), before)
+    assert isinstance(trainer._updaters[0].packs[tuple(range(4))], Pack)
+
+
+def test_pack_refuses_what_it_cannot_hold():
+    a, b = mx.nd.ones((2,)), mx.nd.ones((3,), dtype="float64")
+    assert Pack.build([a, b], [mx.nd.ones((2,)), mx.nd.ones((3,), dtype="float64")], [None, None]) is None
+    assert Pack.build([a], [mx.nd.ones((2,))], [None]) is None                       # one weight: nothing to gain
+    c = mx.nd.ones((3,))
+    assert Pack.build([a, c], [mx.nd.ones((2,)), mx.nd.ones((4,))], [None, None]) is None    # a gradient's shape
+    assert Pack.build([a, c], [mx.nd.ones((2,)), mx.nd.ones((3,))], [None, mx.nd.ones((3,))]) is None
+    assert Pack.build([a, a], [mx.nd.ones((2,)), mx.nd.ones((2,))], [None, None]) is None  # one array twice
+    assert a._data.base is None          # nothing was rebound
