@@ -176,3 +176,31 @@ def test_reducing_axes_of_size_one_gives_each_value_as_numpy(name):
         assert got.base is None or not np.shares_memory(got, data)
     kept = mx.nd.mean(mx.nd.array(data), axis=0, exclude=True)                # a loss's per-sample mean
     assert kept.shape == (4,)
+
+
+def test_recorded_calls_reuse_the_last_plan_only_while_the_same_inputs_need_gradients():
+    net = _dense_step()               # hybridized Dense(3, in_units=4) of ones, called recorded once
+    x = mx.nd.array(np.arange(8, dtype=np.float32).reshape(2, 4))
+    for attach, req in (("no", "write"), ("no", "write"), ("yes", "write"), ("no", "null"), ("no", "write")):
+        net.weight.grad_req = req
+        xx = x.copy()
+        if attach == "yes":
+            xx.attach_grad()
+        with mx.autograd.record():
+            y = (net(xx) * 2).sum()
+        y.backward()
+        if req == "write":
+            np.testing.assert_array_equal(net.weight.grad().asnumpy(), np.tile(2 * x.asnumpy().sum(axis=0), (3, 1)))
+        else:
+            assert net.weight.grad_req == "null"
+        if attach == "yes":
+            np.testing.assert_array_equal(xx.grad.asnumpy(), np.full((2, 4), 6.0, np.float32))
+        np.testing.assert_array_equal(net.bias.grad().asnumpy(), np.full(3, 4.0, np.float32))
+    with mx.autograd.record(train_mode=False):       # another mode: another plan
+        y = net(x).sum()
+    y.backward()
+    np.testing.assert_array_equal(net.bias.grad().asnumpy(), np.full(3, 2.0, np.float32))
+    net.weight.set_data(mx.nd.ones((3, 4)) * 2)       # new values, same arrays: the plan reads them
+    with mx.autograd.record():
+        y = net(x)
+    np.testing.assert_array_equal(y.asnumpy(), np.repeat([[12.0], [44.0]], 3, axis=1))     # (zero bias)

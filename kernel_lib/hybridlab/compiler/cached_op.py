@@ -217,6 +217,12 @@ class CachedOp(RecordedCalls):
         the signature is unchanged skip the lookup (HybridBlock's fast path)."""
         return self._fns.get(_key(args)) if args and self._partition is None else None
 
+    def train_plan(self, args):
+        """The ``BackwardPlan`` a recorded call with the NDArrays ``args`` runs (for their signature
+        and the inputs among them that need gradients), if one was built; else ``None``."""
+        need = tuple(x._node is not None or x._grad_req != "null" for x in args)
+        return self._plans.get((_key(args), need))
+
     def program_for(self, args):
         """The plain Program for the NDArrays ``args`` (inputs in ``input_names`` order), compiled
         now if that signature is new (see :meth:`program` for compiled signatures)."""

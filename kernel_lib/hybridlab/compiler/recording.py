@@ -37,6 +37,11 @@ class RecordedCalls:
             plan = self._build_plan(key, need)
             if plan is None:
                 return self._call_recorded(args, default_device)
+        return self.run_train(plan, args, monitor, label)
+
+    def run_train(self, plan, args, monitor=None, label=""):
+        """The recorded call of ``args`` with ``plan`` (theirs: see ``CachedOp.train_plan``): the train forward,
+        then ONE tape node whose gradient runs the plan's backward."""
         datas = [x._data for x in args]
         x0 = args[0]
         try:

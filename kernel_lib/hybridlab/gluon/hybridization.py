@@ -87,7 +87,7 @@ class HybridizationState:
         self.last_key = None             # the signature_key() of the latest build
         self.build_seconds = 0.0         # tracing + passes since the last build record
         self._arguments = None           # (parameter data version, device, argument list, data slots)
-        self._fast = None                # the last call's signature and program (see fast_call)
+        self._fast = None                # the last call's signature and program or plan (see fast_call)
 
     # ---- the read API ---------------------------------------------------------------------------
     @property
@@ -193,14 +193,23 @@ class HybridizationState:
         return cargs
 
     def fast_call(self, x):
-        """The raw result of the last call's program on the NDArray ``x`` when the call has the
-        same signature (device, shape, dtype, np-ness, training mode; parameters unchanged; not
-        recording), else ``None``: the one check of the hot path."""
+        """The result of the last call's program on the NDArray ``x`` when the call has the same
+        signature (device, shape, dtype, np-ness, training mode; parameters unchanged) and the same
+        recording state, else ``None``: the one check of the hot path. Recorded, the call runs the
+        last recorded call's train forward and records its tape node (when the same inputs need
+        gradients)."""
         fast = self._fast
         if (fast is not None and x.__class__ in DENSE_CLASSES and fast[0] == _PARAM_DATA_VERSION[0]
                 and x._device is fast[1] and x._data.shape == fast[2] and x._data.dtype == fast[3]
-                and x._np == fast[4] and _state.training == fast[5] and not _state.recording):
-            return NDArray._wrap(fast[6](x._data, *fast[7]), x._device, fast[8])
+                and x._np == fast[4] and _state.training == fast[5] and _state.recording == fast[6]):
+            if not fast[6]:
+                return NDArray._wrap(fast[7](x._data, *fast[8]), x._device, fast[9])
+            args = [x, *fast[8]]
+            plan = fast[7]
+            for a, need in zip(args, plan.need):
+                if need != (a._node is not None or a._grad_req != "null"):
+                    return None
+            return self.cached_op.run_train(plan, args)
         return None
 
     def remember_fast(self, real, cargs, out, monitored):
@@ -208,16 +217,24 @@ class HybridizationState:
         output, no hooks/profiler (``monitored``), not recording."""
         self._fast = None
         if (len(real) != 1 or self.out_format != 0 or not isinstance(out, NDArray) or not self.op_args
-                or not self.op_args[0][0] or monitored or _state.recording):
+                or not self.op_args[0][0] or monitored):
+            return
+        x = real[0]
+        if _state.recording:
+            # the parameters' NDArrays (a Parameter given new arrays, or packed by a Trainer, bumps the
+            # data version checked on every call)
+            plan = self.cached_op.train_plan(cargs) if out._node is not None else None
+            if plan is not None and out._np == x._np:
+                self._fast = (_PARAM_DATA_VERSION[0], x._device, x._data.shape, x._data.dtype, x._np, _state.training,
+                              True, plan, tuple(cargs[1:]))
             return
         fn = self.cached_op.program_fn(cargs)
         if fn is None:
             return
-        x = real[0]
-        # raw parameter buffers: an NDArray never rebinds its buffer (updates write into it), and a
-        # Parameter given new arrays bumps the data version checked on every call
+        # raw parameter buffers: an NDArray rebinds its buffer only when a Trainer packs it (which bumps
+        # the data version, as a Parameter given new arrays does), updates write into it
         self._fast = (_PARAM_DATA_VERSION[0], x._device, x._data.shape, x._data.dtype, x._np, _state.training,
-                      fn, tuple(p._data for p in cargs[1:]), out._np)
+                      False, fn, tuple(p._data for p in cargs[1:]), out._np)
 
 
 def build(block, *args):

@@ -26,6 +26,8 @@ Example::
 """
 import warnings
 
+import math
+
 import numpy as np
 
 from ... import ndarray as _nd, symbol as _sym
@@ -121,7 +123,7 @@ class Dense(InputCheck, HybridBlock):
         units = self.weight.shape[1]
         if not units or not shape:
             return None
-        got = int(np.prod(shape[1:])) if self._flatten else shape[-1]
+        got = math.prod(shape[1:]) if self._flatten else shape[-1]
         if got == units:
             return None
         return f"(N, {units})" + (f" or (N, ...) with {units} values after axis 0" if self._flatten else
