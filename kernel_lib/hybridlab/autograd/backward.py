@@ -120,8 +120,7 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode, stor
 
     prev_rec, prev_train = set_recording(create_graph), set_training(train_mode)
     order = tape_order(heads)
-    if not retain_graph:
-        _drop_null_gradients(order)
+    uses = _leaf_uses(order, not retain_graph)
     direct = None       # leaf_key -> the gradient buffer a node may write (see _direct_buffers), when asked
     try:
         for node in reversed(order):
@@ -146,7 +145,7 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode, stor
             into = None
             if store and not create_graph and getattr(node.op, "gradient_into", None) is not None:
                 if direct is None:
-                    direct = _direct_buffers(order, heads)
+                    direct = _direct_buffers(uses, heads)
                 into = [None if src is None or src.__class__ is tuple else direct.get(leaf_key(src))
                         for src in node.sources]
             if into is not None and any(b is not None for b in into):
@@ -168,44 +167,43 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode, stor
                 node.freed = True
                 node.inputs, node.out_data = (), ()
         # As in MXNet, every variable of the graph gets a gradient: zero where none reached it
-        for node in order:
-            for src in node.sources:
-                if src is not None and src.__class__ is not tuple:
-                    key = leaf_key(src)
-                    if key not in leaf_grads:
-                        leaves[key] = src
-                        leaf_grads[key] = F.zeros_like(src.detach())
+        for key, (_, src) in uses.items():
+            if key not in leaf_grads:
+                leaves[key] = src
+                leaf_grads[key] = F.zeros_like(src.detach())
     finally:
         set_recording(prev_rec)
         set_training(prev_train)
     return {k: (leaves[k], g) for k, g in leaf_grads.items()}
 
 
-def _direct_buffers(order, heads):
-    """``{leaf_key: gradient buffer}`` of the variables whose gradient one input of one node of
-    ``order`` alone gives (no sum to form), with ``grad_req`` 'write' and a dense NumPy buffer, that
-    are not heads themselves: a node may write their gradient straight into the buffer."""
+def _leaf_uses(order, drop_null):
+    """``{leaf_key: (how many inputs of the nodes of order it is, the variable)}`` of the variables
+    the tape nodes ``order`` read; with ``drop_null``, as MXNet's backward clears the graph it frees,
+    a variable read with ``grad_req`` 'null' loses its gradient buffer (``.grad`` is None after: it
+    is a constant from then on)."""
     uses = {}
     for node in order:
+        if drop_null:
+            for x in node.inputs:
+                if x._node is None and x._grad_req == "null" and isinstance(x, NDArray):
+                    x._grad = None
         for src in node.sources:
             if src is not None and src.__class__ is not tuple:
-                key = leaf_key(src)
-                uses[key] = (uses[key][0] + 1, src) if key in uses else (1, src)
-    for h in heads:
-        if h._node is None:
-            uses.pop(leaf_key(h), None)
+                key = id(src) if src._grad is None else id(src._grad)
+                seen = uses.get(key)
+                uses[key] = (1, src) if seen is None else (seen[0] + 1, src)
+    return uses
+
+
+def _direct_buffers(uses, heads):
+    """``{leaf_key: gradient buffer}`` of the variables (``uses``: see ``_leaf_uses``) whose gradient
+    one input of one node alone gives (no sum to form), with ``grad_req`` 'write' and a dense NumPy
+    buffer, that are not heads themselves: a node may write their gradient straight into the buffer."""
+    skip = {leaf_key(h) for h in heads if h._node is None}
     return {key: leaf._grad for key, (n, leaf) in uses.items()
-            if n == 1 and leaf._grad_req == "write" and leaf._grad is not None
+            if n == 1 and key not in skip and leaf._grad_req == "write" and leaf._grad is not None
             and leaf._grad.__class__ in DENSE_CLASSES and type(leaf._grad._data) is _ndarray}
-
-
-def _drop_null_gradients(order):
-    """As MXNet's backward clears the graph it frees, a variable of the graph whose ``grad_req`` is
-    'null' loses its gradient buffer (``.grad`` is None afterwards): it is a constant from then on."""
-    for node in order:
-        for x in node.inputs:
-            if isinstance(x, NDArray) and x._node is None and x._grad_req == "null":
-                x._grad = None
 
 
 def _output_array(node, i):
