@@ -26,12 +26,23 @@ from ..write_versions import wrote
 from ..ndarray.ndarray import DENSE_CLASSES, NDArray
 from .state import check_grad_req, mark_fresh, set_recording, set_training
 
-__all__ = ["backward", "grad", "mark_variables", "run_backward", "tape_order", "attach"]
+__all__ = ["backward", "grad", "mark_variables", "run_backward", "tape_order", "attach", "register_segment_backward"]
 
 _NOT_IN_GRAPH = ("Cannot differentiate node because it is not in a computational graph. You need to set "
                  "is_recording to true or use autograd.record() to save computational graphs for backward. "
                  "If you want to differentiate the same graph twice, you need to pass retain_graph=True "
                  "to backward.")
+
+
+_segment_backward = [None]    # compiler.tape_backward.run_segment, registered by that layer (above this one)
+
+
+def register_segment_backward(fn):
+    """Let ``fn(order, node_grads)`` differentiate the imperative calls at the end of the tape walk
+    ``order`` at once: it returns ``(start, [(source, gradient)...])`` for ``order[start:]`` or
+    ``None`` (then they run op by op). The compiler registers its compiled backward
+    (``compiler.tape_backward``)."""
+    _segment_backward[0] = fn
 
 
 def mark_variables(variables, gradients, grad_reqs="write"):
@@ -123,7 +134,22 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode, stor
     uses = _leaf_uses(order, not retain_graph)
     direct = None       # leaf_key -> the gradient buffer a node may write (see _direct_buffers), when asked
     try:
-        for node in reversed(order):
+        end = len(order)
+        compiled = _segment_backward[0](order, node_grads) if _segment_backward[0] and not create_graph else None
+        if compiled is not None:          # the imperative calls at the end, differentiated at once
+            end, grads = compiled
+            for node in order[end:]:
+                node_grads.pop(id(node), None)
+                if not retain_graph:
+                    node.freed = True
+                    node.inputs, node.out_data = (), ()
+            for src, g in grads:
+                if src.__class__ is tuple:
+                    _accumulate(node_grads.setdefault(id(src[0]), {}), src[1], g)
+                else:
+                    leaves[leaf_key(src)] = src
+                    _accumulate(leaf_grads, leaf_key(src), g)
+        for node in reversed(order[:end] if end < len(order) else order):
             grads = node_grads.pop(id(node), None)
             if grads is None:
                 continue

@@ -30,6 +30,7 @@ from .flags import FLAG_DEFAULTS, parse_flags  # noqa: F401
 from .codegen import Program, compile_program, generate  # noqa: F401
 from .signature import Signature  # noqa: F401
 from .executor import Executor, attach as _attach_executor  # noqa: F401
+from . import tape_backward as _tape_backward  # noqa: F401 - registers the compiled imperative backward
 from .warning_origin import install as _install_warning_origin
 from ..symbol.symbol import Symbol as _Symbol
 from .. import ndarray as _ndarray

@@ -54,7 +54,7 @@ from .passes._graph import gradient_path
 from .passes.train_variants import keep_workspaces
 from .signature import Signature
 
-__all__ = ["BackwardPlan", "derive_backward", "BackwardUnavailable"]
+__all__ = ["BackwardPlan", "derive_backward", "compile_backward", "BackwardUnavailable"]
 
 
 class BackwardUnavailable(MXNetError):
@@ -211,6 +211,27 @@ def _traced_types(outputs, variables, signature):
     return shapes, dtypes
 
 
+def compile_backward(d, outputs, fwd_shapes, fwd_dtypes, device, training, title, instrument=False, into=()):
+    """The backward program of ``d`` (``derive_backward``'s result for the forward entries
+    ``outputs``, whose graph's values have the shapes and dtypes ``fwd_shapes``/``fwd_dtypes``):
+    it takes ``d.variables`` (saved forward values and head gradients) and returns the gradients of
+    ``d.grad_inputs``; gradient side effects are statements of it (see ``SideEffect``)."""
+    names = [v.name for v in d.variables]
+    shapes_in, dtypes_in = [], []
+    for v, (kind, what) in zip(d.variables, d.spec):
+        node, i = what if kind == "saved" else outputs[what]
+        shapes_in.append(fwd_shapes[id(node)][i])
+        dtypes_in.append(fwd_dtypes[id(node)][i])
+    sig = Signature(names, shapes_in, dtypes_in, device, training)
+    shapes, dtypes = _traced_types(d.outputs, d.variables, sig)
+    # the side effects are statements of the generated program; codegen names them and makes
+    # the node name in their comment inert (see compiler.source_text)
+    effects = [(f"{node.name}: {node.op.name} training-mode side effect of its gradient ({effect.doc})",
+                effect.update, node.parsed_attrs(), vs) for node, effect, vs in d.updates]
+    return compile_program(d.outputs, d.variables, sig, shapes, dtypes, title=title, instrument=instrument,
+                           kind="backward", effects=effects, into=into)
+
+
 class BackwardPlan:
     """The compiled training pair of one signature and one gradient mask ``need`` (which inputs
     get a gradient): ``forward`` returns the outputs then the saved intermediates, ``backward``
@@ -259,20 +280,8 @@ class BackwardPlan:
         return self._instrumented
 
     def _compile_backward(self, d, signature, title, instrument=False, into=()):
-        names = [v.name for v in d.variables]
-        shapes_in, dtypes_in = [], []
-        for v, (kind, what) in zip(d.variables, d.spec):
-            node, i = what if kind == "saved" else self._outputs[what]
-            shapes_in.append(self._fwd_shapes[id(node)][i])
-            dtypes_in.append(self._fwd_dtypes[id(node)][i])
-        sig = Signature(names, shapes_in, dtypes_in, signature.device, signature.training)
-        shapes, dtypes = _traced_types(d.outputs, d.variables, sig)
-        # the side effects are statements of the generated program; codegen names them and makes
-        # the node name in their comment inert (see compiler.source_text)
-        effects = [(f"{node.name}: {node.op.name} training-mode side effect of its gradient ({effect.doc})",
-                    effect.update, node.parsed_attrs(), vs) for node, effect, vs in d.updates]
-        return compile_program(d.outputs, d.variables, sig, shapes, dtypes, title=title, instrument=instrument,
-                               kind="backward", effects=effects, into=into)
+        return compile_backward(d, self._outputs, self._fwd_shapes, self._fwd_dtypes, signature.device,
+                                signature.training, title, instrument=instrument, into=into)
 
     def _into_positions(self, into, args):
         """The backward's output positions whose gradient goes into its ``into`` array: one of the
