@@ -212,7 +212,7 @@ def _leaf_uses(order, drop_null):
     for node in order:
         if drop_null:
             for x in node.inputs:
-                if x._node is None and x._grad_req == "null" and isinstance(x, NDArray):
+                if isinstance(x, NDArray) and x._node is None and x._grad_req == "null":
                     x._grad = None
         for src in node.sources:
             if src is not None and src.__class__ is not tuple:
