@@ -28,6 +28,7 @@ from hybridlab.base import MXNetError
 from hybridlab.compiler import CachedOp
 from hybridlab.compiler.codegen import make_entry
 from hybridlab.compiler.source_text import Namer, c_literal, check_identifier, comment, literal
+from hybridlab.compiler import tape_backward
 from hybridlab.ops import conv_path, fused
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "mxnet")
@@ -612,3 +613,60 @@ def test_training_programs_of_stop31_keep_hostile_names_out_of_generated_code(ca
     assert "_Pooling_first_max(" in train_forward and "_backward_BatchNorm(" in backward
     assert ".sum(axis=0).sum(axis=(1, 2,))" in backward and ".reshape(-1)), " in predict and ".reshape(1, -1)" in predict
     assert any(CANARY in line for line in backward.split("\n"))
+
+
+class _ScaleOp(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], in_data[0] * 3)
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        self.assign(in_grad[0], req[0], out_grad[0] * 3)
+
+
+class _ScaleProp(mx.operator.CustomOpProp):
+    def __init__(self, **kwargs):        # the hostile keywords arrive as strings, as in MXNet
+        super().__init__(need_top_grad=True)
+
+    def create_operator(self, ctx, shapes, dtypes):
+        return _ScaleOp()
+
+
+def test_training_step_programs_of_stop33_keep_hostile_names_out_of_generated_code(canary):
+    """A Trainer's steps through this stop's generation paths, every name hostile: the backward
+    writing gradients into the (packed) gradient buffers (``into`` parameters) and the compiled
+    backward of the imperative ops after the block (a Python operator registered under a hostile
+    name, with hostile keywords, then a softmax cross-entropy); the weights equal those trained
+    with plain names."""
+    mx.operator.register(hostile("scale"))(_ScaleProp)
+
+    def run(name):
+        x = mx.sym.var(name("x"))
+        y = mx.sym.FullyConnected(mx.sym.relu(mx.sym.FullyConnected(x, num_hidden=4, name=name("fc1")),
+                                              name=name("act")), num_hidden=3, name=name("fc2"))
+        net = mx.gluon.SymbolBlock(y, [x])
+        mx.random.seed(3)
+        net.initialize(mx.init.Uniform(0.5))
+        net.hybridize()
+        trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
+        data = mx.nd.array(np.random.RandomState(3).uniform(size=(5, 6)))
+        label = mx.nd.array([0, 1, 2, 1, 0])
+        for _ in range(3):
+            with mx.autograd.record():
+                out = mx.nd.Custom(net(data), op_type=hostile("scale"), note=hostile("kw"))
+                loss = mx.gluon.loss.SoftmaxCrossEntropyLoss()(out, label)
+            loss.backward()
+            trainer.step(5)
+        return [p.data().asnumpy() for p in net.collect_params().values()], net
+
+    clean, _ = run(lambda n: n)
+    got, net = run(hostile)
+    for g, c in zip(got, clean):
+        np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)
+    into = list(net.cached_op.backward_plan()._into.values())
+    imperative = tape_backward.last_program().source
+    assert into and "out=into" in into[0].source and "_backward_Custom(" in imperative
+    for source in [p.source for p in into] + [imperative]:
+        assert_inert(source)
+    assert any(CANARY in line for line in into[0].source.split("\n"))     # (the node names, in comments)
+    marked = [line for line in imperative.split("\n") if "hl_codegen_canary" in line]
+    assert marked and all(line.startswith("#") for line in marked)         # (the keywords, in comments)
