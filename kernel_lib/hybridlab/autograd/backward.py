@@ -130,8 +130,7 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode, stor
             raise MXNetError(_NOT_IN_GRAPH)
 
     prev_rec, prev_train = set_recording(create_graph), set_training(train_mode)
-    order = tape_order(heads)
-    uses = _leaf_uses(order, not retain_graph)
+    order, uses = _walk(heads, not retain_graph)
     direct = None       # leaf_key -> the gradient buffer a node may write (see _direct_buffers), when asked
     try:
         end = len(order)
@@ -203,27 +202,41 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode, stor
     return {k: (leaves[k], g) for k, g in leaf_grads.items()}
 
 
-def _leaf_uses(order, drop_null):
-    """``{leaf_key: (how many inputs of the nodes of order it is, the variable)}`` of the variables
-    the tape nodes ``order`` read; with ``drop_null``, as MXNet's backward clears the graph it frees,
-    a variable read with ``grad_req`` 'null' loses its gradient buffer (``.grad`` is None after: it
-    is a constant from then on)."""
-    uses = {}
-    for node in order:
+def _walk(heads, drop_null):
+    """``tape_order(heads)`` and, in the same walk, ``{leaf_key: (how many inputs of those nodes it
+    is, the variable)}`` of the variables they read; with ``drop_null``, as MXNet's backward clears
+    the graph it frees, a variable read with ``grad_req`` 'null' loses its gradient buffer (``.grad``
+    is None after: it is a constant from then on)."""
+    order, seen, uses = [], set(), {}
+    stack = [(h._node[0], False) for h in heads if h._node is not None]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
         if drop_null:
             for x in node.inputs:
                 if isinstance(x, NDArray) and x._node is None and x._grad_req == "null":
                     x._grad = None
         for src in node.sources:
-            if src is not None and src.__class__ is not tuple:
+            if src is None:
+                continue
+            if src.__class__ is tuple:
+                if id(src[0]) not in seen:
+                    stack.append((src[0], False))
+            else:
                 key = id(src) if src._grad is None else id(src._grad)
-                seen = uses.get(key)
-                uses[key] = (1, src) if seen is None else (seen[0] + 1, src)
-    return uses
+                counted = uses.get(key)
+                uses[key] = (1, src) if counted is None else (counted[0] + 1, src)
+    return order, uses
 
 
 def _direct_buffers(uses, heads):
-    """``{leaf_key: gradient buffer}`` of the variables (``uses``: see ``_leaf_uses``) whose gradient
+    """``{leaf_key: gradient buffer}`` of the variables (``uses``: see ``_walk``) whose gradient
     one input of one node alone gives (no sum to form), with ``grad_req`` 'write' and a dense NumPy
     buffer, that are not heads themselves: a node may write their gradient straight into the buffer."""
     skip = {leaf_key(h) for h in heads if h._node is None}

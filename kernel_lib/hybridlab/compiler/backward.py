@@ -266,6 +266,7 @@ class BackwardPlan:
         self.updates = d.updates
         self._derived, self._instrumented = (d, signature, title), None
         self._into = {}              # positions of the gradients written into given arrays -> program
+        self._into_checked = None    # (ids of the last into arrays, positions, their owners' ids, the arrays)
         # per input: the (shape, dtype) of its gradient, or None (an array to write it into must match)
         self._grad_types = [None] * len(inputs)
         for (node, i), k in zip(d.outputs, self.grad_inputs):
@@ -286,16 +287,25 @@ class BackwardPlan:
     def _into_positions(self, into, args):
         """The backward's output positions whose gradient goes into its ``into`` array: one of the
         gradient's shape and dtype, a C-contiguous writable NumPy array whose memory the backward
-        does not read (its arguments ``args``, compared by the arrays owning the memory)."""
+        does not read (its arguments ``args``, compared by the arrays owning the memory). The
+        arrays' own checks are kept for the last ``into`` seen (a training loop offers the same
+        gradient buffers every step)."""
+        ids = tuple(map(id, into))
+        last = self._into_checked
+        if last is None or last[0] != ids:
+            owners, positions = {}, []
+            for p, k in enumerate(self.grad_inputs):
+                buf = into[k]
+                if (buf is not None and type(buf) is ndarray and self._grad_types[k] == (buf.shape, buf.dtype)
+                        and buf.flags.c_contiguous and buf.flags.writeable):
+                    positions.append(p)
+                    owners[p] = id(buf if buf.base is None else buf.base)
+            last = self._into_checked = (ids, tuple(positions), owners, into)   # (``into`` kept: ids stay valid)
+        _, positions, owners, _ = last
         read = {id(a if getattr(a, "base", None) is None else a.base) for a in args}
-        positions = []
-        for p, k in enumerate(self.grad_inputs):
-            buf = into[k]
-            if (buf is not None and type(buf) is ndarray and self._grad_types[k] == (buf.shape, buf.dtype)
-                    and buf.flags.c_contiguous and buf.flags.writeable
-                    and id(buf if buf.base is None else buf.base) not in read):
-                positions.append(p)
-        return tuple(positions)
+        if read.isdisjoint(owners.values()):
+            return positions
+        return tuple(p for p in positions if owners[p] not in read)
 
     def split(self, result):
         """(outputs, saved) of what ``forward.fn`` returned."""

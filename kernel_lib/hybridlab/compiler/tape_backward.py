@@ -108,22 +108,27 @@ def _structure(nodes, node_grads):
     where = {id(node): j for j, node in enumerate(nodes)}
     seen, externals = {}, []
     key = [nodes[0].device, nodes[0].training]
+    append = key.append
     for node in nodes:
-        key.append(node.op)
-        key.append(tuple(node.attrs.items()))
+        append(node.op)
+        append(tuple(node.attrs.items()))
         for x, src in zip(node.inputs, node.sources):
-            if src.__class__ is tuple and id(src[0]) in where:
-                key.append((where[id(src[0])], src[1]))
-                continue
+            if src.__class__ is tuple:
+                j = where.get(id(src[0]))
+                if j is not None:
+                    append((j, src[1]))
+                    continue
             k = seen.get(id(x))
             if k is None:
                 if x.__class__ not in DENSE_CLASSES:
                     return None
                 k = seen[id(x)] = len(externals)
                 externals.append((x, src))
-                key.append((x._data.shape, x._data.dtype, src is not None))
-            key.append(k)
-        key.append(tuple((d.shape, d.dtype) for d in node.out_data))
+                append((x._data.shape, x._data.dtype, src is not None))
+            append(k)
+        for d in node.out_data:
+            append(d.shape)
+            append(d.dtype)
     heads = []
     for j, node in enumerate(nodes):
         grads = node_grads.get(id(node))
