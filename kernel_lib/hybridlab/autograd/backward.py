@@ -68,21 +68,7 @@ def mark_variables(variables, gradients, grad_reqs="write"):
 
 def tape_order(heads):
     """TapeNodes reachable from ``heads`` (NDArrays), inputs before users."""
-    order, seen = [], set()
-    stack = [(h._node[0], False) for h in heads if h._node is not None]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack.append((node, True))
-        for src in node.sources:
-            if isinstance(src, tuple) and id(src[0]) not in seen:
-                stack.append((src[0], False))
-    return order
+    return _walk(heads, False)[0]
 
 
 def leaf_key(x):
@@ -203,8 +189,8 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode, stor
 
 
 def _walk(heads, drop_null):
-    """``tape_order(heads)`` and, in the same walk, ``{leaf_key: (how many inputs of those nodes it
-    is, the variable)}`` of the variables they read; with ``drop_null``, as MXNet's backward clears
+    """The TapeNodes reachable from ``heads``, inputs before users, and, in the same walk,
+    ``{leaf_key: (how many inputs of those nodes it is, the variable)}`` of the variables they read; with ``drop_null``, as MXNet's backward clears
     the graph it frees, a variable read with ``grad_req`` 'null' loses its gradient buffer (``.grad``
     is None after: it is a constant from then on)."""
     order, seen, uses = [], set(), {}

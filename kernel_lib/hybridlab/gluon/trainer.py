@@ -16,6 +16,12 @@ first step (``_init_kvstore``):
 Optimizer states are saved as an ``mx.nd.save`` file (the optimizer's settings as JSON inside it,
 no pickle), by the store when it runs the optimizer.
 
+Without a kvstore, after the first step that updates every parameter of a device, the Trainer packs
+that device's weights, gradients and optimizer states into one flat buffer per kind
+(``optimizer.packed``; the NDArrays stay the same objects): SGD, NAG and Adam then update all of
+them in one call per step (MXNet's multi-tensor updates), and a hybridized block's backward writes
+its gradients straight into their slices.
+
 Example::
 
     >>> import hybridlab as mx
