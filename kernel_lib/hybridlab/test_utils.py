@@ -36,6 +36,7 @@ _STAR_MODULES = {"time", "gzip", "struct", "traceback", "numbers", "sys", "os", 
 __all__ = ["default_context", "set_default_context", "default_dtype", "default_rtols", "default_atols",
            "default_numeric_eps", "get_tols", "same", "almost_equal", "assert_almost_equal", "assert_allclose", "assert_almost_equal_ignore_nan",
            "assert_exception", "rand_shape_2d", "rand_shape_3d", "rand_shape_nd", "rand_ndarray", "rand_sparse_ndarray", "random_arrays",
+           "random_uniform_arrays",
            "simple_forward", "check_symbolic_forward", "check_symbolic_backward", "check_numeric_gradient",
            "same_array", "environment", "list_gpus", "check_gluon_hybridize_consistency", "use_np", "np_reduce",
            "random_sample", "effective_dtype", "discard_stderr", "retry", "is_op_runnable", "collapse_sum_like",
@@ -551,6 +552,17 @@ def np_reduce(dat, axis, keepdims, numpy_reduce_func):
             shape[i] = 1
         out = np.asarray(out).reshape(shape)
     return out
+
+
+def random_uniform_arrays(*shapes, low=0.0, high=1.0, dtype=None):
+    """A list of NumPy arrays of ``shapes`` drawn uniformly from ``[low, high)`` (NumPy's global
+    generator), of ``dtype`` (default: ``default_dtype()``).
+
+    >>> [a.shape for a in random_uniform_arrays((2,), (1, 3), low=-1.0)]
+    [(2,), (1, 3)]
+    """
+    dtype = default_dtype() if dtype is None else dtype
+    return [np.random.uniform(low, high, size=s).astype(dtype) for s in shapes]
 
 
 def random_sample(population, k):
