@@ -204,3 +204,27 @@ def test_recorded_calls_reuse_the_last_plan_only_while_the_same_inputs_need_grad
     with mx.autograd.record():
         y = net(x)
     np.testing.assert_array_equal(y.asnumpy(), np.repeat([[12.0], [44.0]], 3, axis=1))     # (zero bias)
+
+
+def test_calls_with_several_arrays_reuse_the_last_program_or_plan_of_their_signature():
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    loss_fn.hybridize()
+    rng = np.random.default_rng(4)
+    z = mx.nd.array(rng.standard_normal((6, 3)).astype(np.float32))
+    z.attach_grad()
+    want_loss = loss_fn(z, mx.nd.array([0, 1, 2, 2, 1, 0])).asnumpy()   # (a predict call first)
+    for labels in ([0, 1, 2, 2, 1, 0], [0, 1, 2, 2, 1, 0], [2, 2, 2, 0, 0, 0], [1, 1, 1, 1, 1, 1]):
+        y = mx.nd.array(labels)
+        with mx.autograd.record():
+            loss = loss_fn(z, y)
+        loss.backward()
+        p = np.exp(z.asnumpy()) / np.exp(z.asnumpy()).sum(axis=1, keepdims=True)
+        want = p - np.eye(3, dtype=np.float32)[labels]
+        np.testing.assert_allclose(z.grad.asnumpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(loss_fn(z, mx.nd.array([0, 1, 2, 2, 1, 0])).asnumpy(), want_loss)
+    z2 = mx.nd.array(rng.standard_normal((2, 3)).astype(np.float32))     # another signature: built anew
+    assert loss_fn(z2, mx.nd.array([0, 1])).shape == (2,)
+    with pytest.raises(mx.MXNetError):                                   # a wrong label shape still checked
+        loss_fn(z2, mx.nd.array([0, 1, 2]))
+    zn = z.as_np_ndarray()                                               # np arrays give np arrays
+    assert isinstance(loss_fn(zn, mx.np.array([0, 1, 2, 2, 1, 0])), mx.np.ndarray)

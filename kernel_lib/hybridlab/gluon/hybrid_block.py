@@ -204,8 +204,9 @@ class HybridBlock(Block):
                                       f"hybrid_forward(self, F, x, ...) (MXNet 1.x)")
         if x.__class__ in DENSE_CLASSES and all(a.__class__ in DENSE_CLASSES for a in args):
             first = x               # (the common call, arrays only: a loss's prediction and label)
+            devices = {x._device, *[a._device for a in args]}
         else:
-            has_sym, has_nd, _, _ = _gather([x, *args])
+            has_sym, has_nd, devices, _ = _gather([x, *args])
             if has_sym and has_nd:
                 raise ValueError(f"{self.name}: expected the inputs to be all Symbols or all NDArrays (None for "
                                  f"a missing one), got both")
@@ -219,7 +220,7 @@ class HybridBlock(Block):
                 raise AssertionError(f"HybridBlock requires the first argument to forward be either Symbol or "
                                      f"NDArray, but got {type(first)}")
         if self._hybridization.active and not _dc.is_deferred_compute():
-            self._check_devices(_gather([x, *args])[2])
+            self._check_devices(devices)
             return self._call_cached_op(x, *args)
         if _dc.is_deferred_compute():
             out = traced_forward(self, x, *args)
@@ -326,8 +327,9 @@ class HybridBlock(Block):
     def _call_cached_op(self, *args):
         state = self._hybridization
         monitored = self._callback is not None or _switches.running
-        if len(args) == 1 and not monitored:       # same array signature and parameters as last call?
-            res = state.fast_call(args[0])
+        many = len(args) > 1 and all(a.__class__ in DENSE_CLASSES for a in args)
+        if not monitored:       # same array signatures and parameters as last call?
+            res = state.fast_call(args[0]) if len(args) == 1 else state.fast_call_many(args) if many else None
             if res is not None:
                 return res
         built_now = state.cached_op is None
@@ -355,7 +357,7 @@ class HybridBlock(Block):
             for o in outs:
                 if not o._np:
                     o._set_np_style(True)
-        state.remember_fast(real, cargs, out, monitored)
+        state.remember_fast(real, cargs, out, monitored, many)
         return regroup(outs, state.out_format)
 
     def _clear_cached_op(self, reason="first call", detail=""):

@@ -88,6 +88,7 @@ class HybridizationState:
         self.build_seconds = 0.0         # tracing + passes since the last build record
         self._arguments = None           # (parameter data version, device, argument list, data slots)
         self._fast = None                # the last call's signature and program or plan (see fast_call)
+        self._fast_many = None           # the same for a call with several arrays (see fast_call_many)
 
     # ---- the read API ---------------------------------------------------------------------------
     @property
@@ -157,7 +158,7 @@ class HybridizationState:
         self.cached_op = None
         self.op_args = []
         self._arguments = None
-        self._fast = None
+        self._fast = self._fast_many = None
         self.built = set()
         if reason != "first call" and self.history:
             self.pending.append((reason, detail))
@@ -212,12 +213,40 @@ class HybridizationState:
             return self.cached_op.run_train(plan, args)
         return None
 
-    def remember_fast(self, real, cargs, out, monitored):
-        """Keep what the next call may reuse through ``fast_call``: one array in position 0, one
-        output, no hooks/profiler (``monitored``), not recording."""
-        self._fast = None
-        if (len(real) != 1 or self.out_format != 0 or not isinstance(out, NDArray) or not self.op_args
-                or not self.op_args[0][0] or monitored):
+    def fast_call_many(self, args):
+        """``fast_call`` for a call with several arrays ``args`` and no other argument (a loss's
+        prediction and label): the last such call's program or plan when every array has its
+        signature, else ``None``."""
+        fast = self._fast_many
+        if (fast is None or fast[0] != _PARAM_DATA_VERSION[0] or _state.training != fast[1]
+                or _state.recording != fast[2] or len(args) != len(fast[3])):
+            return None
+        for x, (device, shape, dtype, np_style) in zip(args, fast[3]):
+            if (x.__class__ not in DENSE_CLASSES or x._device is not device or x._data.shape != shape
+                    or x._data.dtype != dtype or x._np != np_style):
+                return None
+        cargs = list(fast[4])
+        for pos, ref in fast[5]:
+            cargs[pos] = args[ref]
+        if not fast[2]:
+            return NDArray._wrap(fast[6](*[a._data for a in cargs]), args[0]._device, fast[7])
+        plan = fast[6]
+        for a, need in zip(cargs, plan.need):
+            if need != (a._node is not None or a._grad_req != "null"):
+                return None
+        return self.cached_op.run_train(plan, cargs)
+
+    def remember_fast(self, real, cargs, out, monitored, many=False):
+        """Keep what the next call may reuse through ``fast_call`` (one array in position 0) or
+        ``fast_call_many`` (``many``: the call's arguments were arrays only, ``real``): one output,
+        no hooks/profiler (``monitored``); recorded or not."""
+        self._fast = self._fast_many = None
+        if self.out_format != 0 or not isinstance(out, NDArray) or not self.op_args or monitored:
+            return
+        if many:
+            self._remember_many(real, cargs, out)
+            return
+        if len(real) != 1 or not self.op_args[0][0]:
             return
         x = real[0]
         if _state.recording:
@@ -235,6 +264,21 @@ class HybridizationState:
         # the data version, as a Parameter given new arrays does), updates write into it
         self._fast = (_PARAM_DATA_VERSION[0], x._device, x._data.shape, x._data.dtype, x._np, _state.training,
                       False, fn, tuple(p._data for p in cargs[1:]), out._np)
+
+    def _remember_many(self, real, cargs, out):
+        # the outputs take the first array's device and np-ness, as run_train and the slow path give them
+        if not self.op_args[0][0] or any(x._np != real[0]._np for x in real):
+            return
+        if _state.recording:
+            runs = self.cached_op.train_plan(cargs) if out._node is not None else None
+        else:
+            runs = self.cached_op.program_fn(cargs)
+        if runs is None:
+            return
+        slots = [(pos, ref) for pos, (is_arg, _, ref) in enumerate(self.op_args) if is_arg]
+        self._fast_many = (_PARAM_DATA_VERSION[0], _state.training, _state.recording,
+                           tuple((x._device, x._data.shape, x._data.dtype, x._np) for x in real),
+                           tuple(cargs), slots, runs, out._np)
 
 
 def build(block, *args):
