@@ -189,3 +189,35 @@ def test_custom_function_is_named_in_the_error():
         y = Twice()(x) + 1
     with pytest.raises(mx.MXNetError, match="autograd.Function 'Twice'"):
         mx.autograd.get_symbol(y)
+
+
+class _Twice(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], in_data[0] * self.factor)
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        self.assign(in_grad[0], req[0], out_grad[0] * self.factor)
+
+
+@mx.operator.register("get_symbol_scale")
+class _ScaleProp(mx.operator.CustomOpProp):
+    def __init__(self, factor="1"):
+        super().__init__(need_top_grad=True)
+        self.factor = float(factor)
+
+    def create_operator(self, ctx, shapes, dtypes):
+        op = _Twice()
+        op.factor = self.factor
+        return op
+
+
+def test_python_operator_keeps_its_keywords():
+    x = mx.nd.array([1.0, 2.0])
+    x.attach_grad()
+    for _ in range(2):          # (the second backward of this history runs compiled: its graph is this one)
+        with mx.autograd.record():
+            y = mx.nd.Custom(x * 2, op_type="get_symbol_scale", factor=3) + 1
+        y.backward()
+        np.testing.assert_array_equal(x.grad.asnumpy(), [6.0, 6.0])
+    node = [n for n in json.loads(mx.autograd.get_symbol(y).tojson())["nodes"] if n["op"] == "Custom"][0]
+    assert node["attrs"] == {"op_type": "get_symbol_scale", "factor": "3"}

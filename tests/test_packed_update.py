@@ -143,3 +143,11 @@ def test_pack_refuses_what_it_cannot_hold():
     assert Pack.build([a, c], [mx.nd.ones((2,)), mx.nd.ones((3,))], [None, mx.nd.ones((3,))]) is None
     assert Pack.build([a, a], [mx.nd.ones((2,)), mx.nd.ones((2,))], [None, None]) is None  # one array twice
     assert a._data.base is None          # nothing was rebound
+
+
+def test_settings_the_one_call_does_not_cover_leave_the_parameters_unpacked():
+    net = _net()
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "clip_gradient": 0.5})
+    _train(net, trainer, 2)
+    assert tuple(range(4)) not in trainer._updaters[0].packs          # clipping: per parameter, not packed
+    assert net[0].weight.data()._data.base is None

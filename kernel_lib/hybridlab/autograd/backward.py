@@ -126,15 +126,9 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode, stor
             for node in order[end:]:
                 node_grads.pop(id(node), None)
                 if not retain_graph:
-                    node.freed = True
-                    node.inputs, node.out_data = (), ()
-            for src, g in grads:
-                if src.__class__ is tuple:
-                    _accumulate(node_grads.setdefault(id(src[0]), {}), src[1], g)
-                else:
-                    leaves[leaf_key(src)] = src
-                    _accumulate(leaf_grads, leaf_key(src), g)
-        for node in reversed(order[:end] if end < len(order) else order):
+                    _free(node)
+            _pass_on(grads, node_grads, leaf_grads, leaves)
+        for node in reversed(order[:end]):
             grads = node_grads.pop(id(node), None)
             if grads is None:
                 continue
@@ -142,8 +136,7 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode, stor
                 raise MXNetError(_NOT_IN_GRAPH)
             if node.op.grad is None:   # a zero_grad op (x > 1, one_hot, ...): nothing flows back
                 if not retain_graph:
-                    node.freed = True
-                    node.inputs, node.out_data = (), ()
+                    _free(node)
                 continue
             if len(node.out_data) == 1 and 0 in grads:      # (the common case, without the general lists)
                 outputs, ograds = [_output_array(node, 0)], [grads[0]]
@@ -166,17 +159,9 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode, stor
             if len(in_grads) != len(node.inputs):
                 raise MXNetError(f"{node.op.name}: gradient returned {len(in_grads)} values, "
                                  f"expected {len(node.inputs)} (one per input)")
-            for src, g in zip(node.sources, in_grads):
-                if src is None or g is None:
-                    continue
-                if isinstance(src, tuple):
-                    _accumulate(node_grads.setdefault(id(src[0]), {}), src[1], g)
-                else:
-                    leaves[leaf_key(src)] = src
-                    _accumulate(leaf_grads, leaf_key(src), g)
+            _pass_on(zip(node.sources, in_grads), node_grads, leaf_grads, leaves)
             if not retain_graph:
-                node.freed = True
-                node.inputs, node.out_data = (), ()
+                _free(node)
         # As in MXNet, every variable of the graph gets a gradient: zero where none reached it
         for key, (_, src) in uses.items():
             if key not in leaf_grads:
@@ -188,11 +173,32 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode, stor
     return {k: (leaves[k], g) for k, g in leaf_grads.items()}
 
 
+def _pass_on(pairs, node_grads, leaf_grads, leaves):
+    """Add each ``(source, gradient)`` of ``pairs`` to where its source's gradient is summed: a tape
+    node's output (``node_grads``) or a variable (``leaf_grads``, ``leaves``); ``None`` ones are skipped."""
+    for src, g in pairs:
+        if src is None or g is None:
+            continue
+        if src.__class__ is tuple:
+            _accumulate(node_grads.setdefault(id(src[0]), {}), src[1], g)
+        else:
+            key = leaf_key(src)
+            leaves[key] = src
+            _accumulate(leaf_grads, key, g)
+
+
+def _free(node):
+    """The graph a backward without ``retain_graph`` has gone through is freed, as in MXNet."""
+    node.freed = True
+    node.inputs, node.out_data = (), ()
+
+
 def _walk(heads, drop_null):
     """The TapeNodes reachable from ``heads``, inputs before users, and, in the same walk,
-    ``{leaf_key: (how many inputs of those nodes it is, the variable)}`` of the variables they read; with ``drop_null``, as MXNet's backward clears
-    the graph it frees, a variable read with ``grad_req`` 'null' loses its gradient buffer (``.grad``
-    is None after: it is a constant from then on)."""
+    ``{leaf_key: (how many inputs of those nodes it is, the variable)}`` of the variables they
+    read; with ``drop_null``, as MXNet's backward clears the graph it frees, a variable read with
+    ``grad_req`` 'null' loses its gradient buffer (``.grad`` is None after: it is a constant from
+    then on)."""
     order, seen, uses = [], set(), {}
     stack = [(h._node[0], False) for h in heads if h._node is not None]
     while stack:

@@ -69,6 +69,7 @@ from ..ops.context import op_context
 from ..ops.registry import all_ops, registered_count
 from ..ops.relu_cpu import zero_row
 from ..symbol.graph import topo_order
+from .memory import out_kernel
 from .signature import dtype_name
 from .source_text import Namer, check_identifier, comment, literal
 
@@ -226,7 +227,8 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
         planned = plan.out_call(node) if plan is not None else None
         into_name = write_into.get((id(node), 0)) if n_out == 1 and not instrument else None
         if into_name is not None:
-            planned = (_out_kernel(node, a, dtypes), into_name)
+            kinds = [(dtypes.get(id(s)) or [None] * (i + 1))[i] for s, i in node.inputs]
+            planned = (out_kernel(node, kinds + [node_dtypes[0]]), into_name)
         expression = (None if signature.device.is_gpu or not inline_here
                       else _inline(node, a, args, shapes, dtypes, planned, zero_rows))
         if into_name is not None:
@@ -367,19 +369,6 @@ def _collect_inline_functions(fns, ops):
             if fns.setdefault(f.__name__, f) is not f:
                 raise MXNetError(f"{op.name}: inline rule function {f.__name__!r} differs from another op's")
     return fns
-
-
-def _out_kernel(node, a, dtypes):
-    """The ``out=`` kernel of ``node`` when it covers attributes ``a`` and its inputs and output share
-    one floating dtype (as static memory plans use it), else ``None``."""
-    kernel = node.op.out_kernel
-    if kernel is None or not kernel.covers(a):
-        return None
-    kinds = [(dtypes.get(id(s)) or [None] * (i + 1))[i] for s, i in node.inputs]
-    kinds.append((dtypes.get(id(node)) or [None])[0])
-    if any(k is None for k in kinds) or len({np.dtype(k) for k in kinds}) != 1 or np.dtype(kinds[0]).kind != "f":
-        return None
-    return kernel.kernel
 
 
 def _inline(node, a, args, shapes, dtypes, planned, zero_rows):

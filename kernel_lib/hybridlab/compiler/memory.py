@@ -69,7 +69,7 @@ from ..symbol.graph import topo_order
 from .interpreter import Interpreter
 from .source_text import check_identifier
 
-__all__ = ["MemoryPlan", "Value", "ArenaPool", "plan", "plan_graph", "execute"]
+__all__ = ["MemoryPlan", "Value", "ArenaPool", "plan", "plan_graph", "execute", "out_kernel"]
 
 
 class Value:
@@ -236,7 +236,7 @@ def plan_graph(outputs, shapes, dtypes, *, inplace=True, match_range=16, nodes=N
     for step in range(n_steps - 1, -1, -1):
         node, vs = ops[step], node_values[step]
         in_dtypes = [dtypes[id(s)][i] for s, i in node.inputs]
-        kernel = _out_kernel(node, in_dtypes + [v.dtype for v in vs])
+        kernel = out_kernel(node, in_dtypes + [v.dtype for v in vs])
         for v in vs:
             if v.key in heads:
                 v.storage = "output"
@@ -263,10 +263,11 @@ def plan_graph(outputs, shapes, dtypes, *, inplace=True, match_range=16, nodes=N
     return memory_plan
 
 
-def _out_kernel(node, dtypes):
+def out_kernel(node, dtypes):
     """The kernel writing ``node``'s one output into a buffer, or ``None`` when the node allocates its
     own result: no out kernel for its op or these attributes, several outputs, or ``dtypes`` (its
-    inputs' and output's) not all one floating dtype (so no casting question arises)."""
+    inputs' and output's) not all one floating dtype (so no casting question arises). Static memory
+    plans and backward programs writing into gradient buffers (``codegen``'s ``into``) ask it."""
     spec = node.op.out_kernel if node.op is not None else None
     if spec is None or node.num_outputs() != 1 or not dtypes or any(d is None for d in dtypes):
         return None

@@ -4,8 +4,8 @@ generated program instead of one registered gradient op call per recorded op.
 
 ``backward`` walks the tape from its heads; the longest run of imperative op calls at the end of
 that walk (every user of their outputs is among them, as the walk lists inputs before users) is
-a graph of its own: its nodes are the recorded ops with their attributes, its variables the arrays
-they read from elsewhere. That graph's gradient is derived and compiled as a cached op's is
+a graph of its own (``symbol.from_tape.segment``: the graph ``mx.autograd.get_symbol`` gives those
+calls, its variables the arrays they read from elsewhere). That graph's gradient is derived and compiled as a cached op's is
 (``compiler.backward.derive_backward``, ``compile_backward``) when a structure (ops, attributes,
 wiring, shapes, dtypes, device and mode: the key) comes a second time (a training loop's step; a
 one-off backward never pays for compiling), then kept. The program reads the values the tape kept
@@ -35,7 +35,7 @@ import threading
 from ..autograd.backward import register_segment_backward
 from ..ndarray.ndarray import DENSE_CLASSES, NDArray
 from ..ops.registry import OpDef
-from ..symbol.graph import Node
+from ..symbol.from_tape import segment
 from .backward import BackwardUnavailable, compile_backward, derive_backward
 
 __all__ = ["run_segment", "last_program"]
@@ -154,19 +154,12 @@ class _Segment:
     @classmethod
     def build(cls, nodes, externals, heads, device, training):
         """The segment of these calls compiled, or ``None`` when its gradient cannot be traced."""
-        variables = [Node(None, f"input{k}") for k in range(len(externals))]
-        graph = []
+        graph, by_array = segment(nodes)       # the graph get_symbol gives these calls, cut at their inputs
+        variables = [by_array[id(x)] for x, _ in externals]
         shapes, dtypes = {}, {}
         for var, (x, _) in zip(variables, externals):
             shapes[id(var)], dtypes[id(var)] = [x._data.shape], [x._data.dtype]
-        where = {id(node): j for j, node in enumerate(nodes)}
-        ext = {id(x): k for k, (x, _) in enumerate(externals)}
-        for j, node in enumerate(nodes):
-            inputs = [(graph[where[id(src[0])]], src[1]) if src.__class__ is tuple and id(src[0]) in where
-                      else (variables[ext[id(x)]], 0) for x, src in zip(node.inputs, node.sources)]
-            g = Node(node.op, f"{node.op.name}{j}", inputs=inputs)
-            g._parsed = node.attrs              # the call's parsed attributes
-            graph.append(g)
+        for g, node in zip(graph, nodes):
             shapes[id(g)] = [d.shape for d in node.out_data]
             dtypes[id(g)] = [d.dtype for d in node.out_data]
         outputs = [(graph[j], i) for j, i, _ in heads]

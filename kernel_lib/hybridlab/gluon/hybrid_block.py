@@ -204,9 +204,8 @@ class HybridBlock(Block):
                                       f"hybrid_forward(self, F, x, ...) (MXNet 1.x)")
         if x.__class__ in DENSE_CLASSES and all(a.__class__ in DENSE_CLASSES for a in args):
             first = x               # (the common call, arrays only: a loss's prediction and label)
-            devices = {x._device, *[a._device for a in args]}
         else:
-            has_sym, has_nd, devices, _ = _gather([x, *args])
+            has_sym, has_nd, _, _ = _gather([x, *args])
             if has_sym and has_nd:
                 raise ValueError(f"{self.name}: expected the inputs to be all Symbols or all NDArrays (None for "
                                  f"a missing one), got both")
@@ -220,7 +219,7 @@ class HybridBlock(Block):
                 raise AssertionError(f"HybridBlock requires the first argument to forward be either Symbol or "
                                      f"NDArray, but got {type(first)}")
         if self._hybridization.active and not _dc.is_deferred_compute():
-            self._check_devices(devices)
+            self._check_devices({a.device for a in _flat_inputs([x, *args]) if isinstance(a, NDArray)})
             return self._call_cached_op(x, *args)
         if _dc.is_deferred_compute():
             out = traced_forward(self, x, *args)

@@ -205,13 +205,16 @@ class HybridizationState:
                 and x._np == fast[4] and _state.training == fast[5] and _state.recording == fast[6]):
             if not fast[6]:
                 return NDArray._wrap(fast[7](x._data, *fast[8]), x._device, fast[9])
-            args = [x, *fast[8]]
-            plan = fast[7]
-            for a, need in zip(args, plan.need):
-                if need != (a._node is not None or a._grad_req != "null"):
-                    return None
-            return self.cached_op.run_train(plan, args)
+            return self._run_train(fast[7], [x, *fast[8]])
         return None
+
+    def _run_train(self, plan, cargs):
+        """The recorded call of the cached op's arguments ``cargs`` with ``plan`` when the same of them
+        need gradients as when the plan was built, else ``None``."""
+        for a, need in zip(cargs, plan.need):
+            if need != (a._node is not None or a._grad_req != "null"):
+                return None
+        return self.cached_op.run_train(plan, cargs)
 
     def fast_call_many(self, args):
         """``fast_call`` for a call with several arrays ``args`` and no other argument (a loss's
@@ -230,11 +233,7 @@ class HybridizationState:
             cargs[pos] = args[ref]
         if not fast[2]:
             return NDArray._wrap(fast[6](*[a._data for a in cargs]), args[0]._device, fast[7])
-        plan = fast[6]
-        for a, need in zip(cargs, plan.need):
-            if need != (a._node is not None or a._grad_req != "null"):
-                return None
-        return self.cached_op.run_train(plan, cargs)
+        return self._run_train(fast[6], cargs)
 
     def remember_fast(self, real, cargs, out, monitored, many=False):
         """Keep what the next call may reuse through ``fast_call`` (one array in position 0) or

@@ -149,13 +149,14 @@ def reduction(name, kernel, grad, *, legacy, uses_y=False, aliases=(), np=(), do
     def compute(ctx, a, x):
         axes = _axes_of(a, x.shape, legacy)
         out_dtype = (infer_type or (lambda a_, d: [x.dtype]))(a, [x.dtype])[0]
-        if unit_axes is not None and x.size and all(x.shape[i] == 1 for i in axes):
+        shape = reduced_shape(x.shape, axes, a["keepdims"], legacy)
+        if unit_axes is not None and x.size and prod(shape) == x.size:     # every reduced axis has size 1
             res = x.astype(out_dtype) if unit_axes == "copy" else ctx.xp.add(x, 0, dtype=out_dtype, casting="unsafe")
         else:
             res = kernel(ctx.xp, x, axes, out_dtype)
         if not legacy and a["initial"] is not None:
             res = initial(ctx.xp, res, a["initial"])
-        return res.astype(out_dtype, copy=False).reshape(reduced_shape(x.shape, axes, a["keepdims"], legacy))
+        return res.astype(out_dtype, copy=False).reshape(shape)
 
     def gradient(F, a, inputs, outputs, ograds):
         x = inputs[0]

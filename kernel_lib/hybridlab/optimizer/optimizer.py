@@ -232,8 +232,7 @@ class Optimizer:
         and update count, ONE ``_step_raw`` over the flat buffers (the rule is elementwise), else the
         per-parameter steps. Returns False, having done nothing, for what it does not cover (an
         optimizer of the user's own, clipping, float16 weights with multi_precision)."""
-        if not _packable(type(self)) or self.clip_gradient is not None or (
-                self.multi_precision and pack.weight.dtype == np.float16):
+        if not self._updates_packed(pack.weight.dtype):
             return False
         hyper = self._count(indices)
         if hyper.count(hyper[0]) == len(hyper) and self._step_raw(np, pack.weight, pack.grad, pack.state, *hyper[0],
@@ -243,6 +242,11 @@ class Optimizer:
             return True
         self._apply(indices, weights, grads, states, hyper)
         return True
+
+    def _updates_packed(self, dtype):
+        """Whether ``update_packed`` covers weights of ``dtype`` with these settings (what a pack is for)."""
+        return _packable(type(self)) and self.clip_gradient is None and not (
+            self.multi_precision and dtype == np.float16)
 
     def _count(self, indices):
         """Count one more update of each index (in order) and return each one's ``(lr, wd, t)``."""
@@ -432,7 +436,8 @@ class Updater:
         key = tuple(index)
         states = [self.states.get(i) for i in index]
         old = self.packs.get(key, False)
-        if old is None or (old is not False and old.intact(weight, grad, states)):
+        if old is None or (old is not False and old.intact(weight, grad, states)) \
+                or not self.optimizer._updates_packed(weight[0].dtype):
             return False
         times = self._packed_times.get(key, 0)
         made = Pack.build(weight, grad, states) if times <= _REPACKS else None

@@ -51,7 +51,7 @@ from ..ops.registry import OpDef, get_op
 from .graph import Node, copy_graph, topo_order
 from .symbol import Symbol
 
-__all__ = ["build"]
+__all__ = ["build", "segment"]
 
 _KEPT_META = ("scope", "source")
 _CACHED_OP = get_op("_CachedOp")   # what an inlined node keeps of its graph's per-node data
@@ -71,11 +71,27 @@ def build(x):
     return Symbol([entry])
 
 
+def segment(tnodes):
+    """The graph of the tape nodes ``tnodes`` (registered ops' calls, inputs before users) on their
+    own: every array they read from elsewhere (another call's output, a variable, a constant) is a
+    variable. Returns the graph node of each call, in order, and ``{id(array): variable node}``;
+    names as ``get_symbol`` gives them (the compiled backward of the tape's imperative end,
+    ``compiler.tape_backward``, differentiates this graph)."""
+    tape = _TapeGraph(cut=True)
+    for tnode in tnodes:
+        tape.add(tnode)
+    nodes = [tape.outputs[id(tnode)] for tnode in tnodes]
+    tape.assign_names([(node, i) for node in nodes for i in range(node.num_outputs())])
+    return nodes, tape.variables
+
+
 class _TapeGraph:
     """Graph nodes made from tape nodes during one ``build``; names are given at the end
-    (``assign_names``), in graph order."""
+    (``assign_names``), in graph order. ``cut``: an output of a tape node not added is a variable
+    (``segment``)."""
 
-    def __init__(self):
+    def __init__(self, cut=False):
+        self.cut = cut
         self.outputs = {}     # id(TapeNode) -> Node (an op call) or list of entries (an inlined graph)
         self.variables = {}   # id(array) -> variable Node, one per leaf or constant array
         self.pending = {}     # Node -> its name ("var"/"null"/"node_": numbered later) or a kept name
@@ -104,6 +120,8 @@ class _TapeGraph:
         """The graph entry of input ``i`` of ``tnode``: an earlier node's output or a variable."""
         src = tnode.sources[i]
         if src.__class__ is tuple:
+            if self.cut and id(src[0]) not in self.outputs:
+                return (self.variable(tnode.inputs[i], "var"), 0)
             return self.output(*src)
         if src is not None:
             return (self.variable(src, "var"), 0)
@@ -202,6 +220,8 @@ def _attr_strings(op, parsed):
     for k, v in parsed.items():
         spec = op.attrs.get(k)
         if spec is None:
+            if op.open_attrs:        # a free keyword (Custom's, for its property): kept as its text
+                out[k] = v
             continue
         text = spec.format(v)
         if spec.required or text != spec.format(spec.default):
