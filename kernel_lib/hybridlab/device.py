@@ -112,7 +112,7 @@ class Device:
     default_ctx = _CurrentDevice()
 
     def __eq__(self, other):
-        return (isinstance(other, Device) and self.device_type == other.device_type
+        return other is self or (isinstance(other, Device) and self.device_type == other.device_type
                 and self.device_id == other.device_id)
 
     def __hash__(self):

@@ -182,9 +182,10 @@ def _pass_on(pairs, node_grads, leaf_grads, leaves):
         if src.__class__ is tuple:
             _accumulate(node_grads.setdefault(id(src[0]), {}), src[1], g)
         else:
-            key = leaf_key(src)
+            key = id(src) if src._grad is None else id(src._grad)       # (leaf_key, inlined)
             leaves[key] = src
-            _accumulate(leaf_grads, key, g)
+            old = leaf_grads.get(key)
+            leaf_grads[key] = g if old is None else F.elemwise_add(old, g)
 
 
 def _free(node):

@@ -67,7 +67,7 @@ def run_segment(order, node_grads):
             break               # (a compute with _hl_plain: op hooks or the profiler watch imperative ops)
         if device is None:
             device, training = node.device, node.training
-        elif node.device != device or node.training != training:
+        elif (node.device is not device and node.device != device) or node.training != training:
             break
         start -= 1
     if len(order) - start < 2 or device.is_gpu:

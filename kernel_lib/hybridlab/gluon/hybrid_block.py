@@ -39,7 +39,7 @@ Example::
 """
 import sys
 import warnings
-from inspect import unwrap as _unwrap      # a method as defined, under mx.util.use_np's scope wrappers
+from inspect import unwrap as _inspect_unwrap
 
 from .. import ndarray
 from ..base import MXNetValueError
@@ -109,6 +109,12 @@ def _kinds(out):
     if isinstance(out, (list, tuple)):
         return set().union(*(_kinds(o) for o in out))
     return set()
+
+
+def _unwrap(fn):
+    """``fn`` as defined, under mx.util.use_np's scope wrappers (on every call: plain functions,
+    the common case, without inspect.unwrap's loop)."""
+    return _inspect_unwrap(fn) if hasattr(fn, "__wrapped__") else fn
 
 
 class HybridBlock(Block):

@@ -303,9 +303,12 @@ class Trainer:
         loss_scaler = getattr(self, "_amp_loss_scaler", None)    # attached by contrib.amp.init_trainer
         if loss_scaler is not None and loss_scaler.has_overflow(self._params):
             return                          # an overflowing AMP step is skipped (MXNet)
-        trainable = [(i, param, param.list_grad()) for i, param in self._trainable()]
+        trainable = []
+        for i, param in self._trainable():
+            weights = param._check_and_get(param._data, list)
+            trainable.append((i, param, weights, [w._grad for w in weights]))
         if not ignore_stale_grad:
-            for _, param, grads in trainable:
+            for _, param, _, grads in trainable:
                 for g in grads:
                     if not autograd_state.is_fresh(g):
                         raise UserWarning(
@@ -317,8 +320,7 @@ class Trainer:
         if self._kvstore and self._update_on_kvstore:
             return                          # the store updated the weights (MXNet keeps the grads 'fresh')
         per_device = []
-        for i, param, grads in trainable:
-            weights = param._check_and_get(param._data, list)
+        for i, _, weights, grads in trainable:
             for j, (w, g) in enumerate(zip(weights, grads)):
                 if not autograd_state.take_fresh(g) and ignore_stale_grad:
                     continue                # MXNet: a stale gradient's parameter is not updated

@@ -8,7 +8,7 @@ from ..deferred import state as deferred_state
 from ..base import MXNetError
 from ..write_versions import wrote
 from ..device import current_device
-from ..ops.context import _contexts, op_context
+from ..ops.context import _contexts, np_mode as _np_mode, op_context
 from ..ops.infer import InferError
 from ..ops.registry import get_op
 from .ndarray import DENSE_CLASSES, NDArray, _as_array
@@ -22,6 +22,7 @@ class OutOfMemory(MXNetError, MemoryError):
 
 _autograd_flags = autograd_state.flags
 _tracing = deferred_state.tracing
+_MAX_CHECKED = 4096          # shape checks remembered per op (see invoke)
 
 
 def invoke_name(name, inputs, attrs, out=None, np_style=None):
@@ -62,10 +63,19 @@ def invoke(op, inputs, attrs, out=None, np_style=None):
         raise MXNetError(f"{op.name}: expected {len(names)} inputs ({', '.join(names) or 'none'}), "
                          f"got {len(arrays)}")
     datas = [x._data for x in arrays]
-    try:
-        op.infer_shape(a, [d.shape for d in datas])
-    except InferError as err:
-        raise shape_error(op, a, err) from None
+    # the op's shape inference checks the call, once per attributes and shapes (it is a pure function
+    # of them and of NumPy shape semantics): a loop's later calls skip it
+    shapes = tuple([d.shape for d in datas])
+    checked = op.shapes_checked
+    key = (id(a), shapes, _np_mode["shape"])
+    if key not in checked:
+        try:
+            op.infer_shape(a, list(shapes))
+        except InferError as err:
+            raise shape_error(op, a, err) from None
+        if len(checked) >= _MAX_CHECKED:
+            checked.clear()
+        checked[key] = a
     ctx = _contexts.get((device, _autograd_flags.training)) or op_context(device, _autograd_flags.training)
     try:
         res = op.compute(ctx, a, *datas)

@@ -189,6 +189,9 @@ class OpDef:
         self._activation = elementwise_activation
         self.subgraph_inputs = bool(subgraph_inputs)
         self._attr_cache = {}
+        # (id(attrs), input shapes, NumPy shape semantics) -> attrs: shapes this op's inference accepted
+        # imperatively (the value keeps the attrs dict alive, so its id stays its own; see dispatch)
+        self.shapes_checked = {}
         # fixed input count (None when it depends on attributes): saves a call on the hot path
         self.n_inputs = None if (variadic or callable(inputs)) else len(inputs)
 

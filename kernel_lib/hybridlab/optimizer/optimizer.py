@@ -250,10 +250,20 @@ class Optimizer:
 
     def _count(self, indices):
         """Count one more update of each index (in order) and return each one's ``(lr, wd, t)``."""
-        hyper = []
+        counts, begin, hyper = self._index_update_count, self.begin_num_update, []
+        lr_at = None             # (num_update, the scheduler's rate then): asked once per count, as MXNet does
         for index in indices:
-            self._update_count(index)
-            hyper.append((self._get_lr(index), self._get_wd(index), self._index_update_count[index]))
+            t = counts[index] = counts.get(index, begin) + 1
+            if t > self.num_update:
+                self.num_update = t
+            if self.lr_scheduler is None:
+                lr = self.lr
+            else:
+                if lr_at is None or lr_at[0] != self.num_update:
+                    lr_at = (self.num_update, self.lr_scheduler(self.num_update))
+                lr = lr_at[1]
+            hyper.append((lr * self._mult(index, self.lr_mult, "lr_mult"),
+                          self.wd * self._mult(index, self.wd_mult, "wd_mult"), t))
         return hyper
 
     def _apply(self, indices, weights, grads, states, hyper):
