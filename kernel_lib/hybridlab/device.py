@@ -66,7 +66,7 @@ class Device:
         cpu(0)
     """
 
-    __slots__ = ("device_type", "device_id", "_old")
+    __slots__ = ("device_type", "device_id", "_old", "_hash")
     _local = threading.local()
 
     def __init__(self, device_type, device_id=0):
@@ -79,6 +79,7 @@ class Device:
         self.device_type = device_type
         self.device_id = int(device_id)
         self._old = None
+        self._hash = hash((device_type, self.device_id))     # (every imperative op looks its context up by device)
 
     @property
     def device_typeid(self):
@@ -116,7 +117,7 @@ class Device:
                 and self.device_id == other.device_id)
 
     def __hash__(self):
-        return hash((self.device_type, self.device_id))
+        return self._hash
 
     def __repr__(self):
         return f"{self.device_type}({self.device_id})"

@@ -208,7 +208,8 @@ class HybridBlock(Block):
         if _unwrap(type(self).hybrid_forward) is HybridBlock.hybrid_forward:
             raise NotImplementedError(f"{type(self).__name__} must define forward(self, x, ...) (MXNet 2.0) or "
                                       f"hybrid_forward(self, F, x, ...) (MXNet 1.x)")
-        if x.__class__ in DENSE_CLASSES and all(a.__class__ in DENSE_CLASSES for a in args):
+        arrays_only = x.__class__ in DENSE_CLASSES and all(a.__class__ in DENSE_CLASSES for a in args)
+        if arrays_only:
             first = x               # (the common call, arrays only: a loss's prediction and label)
         else:
             has_sym, has_nd, _, _ = _gather([x, *args])
@@ -225,7 +226,8 @@ class HybridBlock(Block):
                 raise AssertionError(f"HybridBlock requires the first argument to forward be either Symbol or "
                                      f"NDArray, but got {type(first)}")
         if self._hybridization.active and not _dc.is_deferred_compute():
-            self._check_devices({a.device for a in _flat_inputs([x, *args]) if isinstance(a, NDArray)})
+            arrays = (x, *args) if arrays_only else [a for a in _flat_inputs([x, *args]) if isinstance(a, NDArray)]
+            self._check_devices({a._device for a in arrays})
             return self._call_cached_op(x, *args)
         if _dc.is_deferred_compute():
             out = traced_forward(self, x, *args)
