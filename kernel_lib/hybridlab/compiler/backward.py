@@ -259,6 +259,9 @@ class BackwardPlan:
                 self._bind.append(("saved", len(self.saved_entries)))
                 self.saved_entries.append(what)
         self.n_outputs = len(outputs)
+        # the same, as positions in ``input_data + saved + head_grads`` (what ``run`` reads)
+        offset = {"input": 0, "saved": len(inputs), "head": len(inputs) + len(self.saved_entries)}
+        self._bind_index = [offset[kind] + k for kind, k in self._bind]
         fwd_outs = list(outputs) + self.saved_entries
         self.forward = compile_program(fwd_outs, inputs, signature, shapes, dtypes, title=f"{title} (train forward)")
         self._single_forward = len(fwd_outs) == 1
@@ -302,7 +305,7 @@ class BackwardPlan:
                     owners[p] = id(buf if buf.base is None else buf.base)
             last = self._into_checked = (ids, tuple(positions), owners, into)   # (``into`` kept: ids stay valid)
         _, positions, owners, _ = last
-        read = {id(a if getattr(a, "base", None) is None else a.base) for a in args}
+        read = {id(a) if a.base is None else id(a.base) for a in args}
         if read.isdisjoint(owners.values()):
             return positions
         return tuple(p for p in positions if owners[p] not in read)
@@ -320,9 +323,8 @@ class BackwardPlan:
         input, a NumPy array to write its gradient into (returned in its place), or ``None``;
         arrays that cannot take it (another shape or dtype, not contiguous, memory the backward
         reads) are left alone and that gradient comes as a new array."""
-        args = []
-        for kind, k in self._bind:
-            args.append(input_data[k] if kind == "input" else saved[k] if kind == "saved" else head_grads[k])
+        pool = [*input_data, *saved, *head_grads]
+        args = [pool[i] for i in self._bind_index]
         positions = self._into_positions(into, args) if into is not None and monitor is None else ()
         if positions:
             prog = self._into.get(positions)

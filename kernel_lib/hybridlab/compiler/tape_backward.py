@@ -105,18 +105,19 @@ def _structure(nodes, node_grads):
     they read from elsewhere as ``(NDArray, source)`` in first-read order, and the head gradients
     as ``(node position, output index, NDArray)``; ``None`` for arrays of another kind or head
     gradients of another shape or dtype than their output's."""
-    where = {id(node): j for j, node in enumerate(nodes)}
-    seen, externals = {}, []
+    where = {}
+    seen, externals, heads = {}, [], []
     key = [nodes[0].device, nodes[0].training]
     append = key.append
-    for node in nodes:
+    for j, node in enumerate(nodes):
+        where[id(node)] = j
         append(node.op)
-        append(tuple(node.attrs.items()))
+        append(node.op.attrs_key(node.attrs))
         for x, src in zip(node.inputs, node.sources):
             if src.__class__ is tuple:
-                j = where.get(id(src[0]))
-                if j is not None:
-                    append((j, src[1]))
+                k = where.get(id(src[0]))
+                if k is not None:
+                    append((k, src[1]))
                     continue
             k = seen.get(id(x))
             if k is None:
@@ -124,13 +125,12 @@ def _structure(nodes, node_grads):
                     return None
                 k = seen[id(x)] = len(externals)
                 externals.append((x, src))
-                append((x._data.shape, x._data.dtype, src is not None))
+                d = x._data
+                append((d.shape, d.dtype, src is not None))
             append(k)
         for d in node.out_data:
             append(d.shape)
             append(d.dtype)
-    heads = []
-    for j, node in enumerate(nodes):
         grads = node_grads.get(id(node))
         if grads:
             for i in sorted(grads):
@@ -138,7 +138,7 @@ def _structure(nodes, node_grads):
                 if g.__class__ not in DENSE_CLASSES or g._data.shape != out.shape or g._data.dtype != out.dtype:
                     return None
                 heads.append((j, i, g))
-                key.append(("head", j, i))
+                append(("head", j, i))
     return tuple(key), externals, heads
 
 
