@@ -57,18 +57,18 @@ def invoke(op, inputs, attrs, out=None, np_style=None):
             raise MXNetError(f"{op.name}: all inputs must be on one device: expected {device}, got an "
                              f"input on {x._device}")
         arrays.append(x)
-    n_expected = op.n_inputs if op.n_inputs is not None else len(op.input_names(a))
-    if len(arrays) != n_expected:
-        names = op.input_names(a)
-        raise MXNetError(f"{op.name}: expected {len(names)} inputs ({', '.join(names) or 'none'}), "
-                         f"got {len(arrays)}")
     datas = [x._data for x in arrays]
-    # the op's shape inference checks the call, once per attributes and shapes (it is a pure function
-    # of them and of NumPy shape semantics): a loop's later calls skip it
+    # the input count and the op's shape inference check the call, once per attributes and shapes
+    # (pure functions of them and of NumPy shape semantics): a loop's later calls skip them
     shapes = tuple([d.shape for d in datas])
     checked = op.shapes_checked
     key = (id(a), shapes, _np_mode["shape"])
     if key not in checked:
+        n_expected = op.n_inputs if op.n_inputs is not None else len(op.input_names(a))
+        if len(arrays) != n_expected:
+            names = op.input_names(a)
+            raise MXNetError(f"{op.name}: expected {len(names)} inputs ({', '.join(names) or 'none'}), "
+                             f"got {len(arrays)}")
         try:
             op.infer_shape(a, list(shapes))
         except InferError as err:
@@ -88,7 +88,8 @@ def invoke(op, inputs, attrs, out=None, np_style=None):
         nvis = op.n_visible(a)
         outs = [_wrap(r, device, np_style) for r in res[:nvis]]
     else:
-        nvis, outs, res = 1, [_wrap(res, device, np_style)], (res,)
+        nvis, res = 1, (res,)
+        outs = [NDArray._wrap(res[0], device, np_style) if type(res[0]) is _ndarray else _wrap(res[0], device, np_style)]
     if _autograd_flags.recording and (op.grad is not None or op.zero_grad) and autograd_state.needs_record(arrays):
         node = autograd_state.TapeNode(op, a, arrays, res, device)
         for i, o in enumerate(outs):
