@@ -293,3 +293,23 @@ def test_ops_without_attributes_ignore_keywords_with_a_warning_as_mxnet_does():
     assert out.asnumpy().tolist() == [1.0, 0.0]
     with pytest.raises(mx.MXNetError, match="unknown attribute 'axes'"):
         mx.nd.sum(x, axes=0)          # an op with attributes still refuses a wrong one
+
+
+def test_imperative_shape_checks_are_remembered_per_attributes_shapes_and_shape_semantics():
+    """A loop's calls skip the shape inference a first call passed (same op, attributes and shapes);
+    other shapes, another input count or NumPy shape semantics turned off are checked again."""
+    x = mx.nd.ones((2, 3))
+    assert mx.nd.sum(x, axis=1).shape == (2,)
+    assert mx.nd.sum(x, axis=1).shape == (2,)                                    # remembered
+    raises(lambda: mx.nd.sum(mx.nd.ones((2,)), axis=1), "sum", "axis=1", "got ndim 1")   # same attributes, new shape
+    raises(lambda: mx.nd.elemwise_add(x, mx.nd.ones((3, 2))), "elemwise_add", "(3, 2)")
+    add = get_op("elemwise_add")
+    from hybridlab.ndarray.dispatch import invoke
+    invoke(add, [x, x], {})
+    raises(lambda: invoke(add, [x, x, x], {}), "elemwise_add: expected 2 inputs", "got 3")
+    with mx.util.np_shape(True):
+        empty = mx.nd.zeros((0, 4, 2, 2))
+        assert mx.nd.depth_to_space(empty, block_size=2).shape == (0, 1, 4, 4)
+    # the same call outside NumPy shape semantics: MXNet 1.x refuses a zero-size shape
+    raises(lambda: mx.nd.depth_to_space(empty, block_size=2), "depth_to_space", "without zero sizes",
+           "(0, 4, 2, 2)")

@@ -445,3 +445,30 @@ def test_row_sparse_parameter_rules():
     assert trainer._update_on_kvstore is True and trainer._kvstore.type == "device"
     with pytest.raises(RuntimeError, match="via row_sparse_data\\(\\) because its storage type is default"):
         mx.gluon.Parameter("d", shape=(2,)).row_sparse_data(mx.nd.array([0]))
+
+
+def test_trainer_asks_the_scheduler_once_per_update_count_and_applies_lr_mult():
+    """Every parameter of a step is updated with the scheduler's rate at that step's count (asked
+    once per count, as MXNet's ``_get_lrs``), times its ``lr_mult``; packed or not, same weights."""
+    asked = []
+
+    class Halving(mx.lr_scheduler.LRScheduler):
+        def __call__(self, num_update):
+            asked.append(num_update)
+            return 1.0 / 2 ** (num_update - 1)
+
+    for lr_mult in (1.0, 3.0):           # 3.0: the rates differ, so the parameters update one by one
+        asked.clear()
+        a, b = mx.gluon.Parameter("a", shape=(2,)), mx.gluon.Parameter("b", shape=(3,))
+        for p in (a, b):
+            p.initialize(mx.init.Zero())
+        b.lr_mult = lr_mult
+        trainer = mx.gluon.Trainer([a, b], "sgd", {"lr_scheduler": Halving()})
+        for _ in range(3):
+            with mx.autograd.record():
+                loss = a.data().sum() + b.data().sum()
+            loss.backward()
+            trainer.step(1)
+        assert asked == [1, 2, 3]
+        np.testing.assert_allclose(a.data().asnumpy(), [-1.75] * 2)           # 1 + 0.5 + 0.25
+        np.testing.assert_allclose(b.data().asnumpy(), [-1.75 * lr_mult] * 3)

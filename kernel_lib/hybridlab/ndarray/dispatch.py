@@ -1,6 +1,7 @@
-"""Imperative op dispatch: parse attributes (cached), check shapes by the op's own inference,
-compute with the device's array module, wrap the outputs, and record a tape node when autograd
-needs one. This is the hot path of every imperative call: keep it lean."""
+"""Imperative op dispatch: parse attributes (cached), check shapes by the op's own inference
+(once per attributes and input shapes: ``OpDef.shapes_checked``), compute with the device's array
+module, wrap the outputs, and record a tape node when autograd needs one. This is the hot path of
+every imperative call: keep it lean."""
 from numpy import asarray as _asarray, generic as _generic, ndarray as _ndarray
 
 from ..autograd import state as autograd_state
