@@ -75,6 +75,10 @@ CASES = [
     Case("_backward_mean", [(3, 1), (3, 4)], attrs={"axis": 0, "exclude": True, "keepdims": True},
          ref=spread(True), grad=[0], name="exclude_keepdims"),
     Case("_backward_mean", [(4,), (2, 3, 4)], attrs={"axis": (0, 1)}, ref=spread(True), grad=[0], name="axes"),
+    # reduced axes of size 1 (a loss's mean over its one column): compiled programs inline a copy
+    Case("_backward_mean", [(5,), (5, 1)], attrs={"axis": 0, "exclude": True}, ref=spread(True), grad=[0],
+         name="unit_axes"),
+    Case("_backward_sum", [(2, 3), (2, 1, 3)], attrs={"axis": 1}, ref=spread(False), grad=[0], name="unit_axis"),
     Case("sum", [(3, 2, 4, 5)], attrs={"axis": (0, 1, 3)}, ref=legacy(np.sum), name="leading_run_then_last"),
     Case("sum", [(2, 3)], attrs={"axis": ()}, ref=legacy(np.sum), name="empty_axis_is_all"),
     Case("sum", [(2, 3)], attrs={"keepdims": True}, ref=legacy(np.sum), name="all_keepdims"),

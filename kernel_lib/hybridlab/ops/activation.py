@@ -226,7 +226,12 @@ def softmax_forward(xp, x, axis, temperature=None, log=False, length=None):
     s = e.sum(axis=axis, keepdims=True)
     if mask is not None:
         s = select(xp, s == 0, x.dtype.type(1), s)
-    out = z - xp.log(s) if log else e / s
+    if e.dtype != s.dtype or z.dtype != s.dtype:
+        out = z - xp.log(s) if log else e / s
+    elif log:       # (z, e and s are this call's own arrays of one dtype: written in place)
+        out = xp.subtract(z, xp.log(s, out=s), out=z)
+    else:
+        out = xp.divide(e, s, out=e)
     if mask is not None:
         out = select(xp, mask, out, x.dtype.type(0))
     return out
@@ -299,6 +304,16 @@ def _backward_log_softmax_compute(ctx, a, g, y):
     return g - xp.exp(y) * g.sum(axis=ax, keepdims=True)
 
 
+def _backward_log_softmax_inline(a, site):
+    """The kernel's expression, its axis a literal."""
+    g, y = site.args
+    shape = site.shapes[0]
+    if shape is None:
+        return None
+    ax = site.literal(normalize_axis(a["axis"], len(shape)))
+    return f"subtract({g}, multiply(exp({y}), {g}.sum(axis={ax}, keepdims=True)){site.out_arg})"
+
+
 def _backward_log_softmax_grad(F, a, ins, outs, og):
     g, y = ins
     h, ax = og[0], a["axis"]
@@ -309,6 +324,7 @@ def _backward_log_softmax_grad(F, a, ins, outs, og):
 
 register(OpDef(
     "_backward_log_softmax", family="nn", hidden=True, inputs=("ograd", "output"),
+    inline=InlineRule(_backward_log_softmax_inline, functions=(onp.subtract, onp.multiply, onp.exp), methods=("sum",)),
     attrs={"axis": Attr("int", -1, doc="The softmax axis.")},
     compute=_backward_log_softmax_compute, infer_shape=same_shape, grad=_backward_log_softmax_grad,
     doc="Gradient of log_softmax from its output: ``ograd - exp(output) * sum(ograd, axis)``."))

@@ -21,7 +21,7 @@ from ..base import is_bfloat16
 from .attrs import Attr
 from .bf16 import cast as bf16_cast
 from .infer import same_shape, unary_shape
-from .registry import Lowering, OpDef, OutKernel, register
+from .registry import InlineRule, Lowering, OpDef, OutKernel, register
 from .relu_cpu import RELU_INLINE, relu
 from .select_cpu import select
 
@@ -134,6 +134,7 @@ def _g_clip(F, x, y, og, a):
 # ---- math ----------------------------------------------------------------------------------------
 unary("negative", lambda xp, x, a: xp.negative(x), lambda F, x, y, og, a: F.negative(og), np="negative",
       out_kernel=_ufunc_out(lambda xp, x, out: xp.negative(x, out=out)), lowering=Lowering("negative", "x", "(-{0})"),
+      inline=InlineRule(lambda a, site: f"negative({site.args[0]}{site.out_arg})", functions=(_np.negative,)),
       doc="Numerical negative, elementwise.")
 unary("abs", lambda xp, x, a: xp.abs(x), lambda F, x, y, og, a: _mul(F, og, F.sign(x)), np=("absolute", "abs"),
       out_kernel=_ufunc_out(lambda xp, x, out: xp.absolute(x, out=out)), lowering=Lowering("abs", "x", "abs({0})"),

@@ -144,11 +144,18 @@ register(OpDef("_backward_take", inputs=("ograd", "indices", "data"), family="in
 
 # ---- pick --------------------------------------------------------------------------------------
 def _pick_shapes(a, d):
+    """(the picked axis, the index's shape with that axis kept as 1, the output's shape) for data of
+    shape ``d`` (cached: every pick of a loss asks for the same batch shape)."""
     if a["axis"] is None:
         raise InferError(0, "an integer axis", "axis=None", "pick with axis=None is not supported")
-    ax = normalize_axis(a["axis"], len(d))
-    keep = tuple(d[:ax]) + (1,) + tuple(d[ax + 1:])
-    return ax, keep, (keep if a["keepdims"] else tuple(d[:ax]) + tuple(d[ax + 1:]))
+    return _pick_geometry(a["axis"], a["keepdims"], tuple(d))
+
+
+@functools.lru_cache(maxsize=256)
+def _pick_geometry(axis, keepdims, d):
+    ax = normalize_axis(axis, len(d))
+    keep = d[:ax] + (1,) + d[ax + 1:]
+    return ax, keep, (keep if keepdims else d[:ax] + d[ax + 1:])
 
 
 def _pick_infer(a, in_shapes):

@@ -286,6 +286,14 @@ def _spread(reduce_name, scaled):
         out[...] = g
         return out
 
+    def inline(a, site):
+        # only where every reduced axis has size 1 (a loss's mean over its one column): ograd's values
+        # as they are, in data's shape (positive: a copy, or written into the planned buffer)
+        og, shape = site.shapes
+        if og is None or shape is None or any(shape[i] != 1 for i in _axes_of(a, shape, True)):
+            return None
+        return f"positive({site.args[0]}.reshape({site.literal(tuple(shape))}){site.out_arg})"
+
     def gradient(F, a, inputs, outputs, ograds):   # linear in ograd: its adjoint is the reduction
         return [getattr(F, reduce_name)(ograds[0], axis=a["axis"], keepdims=a["keepdims"], exclude=a["exclude"]),
                 None]
@@ -300,7 +308,7 @@ def _spread(reduce_name, scaled):
 
     register(OpDef(f"_backward_{reduce_name}", inputs=("ograd", "data"), attrs=dict(_REDUCE_ATTRS),
                    compute=compute, infer_shape=infer_shape, infer_type=lambda a, d: [d[0]], grad=gradient,
-                   family="reduce", hidden=True,
+                   family="reduce", hidden=True, inline=InlineRule(inline, functions=(_numpy.positive,)),
                    doc=f"Gradient of {reduce_name}: ``ograd`` broadcast back over the reduced axes of ``data``"
                        + (" and divided by their size." if scaled else ".")))
 
