@@ -269,7 +269,7 @@ class BackwardPlan:
         self.updates = d.updates
         self._derived, self._instrumented = (d, signature, title), None
         self._into = {}              # positions of the gradients written into given arrays -> program
-        self._into_checked = None    # (ids of the last into arrays, positions, their owners' ids, the arrays)
+        self._into_checked = None    # (ids of the last into arrays, positions, their owners' ids, those as a set, the arrays)
         # per input: the (shape, dtype) of its gradient, or None (an array to write it into must match)
         self._grad_types = [None] * len(inputs)
         for (node, i), k in zip(d.outputs, self.grad_inputs):
@@ -303,10 +303,11 @@ class BackwardPlan:
                         and buf.flags.c_contiguous and buf.flags.writeable):
                     positions.append(p)
                     owners[p] = id(buf if buf.base is None else buf.base)
-            last = self._into_checked = (ids, tuple(positions), owners, into)   # (``into`` kept: ids stay valid)
-        _, positions, owners, _ = last
-        read = {id(a) if a.base is None else id(a.base) for a in args}
-        if read.isdisjoint(owners.values()):
+            # (``into`` kept: its ids stay valid)
+            last = self._into_checked = (ids, tuple(positions), owners, frozenset(owners.values()), into)
+        _, positions, owners, taken, _ = last
+        read = [id(a) if a.base is None else id(a.base) for a in args]
+        if taken.isdisjoint(read):
             return positions
         return tuple(p for p in positions if owners[p] not in read)
 
