@@ -89,8 +89,7 @@ def invoke(op, inputs, attrs, out=None, np_style=None):
         nvis = op.n_visible(a)
         outs = [_wrap(r, device, np_style) for r in res[:nvis]]
     else:
-        nvis, res = 1, (res,)
-        outs = [NDArray._wrap(res[0], device, np_style) if type(res[0]) is _ndarray else _wrap(res[0], device, np_style)]
+        nvis, outs, res = 1, [_wrap(res, device, np_style)], (res,)
     if _autograd_flags.recording and (op.grad is not None or op.zero_grad) and autograd_state.needs_record(arrays):
         node = autograd_state.TapeNode(op, a, arrays, res, device)
         for i, o in enumerate(outs):

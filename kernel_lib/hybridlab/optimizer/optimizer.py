@@ -146,9 +146,18 @@ class Optimizer:
             return table.get(self.idx2name[index], 1.0)
         return 1.0
 
+    def _scheduled_lr(self):
+        """The learning rate before multipliers: ``lr``, or the scheduler's rate at ``num_update``, asked
+        once per count (as MXNet's ``_get_lrs`` asks once for the indices of an update)."""
+        if self.lr_scheduler is None:
+            return self.lr
+        at = getattr(self, "_lr_at", None)
+        if at is None or at[0] != self.num_update or at[1] is not self.lr_scheduler:
+            at = self._lr_at = (self.num_update, self.lr_scheduler, self.lr_scheduler(self.num_update))
+        return at[2]
+
     def _get_lr(self, index):
-        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
-        return lr * self._mult(index, self.lr_mult, "lr_mult")
+        return self._scheduled_lr() * self._mult(index, self.lr_mult, "lr_mult")
 
     def _get_lrs(self, indices):
         return [self._get_lr(i) for i in indices]
@@ -250,20 +259,10 @@ class Optimizer:
 
     def _count(self, indices):
         """Count one more update of each index (in order) and return each one's ``(lr, wd, t)``."""
-        counts, begin, hyper = self._index_update_count, self.begin_num_update, []
-        lr_at = None             # (num_update, the scheduler's rate then): asked once per count, as MXNet does
+        hyper = []
         for index in indices:
-            t = counts[index] = counts.get(index, begin) + 1
-            if t > self.num_update:
-                self.num_update = t
-            if self.lr_scheduler is None:
-                lr = self.lr
-            else:
-                if lr_at is None or lr_at[0] != self.num_update:
-                    lr_at = (self.num_update, self.lr_scheduler(self.num_update))
-                lr = lr_at[1]
-            hyper.append((lr * self._mult(index, self.lr_mult, "lr_mult"),
-                          self.wd * self._mult(index, self.wd_mult, "wd_mult"), t))
+            self._update_count(index)
+            hyper.append((self._get_lr(index), self._get_wd(index), self._index_update_count[index]))
         return hyper
 
     def _apply(self, indices, weights, grads, states, hyper):
