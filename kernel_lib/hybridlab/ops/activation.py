@@ -304,16 +304,6 @@ def _backward_log_softmax_compute(ctx, a, g, y):
     return g - xp.exp(y) * g.sum(axis=ax, keepdims=True)
 
 
-def _backward_log_softmax_inline(a, site):
-    """The kernel's expression, its axis a literal."""
-    g, y = site.args
-    shape = site.shapes[0]
-    if shape is None:
-        return None
-    ax = site.literal(normalize_axis(a["axis"], len(shape)))
-    return f"subtract({g}, multiply(exp({y}), {g}.sum(axis={ax}, keepdims=True)){site.out_arg})"
-
-
 def _backward_log_softmax_grad(F, a, ins, outs, og):
     g, y = ins
     h, ax = og[0], a["axis"]
@@ -324,7 +314,6 @@ def _backward_log_softmax_grad(F, a, ins, outs, og):
 
 register(OpDef(
     "_backward_log_softmax", family="nn", hidden=True, inputs=("ograd", "output"),
-    inline=InlineRule(_backward_log_softmax_inline, functions=(onp.subtract, onp.multiply, onp.exp), methods=("sum",)),
     attrs={"axis": Attr("int", -1, doc="The softmax axis.")},
     compute=_backward_log_softmax_compute, infer_shape=same_shape, grad=_backward_log_softmax_grad,
     doc="Gradient of log_softmax from its output: ``ograd - exp(output) * sum(ograd, axis)``."))

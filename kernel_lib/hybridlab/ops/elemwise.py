@@ -134,7 +134,8 @@ def _g_clip(F, x, y, og, a):
 # ---- math ----------------------------------------------------------------------------------------
 unary("negative", lambda xp, x, a: xp.negative(x), lambda F, x, y, og, a: F.negative(og), np="negative",
       out_kernel=_ufunc_out(lambda xp, x, out: xp.negative(x, out=out)), lowering=Lowering("negative", "x", "(-{0})"),
-      inline=InlineRule(lambda a, site: f"negative({site.args[0]}{site.out_arg})", functions=(_np.negative,)),
+      # (an operator, not the function: a program whose negative runs its kernel keeps the kernel's name)
+      inline=InlineRule(lambda a, site: None if site.out is not None else f"(-{site.args[0]})"),
       doc="Numerical negative, elementwise.")
 unary("abs", lambda xp, x, a: xp.abs(x), lambda F, x, y, og, a: _mul(F, og, F.sign(x)), np=("absolute", "abs"),
       out_kernel=_ufunc_out(lambda xp, x, out: xp.absolute(x, out=out)), lowering=Lowering("abs", "x", "abs({0})"),
