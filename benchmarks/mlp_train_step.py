@@ -6,7 +6,10 @@ NumPy step of the same math (preallocated buffers, ``out=`` matmuls, in-place uf
 run: the contenders alternate within every round and each keeps its best round (a shared machine's
 slow spells then hit all of them alike). The weights after the first steps are checked equal first.
 
-Run: python benchmarks/mlp_train_step.py [--rounds N] [--profile]
+``--phases`` prints where each step's time goes instead: the net's forward, the loss, the backward and
+the update, timed inside the steps, beside the hand step's (absolute times: for finding work, not verdicts).
+
+Run: python benchmarks/mlp_train_step.py [--rounds N] [--profile] [--phases]
 """
 import argparse
 import cProfile
@@ -14,6 +17,7 @@ import os
 import pstats
 import sys
 import timeit
+from time import perf_counter
 
 import numpy as np
 
@@ -45,7 +49,7 @@ def hand_step(p, x, y, optimizer):
     t = [0]
     b1, b2, eps = ADAM["beta1"], ADAM["beta2"], ADAM["epsilon"]
 
-    def step():
+    def forward():
         np.matmul(x, p["w0"].T, out=h0)
         np.add(h0, p["b0"], out=h0)
         np.maximum(h0, 0, out=h0)
@@ -54,6 +58,8 @@ def hand_step(p, x, y, optimizer):
         np.maximum(h1, 0, out=h1)
         np.matmul(h1, p["w2"].T, out=z)
         np.add(z, p["b2"], out=z)
+
+    def loss_and_logit_grad():
         np.max(z, axis=1, keepdims=True, out=zmax)
         np.subtract(z, zmax, out=z)
         np.exp(z, out=z)
@@ -62,6 +68,9 @@ def hand_step(p, x, y, optimizer):
         loss = -np.log((z * onehot).sum(axis=1)).mean()
         np.subtract(z, onehot, out=z)
         np.multiply(z, 1.0 / n, out=z)              # d loss / d logits
+        return loss
+
+    def backward():
         np.matmul(z.T, h1, out=grads["w2"])
         np.sum(z, axis=0, out=grads["b2"])
         np.matmul(z, p["w2"], out=d1)
@@ -72,6 +81,8 @@ def hand_step(p, x, y, optimizer):
         np.multiply(d0, h0 > 0, out=d0)
         np.matmul(d0.T, x, out=grads["w0"])
         np.sum(d0, axis=0, out=grads["b0"])
+
+    def update():
         if optimizer == "sgd":
             for k, w in p.items():
                 m, g = mom[k], grads[k]
@@ -96,7 +107,25 @@ def hand_step(p, x, y, optimizer):
                 np.divide(m, s, out=s)
                 s *= lr
                 w -= s
+
+    def step():
+        forward()
+        loss = loss_and_logit_grad()
+        backward()
+        update()
         return loss
+
+    def timed():
+        t0 = perf_counter()
+        forward()
+        t1 = perf_counter()
+        loss_and_logit_grad()
+        t2 = perf_counter()
+        backward()
+        t3 = perf_counter()
+        update()
+        return t1 - t0, t2 - t1, t3 - t2, perf_counter() - t3
+    step.timed = timed
     return step
 
 
@@ -139,7 +168,21 @@ def hl_step(params, x, y, optimizer, mean_loss=False, hybrid_loss=False):
         loss.backward()
         trainer.step(1)
         return loss
+    def timed():
+        t0 = perf_counter()
+        with mx.autograd.record():
+            z = net(xn)
+            t1 = perf_counter()
+            loss = loss_fn(z, yn)
+            if mean_loss:
+                loss = loss.mean()
+        t2 = perf_counter()
+        loss.backward()
+        t3 = perf_counter()
+        trainer.step(1 if mean_loss else BATCH)
+        return t1 - t0, t2 - t1, t3 - t2, perf_counter() - t3
     step = step_mean if mean_loss else step
+    step.timed = timed
     step.weights = lambda: {f"{k}{i}": getattr(d, "weight" if k == "w" else "bias").data().asnumpy()
                             for i, d in enumerate(net) for k in "wb"}
     return step
@@ -170,6 +213,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--number", type=int, default=50, help="steps per timing")
     ap.add_argument("--profile", action="store_true", help="cProfile the hybridlab steps instead")
+    ap.add_argument("--phases", action="store_true",
+                    help="time each phase inside the steps instead (forward, loss, backward, update)")
     args = ap.parse_args()
     params, x, y = setup()
     fns = {}
@@ -179,6 +224,9 @@ def main():
             check_equal(params, x, y, optimizer, mean_loss, hybrid_loss)
             fns[(optimizer, contender)] = hl_step(params, x, y, optimizer, mean_loss, hybrid_loss)
         fns[(optimizer, "hand NumPy")] = hand_step({k: v.copy() for k, v in params.items()}, x, y, optimizer)
+    if args.phases:
+        print_phases(fns, args.rounds, args.number)
+        return
     if args.profile:
         for optimizer in ("sgd", "adam"):
             prof = cProfile.Profile()
@@ -209,6 +257,30 @@ def main():
             verdict = f"   [{'met' if r <= 1.2 else 'NOT met'}: <= 1.2x]" if contender == "hybridlab" else ""
             print(f"{label:<14}{loop:<20}{min(hl) * 1e6:>10.1f}us{min(hand) * 1e6:>10.1f}us{r:>7.2f}x"
                   f"{med:>13.2f}x{verdict}")
+
+
+PHASES = ("net forward", "loss", "backward", "update")
+
+
+def print_phases(fns, rounds, number):
+    """Each phase's time inside the steps (``perf_counter`` at the phase boundaries of ``step.timed``),
+    the contenders alternating every round, each phase's best round mean kept: where a step's time
+    goes, next to the hand step's. The hand step's loss phase includes d loss / d logits, which the
+    hybridlab steps compute in their backward."""
+    for optimizer, label in (("sgd", "SGD momentum"), ("adam", "Adam")):
+        names = [k for k in fns if k[0] == optimizer]
+        best = {k: [float("inf")] * len(PHASES) for k in names}
+        for _ in range(rounds + 1):             # (the first round warms up)
+            for k in names:
+                sums = np.zeros(len(PHASES))
+                for _ in range(number):
+                    sums += fns[k].timed()
+                best[k] = [min(b, v / number) for b, v in zip(best[k], sums)]
+        print(f"---- {label}: each phase's best mean over {rounds} interleaved rounds x {number} steps (us)")
+        print(f"{'contender':<28}" + "".join(f"{p:>13}" for p in PHASES) + f"{'sum':>10}")
+        for k in names:
+            row = np.array(best[k]) * 1e6
+            print(f"{k[1]:<28}" + "".join(f"{v:>13.1f}" for v in row) + f"{row.sum():>10.1f}")
 
 
 if __name__ == "__main__":
