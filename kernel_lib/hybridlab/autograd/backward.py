@@ -182,10 +182,9 @@ def _pass_on(pairs, node_grads, leaf_grads, leaves):
         if src.__class__ is tuple:
             _accumulate(node_grads.setdefault(id(src[0]), {}), src[1], g)
         else:
-            key = id(src) if src._grad is None else id(src._grad)       # (leaf_key, inlined)
+            key = leaf_key(src)
             leaves[key] = src
-            old = leaf_grads.get(key)
-            leaf_grads[key] = g if old is None else F.elemwise_add(old, g)
+            _accumulate(leaf_grads, key, g)
 
 
 def _free(node):
@@ -222,7 +221,7 @@ def _walk(heads, drop_null):
                 if id(src[0]) not in seen:
                     stack.append((src[0], False))
             else:
-                key = id(src) if src._grad is None else id(src._grad)
+                key = leaf_key(src)
                 counted = uses.get(key)
                 uses[key] = (1, src) if counted is None else (counted[0] + 1, src)
     return order, uses

@@ -17,7 +17,7 @@ import threading
 from ..base import MXNetError
 
 __all__ = ["flags", "Scope", "record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
-           "set_recording", "set_training", "TapeNode", "needs_record", "check_grad_req", "mark_fresh",
+           "set_recording", "set_training", "TapeNode", "gradient_mask", "needs_record", "check_grad_req", "mark_fresh",
            "take_fresh"]
 
 
@@ -172,6 +172,19 @@ def source_of(x):
     if node is not None and not node[0].freed:
         return node
     return x if x._grad_req != "null" else None
+
+
+def gradient_mask(arrays):
+    """Per array, whether a recorded op reading it must pass a gradient back to it (it is on the tape
+    or a variable): what a cached op's backward plan is built for (``BackwardPlan.need``).
+
+    >>> import hybridlab as mx
+    >>> x, c = mx.nd.ones((1,)), mx.nd.ones((1,))
+    >>> x.attach_grad()
+    >>> gradient_mask([x, c])
+    (True, False)
+    """
+    return tuple(x._node is not None or x._grad_req != "null" for x in arrays)
 
 
 def needs_record(inputs):

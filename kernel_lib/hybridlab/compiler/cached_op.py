@@ -220,8 +220,7 @@ class CachedOp(RecordedCalls):
     def train_plan(self, args):
         """The ``BackwardPlan`` a recorded call with the NDArrays ``args`` runs (for their signature
         and the inputs among them that need gradients), if one was built; else ``None``."""
-        need = tuple(x._node is not None or x._grad_req != "null" for x in args)
-        return self._plans.get((_key(args), need))
+        return self._plans.get((_key(args), autograd_state.gradient_mask(args)))
 
     def program_for(self, args):
         """The plain Program for the NDArrays ``args`` (inputs in ``input_names`` order), compiled

@@ -29,7 +29,7 @@ class RecordedCalls:
         ``gluon.monitoring``) the train forward runs instrumented; the backward runs instrumented
         whenever the profiler is running when it runs, timed under ``label`` (the block's name)."""
         key = self._checked_key(args, default_device)
-        need = tuple(x._node is not None or x._grad_req != "null" for x in args)
+        need = autograd_state.gradient_mask(args)
         plan = self._plans.get((key, need))
         if plan is None:
             if (key, need) in self.fallbacks:

@@ -211,9 +211,8 @@ class HybridizationState:
     def _run_train(self, plan, cargs):
         """The recorded call of the cached op's arguments ``cargs`` with ``plan`` when the same of them
         need gradients as when the plan was built, else ``None``."""
-        for a, need in zip(cargs, plan.need):
-            if need != (a._node is not None or a._grad_req != "null"):
-                return None
+        if autograd_state.gradient_mask(cargs) != plan.need:
+            return None
         return self.cached_op.run_train(plan, cargs)
 
     def fast_call_many(self, args):

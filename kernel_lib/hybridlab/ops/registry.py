@@ -189,7 +189,7 @@ class OpDef:
         self._activation = elementwise_activation
         self.subgraph_inputs = bool(subgraph_inputs)
         self._attr_cache = {}
-        self._attr_keys = {}          # id(parsed attributes cached) -> the keywords' key they were parsed from
+        self._attr_keys = {}          # id(parsed attributes cached) -> ("kw", the keywords' key they came from)
         # (id(attrs), input shapes, NumPy shape semantics) -> attrs: shapes this op's inference accepted
         # imperatively (the value keeps the attrs dict alive, so its id stays its own; see dispatch)
         self.shapes_checked = {}
@@ -301,7 +301,7 @@ class OpDef:
                                  f"got {kwargs[k]!r}")
         if key is not None and len(self._attr_cache) < 4096:
             self._attr_cache[key] = parsed
-            self._attr_keys[id(parsed)] = key
+            self._attr_keys[id(parsed)] = ("kw",) + key      # (never equal to a tuple of items)
         return parsed
 
     def attrs_key(self, a):
@@ -312,8 +312,7 @@ class OpDef:
         >>> op.attrs_key(op.parse_attrs({"axis": 1})) == op.attrs_key(op.parse_attrs({"axis": 1}))
         True
         """
-        key = self._attr_keys.get(id(a))
-        return ("kw",) + key if key is not None else tuple(a.items())
+        return self._attr_keys.get(id(a)) or tuple(a.items())
 
     def _within(self, k, value):
         if value is None:                       # an optional attribute left unset

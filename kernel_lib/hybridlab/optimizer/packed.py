@@ -35,7 +35,7 @@ class Pack:
     and a ``scratch`` array like ``grad`` for the update's temporaries."""
 
     def __init__(self, weights, grads, states, parts):
-        arrays = list(weights) + list(grads) + [a for part in parts for a in part]
+        arrays = _all(weights, grads, parts)
         self.weight = _pack(weights)
         self.grad = _pack(grads)
         flats = tuple(_pack(part) for part in parts)
@@ -56,7 +56,7 @@ class Pack:
         parts = _state_parts(states)
         if parts is None:
             return None
-        arrays = list(weights) + list(grads) + [a for part in parts for a in part]
+        arrays = _all(weights, grads, parts)
         dtype = weights[0]._data.dtype if weights[0].__class__ in DENSE_CLASSES else None
         if dtype is None or dtype.kind != "f" or len({id(a) for a in arrays}) != len(arrays):
             return None
@@ -77,13 +77,18 @@ class Pack:
         parts = _state_parts(states)
         if parts is None:
             return False
-        arrays = list(weights) + list(grads) + [a for part in parts for a in part]
+        arrays = _all(weights, grads, parts)
         if len(arrays) != len(self._arrays):
             return False
         for a, mine, view in zip(arrays, self._arrays, self._views):
             if a is not mine or a._data is not view:
                 return False
         return True
+
+
+def _all(weights, grads, parts):
+    """Every NDArray of a pack, in the pack's order: weights, gradients, then each state component's."""
+    return list(weights) + list(grads) + [a for part in parts for a in part]
 
 
 def _state_parts(states):
