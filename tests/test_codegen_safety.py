@@ -559,9 +559,10 @@ def test_layout_plan_and_affine_pass_keep_hostile_names_out_of_generated_code(ca
     sum and ``_LayoutReorder`` nodes named after the values they move."""
     def outputs(name):
         x = mx.sym.var(name("x"))                                          # (1, 3, 6, 6)
-        c1 = mx.sym.Convolution(x, kernel=(3, 3), pad=(1, 1), num_filter=8, name=name("c1"))
+        # (16 channels: a whole block on AVX2 CPUs, which block by 8, and on AVX-512 ones, by 16)
+        c1 = mx.sym.Convolution(x, kernel=(3, 3), pad=(1, 1), num_filter=16, name=name("c1"))
         pre = mx.sym.relu(mx.sym.BatchNorm(c1, fix_gamma=False, name=name("bn")), name=name("act"))
-        c2 = mx.sym.Convolution(pre, kernel=(3, 3), pad=(1, 1), num_filter=8, name=name("c2"))
+        c2 = mx.sym.Convolution(pre, kernel=(3, 3), pad=(1, 1), num_filter=16, name=name("c2"))
         head = mx.sym.Pooling(mx.sym.elemwise_add(c2, c1, name=name("sum")), kernel=(2, 2), stride=(2, 2),
                               pool_type="max", name=name("pool"))
         net, data = _hybridized_with_positive_variances(head, x, (1, 3, 6, 6), seed=5)
