@@ -16,6 +16,8 @@ import pytest
 
 import hybridlab as mx
 from hybridlab.compiler import CachedOp, parse_flags
+from hybridlab.compiler.codegen import compile_program
+from hybridlab.compiler.signature import Signature
 from hybridlab.ops.infer import same_shape
 from hybridlab.ops.registry import OpDef, get_op
 from hybridlab.symbol.symbol import compose, var
@@ -119,13 +121,52 @@ def test_every_op_case_compiled_equals_imperative(case):
     op = CachedOp(sym)
     if case.seed is not None:
         mx.random.seed(case.seed)
+    args = [mx.nd.array(x, dtype=x.dtype) for x in inputs]
     with mx.autograd.train_mode() if case.train else mx.autograd.predict_mode():
-        got = op(*[mx.nd.array(x, dtype=x.dtype) for x in inputs])
+        got = op(*args)
     got = got if isinstance(got, list) else [got]
     assert len(got) == len(want)
     for g, w in zip(got, want):
         assert type(g._data) is np.ndarray and (g.shape, g.dtype) == (w.shape, w.dtype)
         np.testing.assert_array_equal(g.asnumpy(), w.asnumpy())
+    if op.signatures and "inlined as NumPy calls" in op.source():
+        # an inline expression's value is the program's own array (InlineRule: in-place writes rely on it)
+        assert not any(np.shares_memory(g._data, x._data) for g in got for x in args), op.source()
+
+
+def test_elementwise_inline_ops_write_over_temporaries_that_die_there():
+    """A plain CPU program computes an elementwise op in place over an input it computed itself that
+    nothing reads afterwards (as ``np.maximum(h, 0, out=h)`` by hand), and never over a graph input, an
+    output, a value read later or by another node: the values stay those of the kernels. (Generated
+    straight from the graph: the cached op's passes would fuse or merge these nodes.)"""
+    x, w = var("x"), var("w")
+    h = mx.sym.dot(x, w, name="h")
+    r = mx.sym.relu(h, name="r")                       # not over h: the next node reads h too
+    m = mx.sym.elemwise_mul(r, h, name="m")            # over r (h was read by two nodes)
+    kept = mx.sym.dot(x, w, name="kept")
+    out = mx.sym.Group([mx.sym.relu(x, name="rx"),     # never over a graph input
+                        mx.sym.elemwise_mul(m, m, name="sq"),   # over m (both reads are this one's)
+                        kept, mx.sym.relu(kept, name="rk"),     # never over a graph output
+                        mx.sym.relu(mx.sym.dot(x, w, name="d2"), name="r2")])   # over d2
+    sig = Signature(["x", "w"], [(4, 5), (5, 6)], [np.dtype("float32")] * 2, mx.cpu(), False)
+    inputs = [x._outputs[0][0], w._outputs[0][0]]
+    shapes, dtypes = sig.infer(out._outputs, inputs)
+    prog = compile_program(out._outputs, inputs, sig, shapes, dtypes)
+    rng = np.random.default_rng(3)
+    xv, wv = rng.standard_normal((4, 5)).astype(np.float32), rng.standard_normal((5, 6)).astype(np.float32)
+    x0, w0 = xv.copy(), wv.copy()
+    hv = xv @ wv
+    mv = np.maximum(hv, 0) * hv
+    got = prog.fn(xv, wv)
+    for g, want in zip(got, [np.maximum(xv, 0), mv * mv, hv, np.maximum(hv, 0), np.maximum(hv, 0)]):
+        np.testing.assert_allclose(g, want, rtol=1e-6)
+    assert np.array_equal(xv, x0) and np.array_equal(wv, w0)
+    lines = {line.split(" = ")[0].strip(): line for line in prog.source.splitlines()
+             if " = " in line and not line.lstrip().startswith("#")}
+    assert "out=" not in lines["r"] and "out=r)" in lines["m"] and "out=m)" in lines["sq"]
+    assert "out=" not in lines["rx"] and "out=" not in lines["rk"] and "out=d2)" in lines["r2"]
+    # instrumented variants (hooks may keep what they are given) never do it
+    assert "out=" not in prog.instrumented().source
 
 
 def test_training_mode_and_random_ops_use_the_call_mode_and_device_rng():

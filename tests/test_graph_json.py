@@ -318,6 +318,7 @@ def test_backward_graph_of_a_lenet_has_every_shape_and_dtype():
     assert not missing
     assert outs["lenet_dense2_weight"]["shape"] == [10, 84] and outs["lenet_dense2_weight"]["dtype"] == "float32"
     assert outs["lenet_dense2_fwd_output_head_grad"]["shape"] == [4, 10]
-    assert outs["lenet_pool0_fwd_output"]["shape"] == [4, 6, 12, 12]
+    # (max pooling runs before the relu it commutes with; relu's gradient reads its output, conv1's input)
+    assert outs["lenet_conv0_relu_fwd_output"]["shape"] == [4, 6, 12, 12]
     edges = [back["nodes"][src]["outputs"][k] for n in back["nodes"] for src, k in n["inputs"]]
     assert edges and all(e["shape"] is not None for e in edges)

@@ -143,7 +143,14 @@ def test_backward_inlines_dense_gradients_bit_for_bit():
     src = op.source(kind="backward")
     assert "matmul(" in src and "greater(" in src and "multiply(" in src and ".sum(axis=0)" in src
     assert "dot(ctx" not in src and "sum_1(ctx" not in src and "no kernels (every op inlined)" in src
+    # relu's gradient reads relu's output, as MXNet's _backward_relu: the train forward keeps no
+    # pre-activation value for it and computes each relu over the dense output it alone reads
+    assert "_backward_relu" in src
     plan = op.backward_plan()
+    saved = [node.name for node, _ in plan.saved_entries]
+    assert saved and all("relu" in name for name in saved), saved
+    forward = plan.forward.source
+    assert forward.count("maximum(") == 2 and forward.count(", out=") == 2, forward
     params = {p.name: p.data() for p in net.collect_params().values()}
     datas = [params.get(name, x)._data for name in op.input_names]
     outs, saved = plan.split(plan.forward.fn(*datas))

@@ -52,12 +52,12 @@ the gradients needed: here only the weight's)::
     >>> print(op.source(kind="backward"))      # doctest: +ELLIPSIS
     # hybridlab cached op backward program: <Symbol act>
     ...
-    def backward(act_output_head_grad, fc_output, data):
+    def backward(act_output_head_grad, act_output, data):
     ...
         return fc_backward_dot1
     <BLANKLINE>
     >>> op.backward_symbol().list_inputs()
-    ['act_output_head_grad', 'fc_output', 'data']
+    ['act_output_head_grad', 'act_output', 'data']
 """
 import os
 import time

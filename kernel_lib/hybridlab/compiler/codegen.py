@@ -187,10 +187,15 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
                   if not outputs[pos][0].is_variable and outputs[pos][1] == 0 and entries.count(entries[pos]) == 1
                   and outputs[pos][0].num_outputs() == 1}
     written = set()
-    last_use = {}
+    last_use, reads = {}, {}
     for step, node in enumerate(nodes):
         for src, i in node.inputs:
             last_use[(id(src), i)] = step
+            reads[(id(src), i)] = reads.get((id(src), i), 0) + 1
+    # values an inline expression computed (the program's own arrays: see InlineRule); in a plain CPU
+    # program, an elementwise rule may write its result over one that dies at its call (_dying_input)
+    owned = set()
+    reuse_here = plan is None and not instrument and inline_here and not signature.device.is_gpu
     keep = {(id(n), i) for n, i in outputs} | {(id(n), 0) for n in inputs}
     wrap0d = not signature.device.is_gpu
 
@@ -229,8 +234,12 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
         if into_name is not None:
             kinds = [(dtypes.get(id(s)) or [None] * (i + 1))[i] for s, i in node.inputs]
             planned = (out_kernel(node, kinds + [node_dtypes[0]]), into_name)
+        over = None
+        if reuse_here and planned is None and n_out == 1 and node.op.inline is not None and node.op.inline.inplace:
+            over = _dying_input(node, step, args, node_shapes[0], node_dtypes[0], shapes, dtypes,
+                                owned, keep, last_use, reads)
         expression = (None if signature.device.is_gpu or not inline_here
-                      else _inline(node, a, args, shapes, dtypes, planned, zero_rows))
+                      else _inline(node, a, args, shapes, dtypes, planned or over, zero_rows))
         if into_name is not None:
             honored = expression is not None and f"out={into_name}" in expression
             if expression is not None and not honored and planned[0] is not None:
@@ -241,6 +250,8 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
                 planned = None
         if expression is not None:    # a NumPy expression instead of a kernel call (no call overhead)
             call = expression
+            if planned is None:
+                owned.update((id(node), i) for i in range(n_out))
             rule = node.op.inline
             inlined.update((f.__name__, None) for f in rule.functions if _call_pattern(f.__name__).search(call))
             inlined.update(("." + m, None) for m in rule.methods if f".{m}(" in call)
@@ -369,6 +380,25 @@ def _collect_inline_functions(fns, ops):
             if fns.setdefault(f.__name__, f) is not f:
                 raise MXNetError(f"{op.name}: inline rule function {f.__name__!r} differs from another op's")
     return fns
+
+
+def _dying_input(node, step, args, out_shape, out_dtype, shapes, dtypes, owned, keep, last_use, reads):
+    """``(None, identifier)`` of an input of ``node`` (the program's ``step``-th) that its result may
+    be written over, or ``None``: a value an inline expression of this program computed (so no one
+    else's array, nor a view of one), that no later node, output or view reads (every read of it is
+    this node's), of the output's shape and dtype."""
+    if out_shape is None or out_dtype is None:
+        return None
+    for arg, (src, i) in zip(args, node.inputs):
+        key = (id(src), i)
+        if key not in owned or key in keep or last_use[key] != step:
+            continue
+        shape = (shapes.get(id(src)) or [None] * (i + 1))[i]
+        if (shape is not None and tuple(shape) == tuple(out_shape)
+                and (dtypes.get(id(src)) or [None] * (i + 1))[i] == out_dtype
+                and reads[key] == sum(s is src and j == i for s, j in node.inputs)):
+            return None, arg
+    return None
 
 
 def _inline(node, a, args, shapes, dtypes, planned, zero_rows):

@@ -54,8 +54,8 @@ def _act_forward(xp, x, act):
 def _act_grad(F, a, ins, outs, og):
     x, y, g = ins[0], outs[0], og[0]
     act = a["act_type"]
-    if act == "relu":
-        return [F.elemwise_mul(g, F._greater_scalar(x, scalar=0.0))]
+    if act == "relu":  # from the output, as MXNet: the forward need not keep its input for it
+        return [F._backward_relu(g, y)]
     if act == "sigmoid":  # y (1 - y)
         return [F.elemwise_mul(g, F.elemwise_mul(y, F._rminus_scalar(y, scalar=1.0)))]
     if act == "tanh":  # 1 - y^2
@@ -79,7 +79,7 @@ def _act_inline(a, site):
 register(OpDef(
     "Activation", family="nn", npx="activation", monotone=lambda a: a["act_type"] == "relu",
     out_kernel=OutKernel(_act_out, applies=lambda a: a["act_type"] in ("relu", "tanh"), inplace=True),
-    inline=InlineRule(_act_inline, functions=(onp.maximum,)), elementwise_activation=lambda a: a["act_type"],
+    inline=InlineRule(_act_inline, functions=(onp.maximum,), inplace=True), elementwise_activation=lambda a: a["act_type"],
     attrs={"act_type": Attr("enum", choices=("relu", "sigmoid", "softrelu", "softsign", "tanh"),
                             doc="Activation function to apply.")},
     compute=lambda ctx, a, x: _act_forward(ctx.xp, x, a["act_type"]).astype(x.dtype, copy=False),

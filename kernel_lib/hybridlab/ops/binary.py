@@ -19,12 +19,17 @@ import numpy as _np
 
 from .binary_factories import broadcast, elemwise, ufunc_out
 from .binary_math import truediv_type
-from .registry import InlineRule, Lowering
+from .registry import InlineRule, Lowering, OutKernel
 
 
-# ---- what the compiler asks: elemwise_mul as a NumPy call in generated CPU programs ---------------
+# ---- what the compiler asks: elemwise_mul and _backward_relu as NumPy calls in generated CPU programs
 def _multiply_inline(a, site):
     return f"multiply({site.args[0]}, {site.args[1]}{site.out_arg})"
+
+
+def _relu_grad_inline(a, site):
+    """ograd times the booleans y > 0 (NumPy promotes them to ograd's dtype: the same 1/0 product)."""
+    return f"multiply({site.args[0]}, greater({site.args[1]}, 0){site.out_arg})"
 
 
 # ---- broadcast_* and their NumPy names ---------------------------------------------------------
@@ -63,8 +68,13 @@ elemwise("elemwise_sub", "sub", aliases=("_minus", "_sub", "_Minus"), out_kernel
          doc="lhs - rhs; both must have the same shape.")
 elemwise("elemwise_mul", "mul", aliases=("_mul", "_Mul"), out_kernel=ufunc_out("multiply"),
          lowering=Lowering("multiply", "xy", "({0} * {1})"),
-         inline=InlineRule(_multiply_inline, functions=(_np.multiply,)),
+         inline=InlineRule(_multiply_inline, functions=(_np.multiply,), inplace=True),
          doc="lhs * rhs; both must have the same shape.")
+elemwise("_backward_relu", "relu_grad", hidden=True,
+         out_kernel=OutKernel(lambda ctx, a, out, og, y: ctx.xp.multiply(og, y > 0, out=out), inplace=True),
+         inline=InlineRule(_relu_grad_inline, functions=(_np.multiply, _np.greater), inplace=True),
+         doc="The gradient of relu from its output: lhs (the head gradient) where rhs (relu's output) "
+             "> 0, else 0; both must have the same shape (MXNet's _backward_relu).")
 elemwise("elemwise_div", "div", aliases=("_div", "_Div"), out_kernel=ufunc_out("divide"),
          lowering=Lowering("true_divide", "xy", "({0} / {1})"),
          doc="lhs / rhs; both must have the same shape.")

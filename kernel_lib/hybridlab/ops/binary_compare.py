@@ -18,7 +18,7 @@ from .binary_math import NO_GRAD_REASON, bool_type
 from .registry import InlineRule
 
 
-# ---- what the compiler asks: _greater_scalar (the relu gradient's mask) as a NumPy expression ----
+# ---- what the compiler asks: _greater_scalar (a 0/1 mask) as a NumPy expression ---------------
 def _greater_inline(a, site):
     """1.0 / 0.0 in the input's dtype (NaN compares false, as in the kernel); a planned float buffer
     takes the booleans as they are."""
@@ -36,7 +36,7 @@ _SCALAR_FN = {
     "logical_and": lambda xp, x, s: (x != 0) & bool(s), "logical_or": lambda xp, x, s: (x != 0) | bool(s),
     "logical_xor": lambda xp, x, s: (x != 0) ^ bool(s),
 }
-_SCALAR_INLINE = {"greater": InlineRule(_greater_inline, functions=(_np.greater,))}   # the relu gradient's mask
+_SCALAR_INLINE = {"greater": InlineRule(_greater_inline, functions=(_np.greater,), inplace=True)}
 for _fn, _np_name, _elem_alias, _scalar_alias, _text in [
         ("equal", "equal", "_Equal", "_EqualScalar", "lhs == rhs"),
         ("not_equal", "not_equal", "_Not_Equal", "_NotEqualScalar", "lhs != rhs"),

@@ -141,6 +141,7 @@ FORWARD = {
     "lesser": lambda xp, l, r: l < r, "lesser_equal": lambda xp, l, r: l <= r,
     "logical_and": _logic(lambda l, r: l & r), "logical_or": _logic(lambda l, r: l | r),
     "logical_xor": _logic(lambda l, r: l ^ r),
+    "relu_grad": lambda xp, og, y: og * (y > 0),     # relu's gradient from its output y: og where y > 0
 }
 
 
@@ -177,5 +178,7 @@ GRAD = {
                                        F.broadcast_mul(og, F.broadcast_greater(l, r))),
     "hypot": lambda F, l, r, y, og: (F.broadcast_mul(og, F.broadcast_div(l, y)),
                                      F.broadcast_mul(og, F.broadcast_div(r, y))),
+    # linear in the head gradient, piecewise constant in y (MXNet: the mask again, zeros for y)
+    "relu_grad": lambda F, og, y, out, g: (F._backward_relu(g, y), None),
 }
 NO_GRAD_REASON = "comparison/logical op: piecewise constant (MXNet gives zero gradients)"

@@ -236,7 +236,7 @@ unary("_npi_logical_not", lambda xp, x, a: x == 0, None, np="logical_not", hidde
 
 # ---- activations as unary ops -----------------------------------------------------------------
 unary("relu", lambda xp, x, a: relu(xp, x),
-      lambda F, x, y, og, a: _mul(F, og, F._greater_scalar(x, scalar=0)), npx="relu", monotone=True,
+      lambda F, x, y, og, a: F._backward_relu(og, y), npx="relu", monotone=True,
       out_kernel=_ufunc_out(lambda xp, x, out: relu(xp, x, out=out)),
       lowering=Lowering("maximum", "x0", "max({0}, (T)0)"), inline=RELU_INLINE, elementwise_activation="relu",
       doc="Rectified linear unit: max(x, 0).")

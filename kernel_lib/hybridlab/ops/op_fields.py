@@ -38,8 +38,15 @@ class InlineRule:
       attribute text is ever spliced in,
     * ``site.zero_row(n)``: the name of a row of ``n`` zeros of ``site.dtype`` bound in the program.
 
+    The expression's value is a new array, the array ``site.out`` names, or a view of either: the
+    program owns what an inline expression computed.
+
     ``functions``: the NumPy functions the expression calls, bound in the program under their
     ``__name__``; ``methods``: array methods it calls (``"sum"``), for the program's header note.
+    ``inplace``: the expression computes element by element and honours ``site.out``, which may
+    then name one of its own inputs: a plain CPU program writes the result over an input that dies
+    at this call (a value the program computed, read by this call only, of the output's shape and
+    dtype) instead of allocating a new array, as a hand-written ``np.multiply(a, b, out=a)`` would.
 
     >>> import numpy as np
     >>> rule = InlineRule(lambda a, site: f"multiply({site.args[0]}, {site.args[1]}{site.out_arg})",
@@ -50,6 +57,7 @@ class InlineRule:
     expression: object
     functions: tuple = ()
     methods: tuple = ()
+    inplace: bool = False
 
 
 @dataclass(frozen=True)

@@ -86,4 +86,4 @@ def relu_expression(a, site):
     return f"maximum({x}.reshape(-1, {width}), {row}{out}).reshape({site.literal(tuple(shape))})"
 
 
-RELU_INLINE = InlineRule(relu_expression, functions=(np.maximum,))
+RELU_INLINE = InlineRule(relu_expression, functions=(np.maximum,), inplace=True)
