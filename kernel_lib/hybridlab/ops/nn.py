@@ -115,7 +115,11 @@ def _fc_inline(a, site):
         return f"{product if a['no_bias'] else f'add({product}, {site.args[2]})'}.reshape(1, -1)"
     data = x if len(shape) == 2 else f"{x}.reshape({site.literal(shape[0])}, -1)"
     product = f"dot({data}, {w}.T{site.out_arg})"
-    return product if a["no_bias"] else f"add({product}, {site.args[2]}{site.out_arg})"
+    if a["no_bias"]:
+        return product
+    if site.out is None and site.target is not None:     # the bias added in place to the new product
+        return f"add({site.target} := {product}, {site.args[2]}, out={site.target})"
+    return f"add({product}, {site.args[2]}{site.out_arg})"
 
 
 register(OpDef(

@@ -34,6 +34,8 @@ class InlineRule:
     * ``site.shapes``: the input shapes (``None`` where unknown), ``site.dtype``: their dtype,
     * ``site.out``: the identifier of the buffer a static memory plan writes the result into, or
       ``None``; ``site.out_arg`` is ``", out=<that name>"`` (or ``""``) to end a ufunc call with,
+    * ``site.target``: the identifier the statement assigns the result to (``None`` when there is
+      none), which the expression may bind an intermediate to first (``add(t := dot(...), b, out=t)``),
     * ``site.literal(value)``: the one writer of numbers (``compiler.source_text.literal``); no
       attribute text is ever spliced in,
     * ``site.zero_row(n)``: the name of a row of ``n`` zeros of ``site.dtype`` bound in the program.
