@@ -28,6 +28,7 @@ def _softmax_ce(rng):
             loss = loss_fn(net(x), y)
         loss.backward()
         return [p.grad().asnumpy().copy() for p in net.collect_params().values()]
+    step.net = net
     return step
 
 
@@ -61,7 +62,68 @@ def _split_and_head_grad(rng):
     return step
 
 
-@pytest.mark.parametrize("make", [_softmax_ce, _leaf_twice, _split_and_head_grad])
+def _set_params(net, rng):
+    for p in net.collect_params().values():
+        value = rng.standard_normal(p.shape).astype(np.float32)
+        p.set_data(mx.nd.array(np.abs(value) + 0.5 if p.name.endswith("_var") else value))
+
+
+def _batchnorm_net_and_add_req(rng):
+    """A hybridized block with BatchNorm (its backward updates the moving statistics once per call),
+    an input that needs a gradient and a parameter accumulating its gradient ('add'), under an
+    imperative loss: the block's backward joins the loss's."""
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Dense(6, in_units=4), mx.gluon.nn.BatchNorm(in_channels=6), mx.gluon.nn.Dense(2, in_units=6))
+    net.initialize()
+    _set_params(net, rng)
+    net.hybridize()
+    net[0].bias.grad_req = "add"
+    x = mx.nd.array(rng.standard_normal((5, 4)).astype(np.float32))
+    x.attach_grad()
+    y = mx.nd.array(rng.standard_normal((5, 2)).astype(np.float32))
+    params = list(net.collect_params().values())
+
+    def step():
+        with mx.autograd.record():
+            loss = ((net(x) - y) ** 2).mean(axis=1)
+        loss.backward()
+        return [x.grad.asnumpy().copy()] + [(p.grad() if p.grad_req != "null" else p.data()).asnumpy().copy()
+                                            for p in params]
+    return step
+
+
+def _two_outputs_one_read(rng):
+    """A block with two outputs, one of them unused by the loss: not joined (no head gradient for
+    it), the calls alone are compiled; ``autograd.grad`` returns the gradients (no buffers)."""
+    class Two(mx.gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.fc = mx.gluon.nn.Dense(3, in_units=4)
+
+        def hybrid_forward(self, F, x):
+            h = self.fc(x)
+            return h, F.relu(h)
+    net = Two()
+    net.initialize()
+    _set_params(net, rng)
+    net.hybridize()
+    x = mx.nd.array(rng.standard_normal((5, 4)).astype(np.float32))
+    x.attach_grad()
+
+    def step():
+        with mx.autograd.record():
+            h, _ = net(x)
+            loss = mx.nd.log_softmax(h).sum(axis=1) * 2
+        first = mx.autograd.grad(loss, [x])[0].asnumpy().copy()
+        with mx.autograd.record():
+            loss = mx.nd.exp(net(x)[1]).sum(axis=1) * 2
+        second = mx.autograd.grad(loss, [x, net.fc.weight.data()])
+        return [first] + [g.asnumpy().copy() for g in second]
+    return step
+
+
+@pytest.mark.parametrize("make", [_softmax_ce, _leaf_twice, _split_and_head_grad, _batchnorm_net_and_add_req,
+                                  _two_outputs_one_read])
 def test_compiled_imperative_backward_equals_op_by_op(make, monkeypatch):
     steps = {}
     for compiled in (True, False):
@@ -82,8 +144,41 @@ def test_the_loss_of_a_training_loop_runs_compiled_and_one_offs_do_not():
     assert len(tape_backward._programs) == before             # seen once: op by op
     step()
     program = tape_backward.last_program()
-    assert program.source.splitlines()[0].endswith("imperative backward of log_softmax, pick, negative, mean")
-    assert "_backward_pick(" in program.source
+    # the network's call joins the loss's calls: one program, the loss's gradients then the network's,
+    # the parameters' gradients written into their buffers
+    assert "imperative backward of log_softmax, pick, negative, mean, after the backward of <Symbol" in \
+        program.source.splitlines()[0]
+    assert "_backward_pick(" in program.source and "matmul(" in program.source
+    assert "(the gradient buffers)" in program.source
+
+
+def test_the_joined_backward_writes_the_parameter_gradients_into_their_buffers():
+    step = _softmax_ce(np.random.default_rng(5))
+    for _ in range(2):
+        step()
+    params = list(step.net.collect_params().values())
+    buffers = [p.grad()._data for p in params]
+    for b in buffers:
+        b[...] = 0
+    got = step()
+    assert "(the gradient buffers)" in tape_backward.last_program().source
+    assert all(p.grad()._data is b for p, b in zip(params, buffers))      # the same arrays, written
+    assert all(np.array_equal(b, g) and b.any() for b, g in zip(buffers, got))
+
+
+def test_blocks_called_again_leave_no_stale_structures():
+    """A network built again (a notebook cell run twice) makes new plans: structures of dead ones are
+    dropped when the cache fills instead of keeping the loss op by op."""
+    for seed in range(4):
+        step = _softmax_ce(np.random.default_rng(seed))
+        for _ in range(2):
+            step()
+        assert "after the backward of" in tape_backward.last_program().source.splitlines()[0]
+    import gc
+    gc.collect()
+    live = [seg for seg in tape_backward._programs.values() if seg is not None and seg.plan is not None]
+    tape_backward._forget_dead_plans()
+    assert len([seg for seg in tape_backward._programs.values() if seg is not None and seg.plan is not None]) < len(live)
 
 
 def test_op_hooks_and_functions_keep_the_op_by_op_backward():

@@ -38,10 +38,11 @@ _segment_backward = [None]    # compiler.tape_backward.run_segment, registered b
 
 
 def register_segment_backward(fn):
-    """Let ``fn(order, node_grads)`` differentiate the imperative calls at the end of the tape walk
-    ``order`` at once: it returns ``(start, [(source, gradient)...])`` for ``order[start:]`` or
-    ``None`` (then they run op by op). The compiler registers its compiled backward
-    (``compiler.tape_backward``)."""
+    """Let ``fn(order, node_grads, buffers)`` differentiate the imperative calls at the end of the
+    tape walk ``order`` at once: it returns ``(start, [(source, gradient)...])`` for
+    ``order[start:]`` or ``None`` (then they run op by op); ``buffers(node)`` (``backward`` only,
+    else ``None``): per input of a node, the gradient buffer its gradient may be written into (see
+    ``run_backward``). The compiler registers its compiled backward (``compiler.tape_backward``)."""
     _segment_backward[0] = fn
 
 
@@ -117,10 +118,19 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode, stor
 
     prev_rec, prev_train = set_recording(create_graph), set_training(train_mode)
     order, uses = _walk(heads, not retain_graph)
-    direct = None       # leaf_key -> the gradient buffer a node may write (see _direct_buffers), when asked
+    direct = []         # [leaf_key -> the gradient buffer a node may write (see _direct_buffers)], when asked
+
+    def buffers(node):
+        """Per input of ``node``, the gradient buffer its gradient may be written into, or None."""
+        if not direct:
+            direct.append(_direct_buffers(uses, heads))
+        return [None if src is None or src.__class__ is tuple else direct[0].get(leaf_key(src)) for src in node.sources]
+
+    store = store and not create_graph
     try:
         end = len(order)
-        compiled = _segment_backward[0](order, node_grads) if _segment_backward[0] and not create_graph else None
+        compiled = (_segment_backward[0](order, node_grads, buffers if store else None)
+                    if _segment_backward[0] and not create_graph else None)
         if compiled is not None:          # the imperative calls at the end, differentiated at once
             end, grads = compiled
             for node in order[end:]:
@@ -146,12 +156,7 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode, stor
                 ograds = [g if g is not None else F.zeros_like(o.detach()) for g, o in zip(ograds, outputs)]
             # Each gradient gets its forward's mode (BatchNorm after a predict-mode forward differentiates
             # the moving-statistics formula and leaves the statistics alone).
-            into = None
-            if store and not create_graph and getattr(node.op, "gradient_into", None) is not None:
-                if direct is None:
-                    direct = _direct_buffers(uses, heads)
-                into = [None if src is None or src.__class__ is tuple else direct.get(leaf_key(src))
-                        for src in node.sources]
+            into = buffers(node) if store and getattr(node.op, "gradient_into", None) is not None else None
             if into is not None and any(b is not None for b in into):
                 in_grads = node.op.gradient_into(F, node.attrs, list(node.inputs), outputs, ograds, node.training, into)
             else:

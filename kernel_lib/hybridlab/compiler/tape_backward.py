@@ -12,6 +12,13 @@ one-off backward never pays for compiling), then kept. The program reads the val
 (each call's inputs and outputs) and the head gradients, and returns the gradients of the arrays
 read from elsewhere, which the driver passes on as the ops' own gradients would be.
 
+A hybridized block's call just before those calls (a cached op's tape node, whose outputs only
+they read: the network under a loss written with ``mx.nd``) joins them: its compiled backward graph
+(``BackwardPlan``) takes the calls' gradient of its outputs as its head gradients, and the one
+program returns the gradients of the block's inputs too, writing a parameter's into its gradient
+buffer where the block's own backward would (``backward``: ``buffers``). Not while the profiler
+times hybridized blocks (their backward runs instrumented).
+
 Not compiled, so run op by op as before: runs of fewer than two calls, calls on a GPU, of
 ``autograd.Function`` or of a block's cached op, recorded gradients (``create_graph``), calls whose
 attributes are not hashable, while op hooks or the profiler watch imperative ops (they must see
@@ -31,12 +38,17 @@ Example::
     # hybridlab cached op backward program: imperative backward of exp, _mul_scalar, sum
 """
 import threading
+import weakref
 
+from .. import monitor_state
 from ..autograd.backward import register_segment_backward
 from ..ndarray.ndarray import DENSE_CLASSES, NDArray
 from ..ops.registry import OpDef
 from ..symbol.from_tape import segment
-from .backward import BackwardUnavailable, compile_backward, derive_backward
+from ..symbol.graph import copy_graph
+from .backward import BackwardPlan, BackwardUnavailable, Derived, compile_backward, derive_backward
+from .program_error import program_error
+from .recording import TapeOp
 
 __all__ = ["run_segment", "last_program"]
 
@@ -49,16 +61,19 @@ _lock = threading.Lock()
 
 
 def last_program():
-    """The ``Program`` of the imperative backward compiled or run last (``None`` before any)."""
-    return None if _latest[0] is None else _latest[0].program
+    """The ``Program`` of the imperative backward run last (``None`` before any)."""
+    return None if _latest[0] is None else _latest[0].ran
 
 
-def run_segment(order, node_grads):
+def run_segment(order, node_grads, buffers=None):
     """The compiled backward of the imperative calls at the end of ``order`` (the tape walk of
     ``backward``, inputs before users) with the head gradients ``node_grads`` (``{id(tape node):
     {output index: NDArray}}``): ``(start, [(source, gradient NDArray)...])`` for the calls
     ``order[start:]``, one entry per array they read from elsewhere that needs a gradient (its
-    ``TapeNode.sources`` entry), or ``None`` when they run op by op."""
+    ``TapeNode.sources`` entry), or ``None`` when they run op by op. ``order[start]`` may be a
+    cached op's call the calls follow (see the module doc); ``buffers(node)`` (``backward``): per
+    input of that call, the gradient buffer (an NDArray) its gradient may be written into, or
+    ``None`` -- a buffer written is returned as that gradient."""
     start, device, training = len(order), None, None
     while start:
         node = order[start - 1]
@@ -77,10 +92,57 @@ def run_segment(order, node_grads):
     if found is None:
         return None
     key, externals, heads = found
+    call = _call_before(order, start, node_grads, externals, device, training)
+    if call is not None:
+        joined_key = key + (id(call.attrs[0]),)
+        segment = _compiled(joined_key, nodes, externals, heads, device, training, call)
+        if segment is not None:
+            _latest[0] = segment
+            return start - 1, segment.run(nodes, externals, heads, device, call, buffers)
+        if _programs.get(joined_key, False) is not None:
+            return None       # seen once (or no room): op by op
+        # (the joined gradient cannot be traced: the calls alone)
+    segment = _compiled(key, nodes, externals, heads, device, training)
+    if segment is None:
+        return None
+    _latest[0] = segment
+    return start, segment.run(nodes, externals, heads, device)
+
+
+def _forget_dead_plans():
+    """Drop the compiled structures of cached op calls whose plan is gone (a block built again in a
+    notebook makes new plans: their structures would fill the cache)."""
+    with _lock:
+        for key in [k for k, seg in _programs.items() if seg is not None and seg.plan is not None and seg.plan() is None]:
+            del _programs[key]
+
+
+def _call_before(order, start, node_grads, externals, device, training):
+    """The cached op's tape node just before the calls ``order[start:]`` when it joins them: a
+    compiled backward plan, no head gradient of its own, every output read by the calls, the same
+    device and mode, the profiler not timing hybridized blocks; else ``None``."""
+    if not start or monitor_state.switches.symbolic:
+        return None
+    node = order[start - 1]
+    if node.op.__class__ is not TapeOp or node.freed or id(node) in node_grads or node.training != training:
+        return None
+    if node.device is not device and node.device != device:
+        return None
+    if node.attrs.__class__ is not tuple or node.attrs[0].__class__ is not BackwardPlan:
+        return None
+    read = {src[1] for _, src in externals if src.__class__ is tuple and src[0] is node}
+    return node if len(read) == len(node.out_data) else None
+
+
+def _compiled(key, nodes, externals, heads, device, training, call=None):
+    """The ``_Segment`` of ``key``: compiled when the key comes a second time (a loop's), then
+    kept; ``None`` while it is new, past the cache's bound, or when its gradient cannot be traced."""
     try:
         segment = _programs.get(key, False)
     except TypeError:         # an attribute value that is not hashable
         return None
+    if segment is not False and segment is not None and call is not None and segment.plan() is not call.attrs[0]:
+        segment = False       # (the key's plan is gone and another has its id: compile again)
     if segment is False:      # not compiled: compile a structure seen before (a loop's), else note it
         if key not in _seen:
             if len(_seen) >= MAX_SEEN:
@@ -88,16 +150,14 @@ def run_segment(order, node_grads):
             _seen.add(key)
             return None
         if len(_programs) >= MAX_PROGRAMS:
-            return None
+            _forget_dead_plans()
+            if len(_programs) >= MAX_PROGRAMS:
+                return None
         with _lock:
-            segment = _programs.get(key, False)
-            if segment is False:
-                segment = _programs[key] = _Segment.build(nodes, externals, heads, device, training)
-                _seen.discard(key)
-    if segment is None:
-        return None
-    _latest[0] = segment
-    return start, segment.run(nodes, externals, heads, device)
+            segment = _Segment.build(nodes, externals, heads, device, training, call)
+            _programs[key] = segment
+            _seen.discard(key)
+    return segment
 
 
 def _structure(nodes, node_grads):
@@ -145,15 +205,22 @@ def _structure(nodes, node_grads):
 class _Segment:
     """One compiled structure: the backward ``program`` and how to feed it (``_bind``: per program
     argument, ``("input", k)`` an array read from elsewhere, ``("output", j, i)`` output ``i`` of
-    call ``j``, ``("head", h)`` the ``h``-th head gradient) and which arrays its results are the
-    gradients of (``grad_inputs``)."""
+    call ``j``, ``("head", h)`` the ``h``-th head gradient, and with a cached op's call (``plan``,
+    weakly: its ``BackwardPlan``), ``("call input", k)`` / ``("call saved", j)`` its input ``k`` /
+    saved value ``j``) and which arrays its results are the gradients of: first the call's inputs
+    ``plan.grad_inputs`` (with a call), then the arrays read from elsewhere ``grad_inputs``."""
 
-    def __init__(self, program, bind, grad_inputs):
+    def __init__(self, program, bind, grad_inputs, derived=None, plan=None):
         self.program, self._bind, self.grad_inputs = program, bind, grad_inputs
+        self._derived = derived          # (Derived, head entries, shapes, dtypes, device, training, title)
+        self.plan = weakref.ref(plan) if plan is not None else None
+        self._into = {}                  # positions written into given arrays -> program
+        self.ran = program               # the program run last (``program`` or an into variant)
 
     @classmethod
-    def build(cls, nodes, externals, heads, device, training):
-        """The segment of these calls compiled, or ``None`` when its gradient cannot be traced."""
+    def build(cls, nodes, externals, heads, device, training, call=None):
+        """The segment of these calls (and of the cached op's ``call`` before them) compiled, or
+        ``None`` when its gradient cannot be traced."""
         graph, by_array = segment(nodes)       # the graph get_symbol gives these calls, cut at their inputs
         variables = [by_array[id(x)] for x, _ in externals]
         shapes, dtypes = {}, {}
@@ -167,24 +234,36 @@ class _Segment:
         title = "imperative backward of " + ", ".join(node.op.name for node in nodes)
         try:
             d = derive_backward(outputs, variables, shapes, dtypes, device, training, need)
+            plan = None
+            if call is not None:
+                plan = call.attrs[0]
+                d = _joined(d, plan, externals, call, shapes, dtypes)
+                title = f"{title}, after the backward of {plan._derived[2]}"
             program = compile_backward(d, outputs, shapes, dtypes, device, training, title)
         except BackwardUnavailable:
             return None
         of_var = {id(v): k for k, v in enumerate(variables)}
         of_node = {id(g): j for j, g in enumerate(graph)}
         bind = []
-        for kind, what in d.spec:
+        for kind, what in d.spec[:len(d.spec) - len(getattr(d, "call_bind", ()))]:
             if kind == "head":
                 bind.append(("head", what))
             elif id(what[0]) in of_var:
                 bind.append(("input", of_var[id(what[0])]))
             else:
                 bind.append(("output", of_node[id(what[0])], what[1]))
-        return cls(program, bind, list(d.grad_inputs))
+        if call is not None:
+            bind += d.call_bind
+        grad_inputs = list(d.grad_inputs) if call is None else d.tail_grad_inputs
+        return cls(program, bind, grad_inputs, (d, outputs, shapes, dtypes, device, training, title), plan)
 
-    def run(self, nodes, externals, heads, device):
-        """``[(source, gradient NDArray)]`` of the arrays read from elsewhere, from the values the
-        tape kept for ``nodes`` and the ``heads``' gradients."""
+    def run(self, nodes, externals, heads, device, call=None, buffers=None):
+        """``[(source, gradient NDArray)]`` of the arrays read from elsewhere (and of the inputs of
+        the cached op's ``call``), from the values the tape kept for ``nodes`` and ``call`` and the
+        ``heads``' gradients; ``buffers``: see ``run_segment``."""
+        plan = saved = datas = None
+        if call is not None:
+            plan, saved, datas, _ = call.attrs
         args = []
         for spec in self._bind:
             kind = spec[0]
@@ -192,12 +271,74 @@ class _Segment:
                 args.append(externals[spec[1]][0]._data)
             elif kind == "output":
                 args.append(nodes[spec[1]].out_data[spec[2]])
-            else:
+            elif kind == "head":
                 args.append(heads[spec[1]][2]._data)
-        res = self.program.fn(*args)
-        if len(self.grad_inputs) == 1:
+            elif kind == "call saved":
+                args.append(saved[spec[1]])
+            else:
+                args.append(datas[spec[1]])
+        program, into, positions = self.program, None, ()
+        if call is not None and buffers is not None:
+            into = buffers(call)
+            if any(b is not None for b in into):
+                positions = plan._into_positions([None if b is None else b._data for b in into], args)
+                if positions:
+                    program = self._into.get(positions)
+                    if program is None:
+                        d, outputs, shapes, dtypes, dev, training, title = self._derived
+                        program = self._into[positions] = compile_backward(d, outputs, shapes, dtypes, dev,
+                                                                           training, title, into=positions)
+                    args += [into[plan.grad_inputs[p]]._data for p in positions]
+        self.ran = program
+        try:
+            res = program.fn(*args)
+        except Exception as err:
+            raise program_error(err) from err.__cause__
+        n_call = 0 if call is None else len(plan.grad_inputs)
+        if n_call + len(self.grad_inputs) == 1:
             res = (res,)
-        return [(externals[k][1], NDArray._wrap(g, device)) for k, g in zip(self.grad_inputs, res)]
+        out = []
+        if call is not None:
+            x0 = call.inputs[0]
+            for p, (k, g) in enumerate(zip(plan.grad_inputs, res)):
+                src = call.sources[k]
+                if src is not None:
+                    written = p in positions
+                    out.append((src, into[k] if written else NDArray._wrap(g, x0._device, x0._np)))
+        for k, g in zip(self.grad_inputs, res[n_call:]):
+            out.append((externals[k][1], NDArray._wrap(g, device)))
+        return out
+
+
+def _joined(d, plan, externals, call, shapes, dtypes):
+    """The backward graph ``d`` of the calls after the cached op's ``call`` joined with ``plan``'s
+    (the call's compiled backward): the calls' gradients of the call's outputs are its head
+    gradients. Its results are the gradients of the call's inputs (``plan.grad_inputs``), then
+    those of the other arrays read from elsewhere (``tail_grad_inputs``); its variables are the
+    calls', then the plan's saved values and inputs (``call_bind``: ``("call saved", j)`` /
+    ``("call input", k)`` each). ``shapes``/``dtypes`` get the plan's forward values'."""
+    pd = plan._derived[0]
+    of_output = {src[1]: k for k, (_, src) in enumerate(externals) if src.__class__ is tuple and src[0] is call}
+    grad_of = dict(zip(d.grad_inputs, d.outputs))
+    heads = {}
+    variables, spec, call_bind = list(d.variables), list(d.spec), []
+    for var, (kind, what), (how, k) in zip(pd.variables, pd.spec, plan._bind):
+        if kind == "head":
+            entry = grad_of.get(of_output[what])
+            if entry is None:
+                raise BackwardUnavailable(f"no gradient reaches output {what} of the cached op's call")
+            heads[id(var)] = entry
+        else:
+            variables.append(var)
+            spec.append((kind, what))
+            call_bind.append(("call input" if how == "input" else "call saved", k))
+    shapes.update(plan._fwd_shapes)
+    dtypes.update(plan._fwd_dtypes)
+    outputs = copy_graph(pd.outputs, lambda v: heads.get(id(v)))
+    tail = [(k, g) for k, g in zip(d.grad_inputs, d.outputs) if k not in of_output.values()]
+    joined = Derived(outputs + [g for _, g in tail], [], variables, spec, d.updates + pd.updates)
+    joined.tail_grad_inputs, joined.call_bind = [k for k, _ in tail], call_bind
+    return joined
 
 
 register_segment_backward(run_segment)
