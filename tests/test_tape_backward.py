@@ -122,8 +122,26 @@ def _two_outputs_one_read(rng):
     return step
 
 
+def _output_read_twice(rng):
+    """The block's output read through two arrays (itself and its NumPy-style view): its gradient is
+    the sum of both reads' (the block does not join: the program would see two head gradients)."""
+    net = mx.gluon.nn.Dense(3, in_units=4)
+    net.initialize()
+    _set_params(net, rng)
+    net.hybridize()
+    x = mx.nd.array(rng.standard_normal((5, 4)).astype(np.float32))
+
+    def step():
+        with mx.autograd.record():
+            out = net(x)
+            loss = mx.nd.exp(out).sum(axis=1) + (out.as_np_ndarray() * 3).as_nd_ndarray().sum(axis=1)
+        loss.backward()
+        return [p.grad().asnumpy().copy() for p in net.collect_params().values()]
+    return step
+
+
 @pytest.mark.parametrize("make", [_softmax_ce, _leaf_twice, _split_and_head_grad, _batchnorm_net_and_add_req,
-                                  _two_outputs_one_read])
+                                  _two_outputs_one_read, _output_read_twice])
 def test_compiled_imperative_backward_equals_op_by_op(make, monkeypatch):
     steps = {}
     for compiled in (True, False):

@@ -130,8 +130,9 @@ def _call_before(order, start, node_grads, externals, device, training):
         return None
     if node.attrs.__class__ is not tuple or node.attrs[0].__class__ is not BackwardPlan:
         return None
-    read = {src[1] for _, src in externals if src.__class__ is tuple and src[0] is node}
-    return node if len(read) == len(node.out_data) else None
+    read = [src[1] for _, src in externals if src.__class__ is tuple and src[0] is node]
+    # (each output read through one array: two views of one output would need their gradients summed)
+    return node if len(read) == len(set(read)) == len(node.out_data) else None
 
 
 def _compiled(key, nodes, externals, heads, device, training, call=None):
@@ -234,27 +235,25 @@ class _Segment:
         title = "imperative backward of " + ", ".join(node.op.name for node in nodes)
         try:
             d = derive_backward(outputs, variables, shapes, dtypes, device, training, need)
-            plan = None
+            of_var = {id(v): k for k, v in enumerate(variables)}
+            of_node = {id(g): j for j, g in enumerate(graph)}
+            bind = []
+            for kind, what in d.spec:
+                if kind == "head":
+                    bind.append(("head", what))
+                elif id(what[0]) in of_var:
+                    bind.append(("input", of_var[id(what[0])]))
+                else:
+                    bind.append(("output", of_node[id(what[0])], what[1]))
+            plan, grad_inputs = None, list(d.grad_inputs)
             if call is not None:
                 plan = call.attrs[0]
-                d = _joined(d, plan, externals, call, shapes, dtypes)
+                d, grad_inputs, call_bind = _joined(d, plan, externals, call, shapes, dtypes)
+                bind += call_bind
                 title = f"{title}, after the backward of {plan._derived[2]}"
             program = compile_backward(d, outputs, shapes, dtypes, device, training, title)
         except BackwardUnavailable:
             return None
-        of_var = {id(v): k for k, v in enumerate(variables)}
-        of_node = {id(g): j for j, g in enumerate(graph)}
-        bind = []
-        for kind, what in d.spec[:len(d.spec) - len(getattr(d, "call_bind", ()))]:
-            if kind == "head":
-                bind.append(("head", what))
-            elif id(what[0]) in of_var:
-                bind.append(("input", of_var[id(what[0])]))
-            else:
-                bind.append(("output", of_node[id(what[0])], what[1]))
-        if call is not None:
-            bind += d.call_bind
-        grad_inputs = list(d.grad_inputs) if call is None else d.tail_grad_inputs
         return cls(program, bind, grad_inputs, (d, outputs, shapes, dtypes, device, training, title), plan)
 
     def run(self, nodes, externals, heads, device, call=None, buffers=None):
@@ -311,12 +310,13 @@ class _Segment:
 
 
 def _joined(d, plan, externals, call, shapes, dtypes):
-    """The backward graph ``d`` of the calls after the cached op's ``call`` joined with ``plan``'s
-    (the call's compiled backward): the calls' gradients of the call's outputs are its head
-    gradients. Its results are the gradients of the call's inputs (``plan.grad_inputs``), then
-    those of the other arrays read from elsewhere (``tail_grad_inputs``); its variables are the
-    calls', then the plan's saved values and inputs (``call_bind``: ``("call saved", j)`` /
-    ``("call input", k)`` each). ``shapes``/``dtypes`` get the plan's forward values'."""
+    """``(derived, grad_inputs, call_bind)``: the backward graph ``d`` of the calls after the cached
+    op's ``call`` joined with ``plan``'s (the call's compiled backward), the calls' gradients of
+    the call's outputs being its head gradients. Its results are the gradients of the call's
+    inputs (``plan.grad_inputs``), then those of the other arrays read from elsewhere (their
+    positions in ``externals``: ``grad_inputs``); its variables are the calls', then the plan's
+    saved values and inputs (``call_bind``: ``("call saved", j)`` / ``("call input", k)`` each).
+    ``shapes``/``dtypes`` get the plan's forward values'."""
     pd = plan._derived[0]
     of_output = {src[1]: k for k, (_, src) in enumerate(externals) if src.__class__ is tuple and src[0] is call}
     grad_of = dict(zip(d.grad_inputs, d.outputs))
@@ -337,8 +337,7 @@ def _joined(d, plan, externals, call, shapes, dtypes):
     outputs = copy_graph(pd.outputs, lambda v: heads.get(id(v)))
     tail = [(k, g) for k, g in zip(d.grad_inputs, d.outputs) if k not in of_output.values()]
     joined = Derived(outputs + [g for _, g in tail], [], variables, spec, d.updates + pd.updates)
-    joined.tail_grad_inputs, joined.call_bind = [k for k, _ in tail], call_bind
-    return joined
+    return joined, [k for k, _ in tail], call_bind
 
 
 register_segment_backward(run_segment)
