@@ -321,5 +321,7 @@ def test_recorder_reproduces_the_fixture(tmp_path, ref):
     with np.load(path, allow_pickle=False) as f:
         fresh = {k: f[k] for k in f.files}
     assert sorted(fresh) == sorted(ref)
+    # (MXNet's oneDNN picks its kernels by instruction set: on a CPU other than the fixture's, float32
+    # sums come in another order; an AVX-512 machine differs by up to 2e-6 in the 3-d cells' gradients)
     for k, v in fresh.items():
-        np.testing.assert_allclose(v, ref[k], rtol=1e-5, atol=1e-6, err_msg=k)
+        np.testing.assert_allclose(v, ref[k], rtol=1e-4, atol=1e-5, err_msg=k)
