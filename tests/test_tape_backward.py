@@ -140,8 +140,29 @@ def _output_read_twice(rng):
     return step
 
 
+def _block_backward_twice(rng):
+    """The joined backward run twice on one graph (``retain_graph``), the weight accumulating ('add')
+    and the bias written: the same values as op by op."""
+    net = mx.gluon.nn.Dense(3, in_units=4)
+    net.initialize()
+    _set_params(net, rng)
+    net.hybridize()
+    net.weight.grad_req = "add"
+    x = mx.nd.array(rng.standard_normal((5, 4)).astype(np.float32))
+    head = mx.nd.array(rng.standard_normal((5,)).astype(np.float32))
+
+    def step():
+        net.weight.zero_grad()
+        with mx.autograd.record():
+            loss = mx.nd.tanh(net(x)).sum(axis=1) * 2
+        loss.backward(head, retain_graph=True)
+        loss.backward(head * 3)
+        return [p.grad().asnumpy().copy() for p in net.collect_params().values()]
+    return step
+
+
 @pytest.mark.parametrize("make", [_softmax_ce, _leaf_twice, _split_and_head_grad, _batchnorm_net_and_add_req,
-                                  _two_outputs_one_read, _output_read_twice])
+                                  _two_outputs_one_read, _output_read_twice, _block_backward_twice])
 def test_compiled_imperative_backward_equals_op_by_op(make, monkeypatch):
     steps = {}
     for compiled in (True, False):
