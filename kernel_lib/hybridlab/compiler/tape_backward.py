@@ -204,15 +204,15 @@ def _structure(nodes, node_grads):
 
 
 class _Segment:
-    """One compiled structure: the backward ``program`` and how to feed it (``_bind``: per program
-    argument, ``("input", k)`` an array read from elsewhere, ``("output", j, i)`` output ``i`` of
-    call ``j``, ``("head", h)`` the ``h``-th head gradient, and with a cached op's call (``plan``,
-    weakly: its ``BackwardPlan``), ``("call input", k)`` / ``("call saved", j)`` its input ``k`` /
-    saved value ``j``) and which arrays its results are the gradients of: first the call's inputs
-    ``plan.grad_inputs`` (with a call), then the arrays read from elsewhere ``grad_inputs``."""
+    """One compiled structure: the backward ``program`` and how to feed it (``_bind_index``: per
+    program argument, its position in the values ``run`` lists: the arrays read from elsewhere, the
+    calls' outputs, the head gradients, then with a cached op's call (``plan``, weakly: its
+    ``BackwardPlan``) the call's inputs and saved values, as ``BackwardPlan.run`` lists them) and
+    which arrays its results are the gradients of: first the call's inputs ``plan.grad_inputs``
+    (with a call), then the arrays read from elsewhere ``grad_inputs``."""
 
-    def __init__(self, program, bind, grad_inputs, derived=None, plan=None):
-        self.program, self._bind, self.grad_inputs = program, bind, grad_inputs
+    def __init__(self, program, bind_index, grad_inputs, derived=None, plan=None):
+        self.program, self._bind_index, self.grad_inputs = program, bind_index, grad_inputs
         self._derived = derived          # (Derived, head entries, shapes, dtypes, device, training, title)
         self.plan = weakref.ref(plan) if plan is not None else None
         self._into = {}                  # positions written into given arrays -> program
@@ -235,47 +235,39 @@ class _Segment:
         title = "imperative backward of " + ", ".join(node.op.name for node in nodes)
         try:
             d = derive_backward(outputs, variables, shapes, dtypes, device, training, need)
+            # positions in run's values: [arrays read from elsewhere, each call's outputs, head gradients]
             of_var = {id(v): k for k, v in enumerate(variables)}
-            of_node = {id(g): j for j, g in enumerate(graph)}
-            bind = []
-            for kind, what in d.spec:
-                if kind == "head":
-                    bind.append(("head", what))
-                elif id(what[0]) in of_var:
-                    bind.append(("input", of_var[id(what[0])]))
-                else:
-                    bind.append(("output", of_node[id(what[0])], what[1]))
+            first_output, at = {}, len(externals)
+            for g, node in zip(graph, nodes):
+                first_output[id(g)] = at
+                at += len(node.out_data)
+            bind_index = [at + what if kind == "head" else of_var[id(what[0])] if id(what[0]) in of_var
+                          else first_output[id(what[0])] + what[1] for kind, what in d.spec]
             plan, grad_inputs = None, list(d.grad_inputs)
-            if call is not None:
+            if call is not None:        # (then the call's inputs and saved values, from at + len(heads))
                 plan = call.attrs[0]
-                d, grad_inputs, call_bind = _joined(d, plan, externals, call, shapes, dtypes)
-                bind += call_bind
+                d, grad_inputs, call_index = _joined(d, plan, externals, call, shapes, dtypes)
+                bind_index += [at + len(heads) + i for i in call_index]
                 title = f"{title}, after the backward of {plan._derived[2]}"
             program = compile_backward(d, outputs, shapes, dtypes, device, training, title)
         except BackwardUnavailable:
             return None
-        return cls(program, bind, grad_inputs, (d, outputs, shapes, dtypes, device, training, title), plan)
+        return cls(program, bind_index, grad_inputs, (d, outputs, shapes, dtypes, device, training, title), plan)
 
     def run(self, nodes, externals, heads, device, call=None, buffers=None):
         """``[(source, gradient NDArray)]`` of the arrays read from elsewhere (and of the inputs of
         the cached op's ``call``), from the values the tape kept for ``nodes`` and ``call`` and the
         ``heads``' gradients; ``buffers``: see ``run_segment``."""
-        plan = saved = datas = None
+        values = [x._data for x, _ in externals]
+        for node in nodes:
+            values += node.out_data
+        values += [g._data for _, _, g in heads]
+        plan = None
         if call is not None:
             plan, saved, datas, _ = call.attrs
-        args = []
-        for spec in self._bind:
-            kind = spec[0]
-            if kind == "input":
-                args.append(externals[spec[1]][0]._data)
-            elif kind == "output":
-                args.append(nodes[spec[1]].out_data[spec[2]])
-            elif kind == "head":
-                args.append(heads[spec[1]][2]._data)
-            elif kind == "call saved":
-                args.append(saved[spec[1]])
-            else:
-                args.append(datas[spec[1]])
+            values += datas
+            values += saved
+        args = [values[i] for i in self._bind_index]
         program, into, positions = self.program, None, ()
         if call is not None and buffers is not None:
             into = buffers(call)
@@ -310,19 +302,20 @@ class _Segment:
 
 
 def _joined(d, plan, externals, call, shapes, dtypes):
-    """``(derived, grad_inputs, call_bind)``: the backward graph ``d`` of the calls after the cached
+    """``(derived, grad_inputs, call_index)``: the backward graph ``d`` of the calls after the cached
     op's ``call`` joined with ``plan``'s (the call's compiled backward), the calls' gradients of
     the call's outputs being its head gradients. Its results are the gradients of the call's
     inputs (``plan.grad_inputs``), then those of the other arrays read from elsewhere (their
     positions in ``externals``: ``grad_inputs``); its variables are the calls', then the plan's
-    saved values and inputs (``call_bind``: ``("call saved", j)`` / ``("call input", k)`` each).
+    saved values and inputs (``call_index``: their positions in the call's inputs then saved values,
+    ``plan._bind_index``'s).
     ``shapes``/``dtypes`` get the plan's forward values'."""
     pd = plan._derived[0]
     of_output = {src[1]: k for k, (_, src) in enumerate(externals) if src.__class__ is tuple and src[0] is call}
     grad_of = dict(zip(d.grad_inputs, d.outputs))
     heads = {}
-    variables, spec, call_bind = list(d.variables), list(d.spec), []
-    for var, (kind, what), (how, k) in zip(pd.variables, pd.spec, plan._bind):
+    variables, spec, call_index = list(d.variables), list(d.spec), []
+    for var, (kind, what), at in zip(pd.variables, pd.spec, plan._bind_index):
         if kind == "head":
             entry = grad_of.get(of_output[what])
             if entry is None:
@@ -331,13 +324,13 @@ def _joined(d, plan, externals, call, shapes, dtypes):
         else:
             variables.append(var)
             spec.append((kind, what))
-            call_bind.append(("call input" if how == "input" else "call saved", k))
+            call_index.append(at)
     shapes.update(plan._fwd_shapes)
     dtypes.update(plan._fwd_dtypes)
     outputs = copy_graph(pd.outputs, lambda v: heads.get(id(v)))
     tail = [(k, g) for k, g in zip(d.grad_inputs, d.outputs) if k not in of_output.values()]
     joined = Derived(outputs + [g for _, g in tail], [], variables, spec, d.updates + pd.updates)
-    return joined, [k for k, _ in tail], call_bind
+    return joined, [k for k, _ in tail], call_index
 
 
 register_segment_backward(run_segment)
