@@ -266,9 +266,9 @@ class Trainer:
         self._update(ignore_stale_grad)
 
     def _trainable(self):
-        for i, param in enumerate(self._params):
-            if param.grad_req == "null":
-                continue
+        """``[(index, Parameter)]`` of the parameters with a gradient, all initialized (else the error)."""
+        found = [(i, param) for i, param in enumerate(self._params) if param.grad_req != "null"]
+        for _, param in found:
             if param._data is None:
                 if param._deferred_init:
                     raise MXNetError(f"Trainer: Parameter '{param.name}' has not been initialized yet (its "
@@ -276,7 +276,7 @@ class Trainer:
                                      "and backward pass before step()")
                 raise MXNetError(f"Trainer: Parameter '{param.name}' has not been initialized: call "
                                  "initialize() on the block first")
-            yield i, param
+        return found
 
     def _allreduce_grads(self):
         if not self._kvstore:
@@ -303,13 +303,11 @@ class Trainer:
         loss_scaler = getattr(self, "_amp_loss_scaler", None)    # attached by contrib.amp.init_trainer
         if loss_scaler is not None and loss_scaler.has_overflow(self._params):
             return                          # an overflowing AMP step is skipped (MXNet)
-        trainable = []
-        for i, param in self._trainable():
-            weights = param._check_and_get(param._data, list)
-            trainable.append((i, param, weights, [w._grad for w in weights]))
+        trainable = [(i, param, param._data) for i, param in self._trainable()]   # (weights per device)
         if not ignore_stale_grad:
-            for _, param, _, grads in trainable:
-                for g in grads:
+            for _, param, weights in trainable:
+                for w in weights:
+                    g = w._grad
                     if not autograd_state.is_fresh(g):
                         raise UserWarning(
                             f"Gradient of Parameter `{param.name}` on context {g.device} has not been updated by "
@@ -319,16 +317,18 @@ class Trainer:
                             f"updating of Parameters with stale gradient")
         if self._kvstore and self._update_on_kvstore:
             return                          # the store updated the weights (MXNet keeps the grads 'fresh')
-        per_device = []
-        for i, _, weights, grads in trainable:
-            for j, (w, g) in enumerate(zip(weights, grads)):
-                if not autograd_state.take_fresh(g) and ignore_stale_grad:
+        per_device = []         # per device: (indices, gradients, weights)
+        take_fresh = autograd_state.take_fresh
+        for i, _, weights in trainable:
+            for j, w in enumerate(weights):
+                if not take_fresh(w._grad) and ignore_stale_grad:
                     continue                # MXNet: a stale gradient's parameter is not updated
                 while len(per_device) <= j:
                     per_device.append(([], [], []))
-                per_device[j][0].append(i)
-                per_device[j][1].append(g)
-                per_device[j][2].append(w)
+                idx, gs, ws = per_device[j]
+                idx.append(i)
+                gs.append(w._grad)
+                ws.append(w)
         while len(self._updaters) < len(per_device):
             self._updaters.append(self._new_updater())
         # the update counts (Adam's t, the scheduler's num_update) advance once per step, not per device

@@ -258,12 +258,11 @@ class Optimizer:
             self.multi_precision and dtype == np.float16)
 
     def _count(self, indices):
-        """Count one more update of each index (in order) and return each one's ``(lr, wd, t)``."""
-        hyper = []
-        for index in indices:
-            self._update_count(index)
-            hyper.append((self._get_lr(index), self._get_wd(index), self._index_update_count[index]))
-        return hyper
+        """Count one more update of every index, then return each one's ``(lr, wd, t)`` (MXNet's
+        ``_update_impl`` order: the rates are asked after all the counts)."""
+        self._update_count(indices)
+        counts = self._index_update_count
+        return [(self._get_lr(index), self._get_wd(index), counts[index]) for index in indices]
 
     def _apply(self, indices, weights, grads, states, hyper):
         """The update of each weight with its counted ``(lr, wd, t)``."""

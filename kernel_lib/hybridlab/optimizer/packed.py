@@ -22,11 +22,15 @@ Example::
     >>> pack.intact(ws, gs, [None, None])
     True
 """
+from operator import attrgetter, is_
+
 import numpy as np
 
 from ..ndarray.ndarray import DENSE_CLASSES
 
 __all__ = ["Pack"]
+
+_data_of = attrgetter("_data")
 
 
 class Pack:
@@ -41,9 +45,9 @@ class Pack:
         flats = tuple(_pack(part) for part in parts)
         self.state = None if states[0] is None else flats[0] if not isinstance(states[0], tuple) else flats
         self.scratch = np.empty_like(self.grad)      # the update's temporary (a new one each step costs page faults)
+        self._given = (list(weights), list(grads), list(states))
         self._arrays = arrays
         self._views = [a._data for a in arrays]
-        self._n = len(weights)
 
     @classmethod
     def build(cls, weights, grads, states):
@@ -72,18 +76,11 @@ class Pack:
     def intact(self, weights, grads, states):
         """Whether ``weights``, ``grads`` and ``states`` are the arrays packed, in order, each still
         the view of the pack it was given."""
-        if len(weights) != self._n:
-            return False
-        parts = _state_parts(states)
-        if parts is None:
-            return False
-        arrays = _all(weights, grads, parts)
-        if len(arrays) != len(self._arrays):
-            return False
-        for a, mine, view in zip(arrays, self._arrays, self._views):
-            if a is not mine or a._data is not view:
+        # (a state is None, an NDArray or a tuple of them: the same state objects hold the same arrays)
+        for given, mine in zip((weights, grads, states), self._given):
+            if len(given) != len(mine) or not all(map(is_, given, mine)):
                 return False
-        return True
+        return all(map(is_, map(_data_of, self._arrays), self._views))
 
 
 def _all(weights, grads, parts):
