@@ -472,3 +472,19 @@ def test_trainer_asks_the_scheduler_once_per_update_count_and_applies_lr_mult():
         assert asked == [1, 2, 3]
         np.testing.assert_allclose(a.data().asnumpy(), [-1.75] * 2)           # 1 + 0.5 + 0.25
         np.testing.assert_allclose(b.data().asnumpy(), [-1.75 * lr_mult] * 3)
+
+
+def test_one_update_counts_every_index_before_asking_the_rates():
+    """MXNet's ``_update_impl``: ``_update_count(indices)`` then ``_get_lrs(indices)``. With uneven
+    counts (index 1 updated alone twice before), the joint update's rates all come from the
+    scheduler at the count reached after every index was counted (3), for both indices."""
+    sched = mx.lr_scheduler.FactorScheduler(step=1, factor=0.5, base_lr=1.0)
+    opt = mx.optimizer.SGD(learning_rate=None, lr_scheduler=sched)
+    w0, w1 = mx.nd.zeros((1,)), mx.nd.zeros((1,))
+    for _ in range(2):
+        opt.update(1, w1, mx.nd.ones((1,)), None)       # rates at counts 1, 2: 1.0, 0.5
+    opt.update([0, 1], [w0, w1], [mx.nd.ones((1,))] * 2, [None, None])
+    assert opt.num_update == 3 and opt._index_update_count == {0: 1, 1: 3}
+    rate = sched(3)                                       # 0.25, for both
+    np.testing.assert_allclose(w0.asnumpy(), [-rate])
+    np.testing.assert_allclose(w1.asnumpy(), [-1.5 - rate])
