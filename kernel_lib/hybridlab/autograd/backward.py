@@ -120,13 +120,11 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode, stor
 
     prev_rec, prev_train = set_recording(create_graph), set_training(train_mode)
     order, uses = _walk(heads, not retain_graph)
-    direct = []         # [leaf_key -> the gradient buffer a node may write (see _direct_buffers)], when asked
 
     def buffers(node):
         """Per input of ``node``, the gradient buffer its gradient may be written into, or None."""
-        if not direct:
-            direct.append(_direct_buffers(uses, heads))
-        return [None if src is None or src.__class__ is tuple else direct[0].get(leaf_key(src)) for src in node.sources]
+        return [None if src is None or src.__class__ is tuple else _direct_buffer(src, uses, heads)
+                for src in node.sources]
 
     store = store and not create_graph
     try:
@@ -234,14 +232,19 @@ def _walk(heads, drop_null):
     return order, uses
 
 
-def _direct_buffers(uses, heads):
-    """``{leaf_key: gradient buffer}`` of the variables (``uses``: see ``_walk``) whose gradient
-    one input of one node alone gives (no sum to form), with ``grad_req`` 'write' and a dense NumPy
-    buffer, that are not heads themselves: a node may write their gradient straight into the buffer."""
-    skip = {leaf_key(h) for h in heads if h._node is None}
-    return {key: leaf._grad for key, (n, leaf) in uses.items()
-            if n == 1 and key not in skip and leaf._grad_req == "write" and leaf._grad is not None
-            and leaf._grad.__class__ in DENSE_CLASSES and type(leaf._grad._data) is _ndarray}
+def _direct_buffer(leaf, uses, heads):
+    """The gradient buffer of the variable ``leaf`` when one input of one node alone gives its
+    gradient (``uses``: see ``_walk``; no sum to form), with ``grad_req`` 'write' and a dense NumPy
+    buffer, and it is not a head itself: a node may write its gradient straight into the buffer.
+    Else ``None``."""
+    g = leaf._grad
+    if (g is None or leaf._grad_req != "write" or g.__class__ not in DENSE_CLASSES or type(g._data) is not _ndarray
+            or uses[id(g)][0] != 1):
+        return None
+    for h in heads:
+        if h._node is None and (h._grad is g or h is g):      # (leaf_key(h) is the buffer's)
+            return None
+    return g
 
 
 def _output_array(node, i):
