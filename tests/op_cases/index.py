@@ -35,12 +35,21 @@ def _pick_ref(data, index, axis=-1, keepdims=False, mode="clip"):
 def _pick_backward_ref(og, index, data, axis=-1, keepdims=False, mode="clip"):
     axis %= data.ndim
     out = np.zeros_like(data)
-    idx = np.clip(index.astype(np.int64), 0, data.shape[axis] - 1)
+    n = data.shape[axis]
+    idx = np.clip(index.astype(np.int64), 0, n - 1) if mode == "clip" else index.astype(np.int64) % n
+    rest = data.shape[:axis] + data.shape[axis + 1:]      # (index and ograd may keep the axis as 1)
+    idx, og = idx.reshape(rest), og.reshape(rest)
     for pos in np.ndindex(*idx.shape):
         full = list(pos)
         full.insert(axis, idx[pos])
         out[tuple(full)] += og[pos]
     return out
+
+
+def _pick_log_softmax_backward_ref(og, index, data, y, axis=-1, keepdims=False, mode="clip"):
+    """``_backward_log_softmax(_backward_pick(og, index, data), y)``: the two ops it fuses."""
+    g = _pick_backward_ref(og, index, data, axis, keepdims, mode)
+    return g - np.exp(y) * g.sum(axis, keepdims=True)
 
 
 def _fill_element_ref(lhs, mhs, rhs):
@@ -135,6 +144,13 @@ CASES = [
          name="keepdims_with_axis_removed_index"),   # MXNet: loss layers pick (N,C) with (N,) labels
     Case("pick", [(3, 4), np.array([2, 0, 1, 9], I)], attrs={"axis": 0}, ref=_pick_ref, name="axis0_clip"),
     Case("_backward_pick", [(3,), np.array([0, 3, 1], I), (3, 4)], grad=(0,), ref=_pick_backward_ref),
+    # softmax cross-entropy's gradient: _backward_log_softmax(_backward_pick(...), output) in one call
+    Case("_backward_pick_log_softmax", [(3,), np.array([0, 5, 1], np.float32), (3, 4), (3, 4)], grad=(0, 3),
+         ref=_pick_log_softmax_backward_ref),
+    Case("_backward_pick_log_softmax", [(3, 1), np.array([[2], [-1], [6]], I), (3, 4), (3, 4)], grad=(0, 3),
+         attrs={"keepdims": True, "mode": "wrap"}, ref=_pick_log_softmax_backward_ref, name="keepdims_wrap"),
+    Case("_backward_pick_log_softmax", [(2, 3), np.array([[1, 0, 3], [2, 1, 0]], I), (2, 4, 3), (2, 4, 3)],
+         grad=(0, 3), attrs={"axis": 1}, ref=_pick_log_softmax_backward_ref, name="axis1"),
     Case("fill_element_0index", [(3, 4), np.array([7.0, 8.0, 9.0], np.float32), np.array([2, 0, 3], np.float32)],
          grad=(), ref=_fill_element_ref),
     Case("one_hot", [np.array([[1, 0], [3, -1]], I)], attrs={"depth": 3}, grad=(), ref=_one_hot_ref),

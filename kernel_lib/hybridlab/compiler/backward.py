@@ -51,6 +51,7 @@ from ..symbol.graph import Node, topo_order
 from ..symbol.symbol import Symbol
 from .codegen import compile_program
 from .passes._graph import gradient_path
+from .passes.fuse_gradients import fuse_gradients
 from .passes.train_variants import keep_workspaces
 from .signature import Signature
 
@@ -175,6 +176,9 @@ def derive_backward(outputs, inputs, shapes, dtypes, device, training, need):
         if flag and g is not None:
             grad_outputs.append(g._trace)
             grad_inputs.append(k)
+    var_shapes = {id(var): shape_of(*(what if kind == "saved" else outputs[what]))[0] for var, (kind, what) in order}
+    fuse_gradients(grad_outputs, lambda n, i: var_shapes.get(id(n)) if n.is_variable else
+                   (n.meta.get("shapes") or [None] * (i + 1))[i])
     reachable = {id(n) for n in topo_order(grad_outputs)}
     reachable |= {id(v) for _, _, vs in updates for v in vs}
     kept = [(v, spec) for v, spec in order if id(v) in reachable]

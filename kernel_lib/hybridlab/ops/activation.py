@@ -21,7 +21,8 @@ from .attrs import Attr
 from .elemwise import sigmoid, softplus
 from .elemwise_special import erf64
 from .infer import InferError, merge_shape, normalize_axis, same_shape, unary_shape
-from .registry import InlineRule, OpDef, OutKernel, register
+from .index import _pick_shapes, axis_grid, normalize_index
+from .registry import InlineRule, InputFusion, OpDef, OutKernel, register
 from .relu_cpu import negative_part, relu, relu_expression
 from .select_cpu import select
 
@@ -312,11 +313,61 @@ def _backward_log_softmax_grad(F, a, ins, outs, og):
             F.negative(F.broadcast_mul(hp, F.sum(g, axis=ax, keepdims=True)))]
 
 
+def _pick_log_softmax_attrs(a, pick_a, shapes):
+    """The fused call's attributes (pick's) when pick's data is log_softmax's output along the same
+    axis (shapes: ograd, index, data, output), else ``None``."""
+    data, out = shapes[2], shapes[3]
+    if data is None or out is None or tuple(data) != tuple(out) or pick_a["axis"] is None or not out:
+        return None
+    try:
+        if normalize_axis(a["axis"], len(out)) != normalize_axis(pick_a["axis"], len(out)):
+            return None
+    except InferError:
+        return None
+    return {"axis": pick_a["axis"], "keepdims": pick_a["keepdims"], "mode": pick_a["mode"]}
+
+
 register(OpDef(
     "_backward_log_softmax", family="nn", hidden=True, inputs=("ograd", "output"),
     attrs={"axis": Attr("int", -1, doc="The softmax axis.")},
     compute=_backward_log_softmax_compute, infer_shape=same_shape, grad=_backward_log_softmax_grad,
+    input_fusion=InputFusion("_backward_pick", "_backward_pick_log_softmax", _pick_log_softmax_attrs),
     doc="Gradient of log_softmax from its output: ``ograd - exp(output) * sum(ograd, axis)``."))
+
+
+def _backward_pick_log_softmax_compute(ctx, a, og, idx, data, y):
+    # _backward_log_softmax(_backward_pick(og, idx, data), y) with the sum along the axis of the
+    # picked gradient known (og itself): -exp(y) * og everywhere, og added at the picked positions
+    # (the same values, up to the sign of zeros)
+    xp = ctx.xp
+    ax, keep, _ = _pick_shapes(a, y.shape)
+    og = og.reshape(keep)
+    res = xp.exp(y) * og
+    xp.negative(res, out=res)
+    idx = normalize_index(xp, idx, y.shape[ax], a["mode"], "pick").reshape(keep)
+    res[axis_grid(xp, idx, ax)] += og
+    return res
+
+
+def _backward_pick_log_softmax_grad(F, a, ins, outs, og):
+    g, idx, _, y = ins
+    h, ax, keep = og[0], a["axis"], a["keepdims"]
+    he = F.elemwise_mul(h, F.exp(y))
+    dg = F.elemwise_sub(F.pick(h, idx, axis=ax, keepdims=keep, mode=a["mode"]), F.sum(he, axis=ax, keepdims=keep))
+    dy = F.negative(F.broadcast_mul(he, g if keep else F.expand_dims(g, axis=ax)))
+    return [dg, None, None, dy]
+
+
+register(OpDef(
+    "_backward_pick_log_softmax", family="nn", hidden=True, inputs=("ograd", "index", "data", "output"),
+    attrs={"axis": Attr("int", -1, doc="The picked (and softmax) axis."),
+           "keepdims": Attr("bool", False, doc="Whether ograd keeps the picked axis (as 1)."),
+           "mode": Attr("enum", "clip", choices=("clip", "wrap"), doc="Out-of-range indices: clip or wrap.")},
+    compute=_backward_pick_log_softmax_compute, grad=_backward_pick_log_softmax_grad,
+    infer_shape=lambda a, s: [None if s[3] is None else tuple(s[3])],
+    doc="Gradient of ``pick(log_softmax(x), index)`` from log_softmax's output in one call (softmax "
+        "cross-entropy's): ``_backward_log_softmax(_backward_pick(ograd, index, data), output)``, "
+        "which backward graphs fuse into it (``InputFusion``)."))
 
 
 def _length_mask_compute(ctx, a, x, length):

@@ -1,10 +1,11 @@
 """The declarative fields of an ``OpDef`` (see ``ops/registry.py``'s docstring for what each
 means and who asks it): ``NsName``, ``InlineRule``, ``OutKernel``, ``SideEffect``, ``Lowering``,
-``Epilogue``, ``ChannelAffine``. Plain data: the registry and the op files import them from here (or
+``Epilogue``, ``ChannelAffine``, ``InputFusion``. Plain data: the registry and the op files import them from here (or
 through ``registry``); the compiler reads them and knows no op by name."""
 from dataclasses import dataclass, field
 
-__all__ = ["NsName", "InlineRule", "OutKernel", "SideEffect", "Lowering", "Epilogue", "ChannelAffine", "BlockedLayout"]
+__all__ = ["NsName", "InlineRule", "OutKernel", "SideEffect", "Lowering", "Epilogue", "ChannelAffine", "BlockedLayout",
+           "InputFusion"]
 
 
 @dataclass(frozen=True)
@@ -203,3 +204,23 @@ class BlockedLayout:
     in_attr: str = "in_block"
     out_attr: object = "out_block"
     weight_cache_attr: object = None
+
+
+@dataclass(frozen=True)
+class InputFusion:
+    """In a backward graph, a call of this op whose input ``input`` is output 0 of a call of the op
+    named ``producer`` that nothing else reads is ONE call of the op named ``op`` (the gradient
+    passes ask it, ``compiler/passes/fuse_gradients.py``; they know no op by name). The fused call
+    reads the producer's inputs, then this op's other inputs, in order; ``attrs(a, producer_a,
+    shapes)`` gives its attributes from the two calls' parsed attributes and its input shapes
+    (``None`` where unknown), or ``None`` when these two calls do not fuse.
+
+    >>> from hybridlab.ops.registry import get_op
+    >>> f = get_op("_backward_log_softmax").input_fusion
+    >>> f.producer, f.op, f.input
+    ('_backward_pick', '_backward_pick_log_softmax', 0)
+    """
+    producer: str
+    op: str
+    attrs: object
+    input: int = 0

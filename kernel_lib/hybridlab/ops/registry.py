@@ -66,6 +66,9 @@ What the compiler asks an op (it knows no op by name; each field is ``None`` for
   * ``blocked_layout``: a ``BlockedLayout``: the op (or its fused form) reads and writes
     channel-blocked layouts when attributes say so (convolutions, ``_ChannelAffine``); the layout
     plan of predict programs keeps values in oneDNN's blocked layout between such ops,
+  * ``input_fusion``: an ``InputFusion``: in backward graphs, this op's call together with the call
+    producing one of its inputs is one call of a fused op (log_softmax's gradient after pick's:
+    softmax cross-entropy's gradient in one kernel call),
   * ``subgraph_inputs``: the op's node carries a graph (``Node.subgraphs[0]``) whose inputs and
     outputs are the node's (``_CachedOp``); ``symbol.subgraph_inline.expand`` replaces such nodes
     by their graphs where a Symbol enters inference or compilation, so no pass meets one.
@@ -77,9 +80,11 @@ Example (the shape of every op file)::
 """
 from ..base import MXNetError
 from .attrs import MAX_ATTR_CHARS, REQUIRED, Attr
-from .op_fields import BlockedLayout, ChannelAffine, Epilogue, InlineRule, Lowering, NsName, OutKernel, SideEffect  # noqa: F401
+from .op_fields import (BlockedLayout, ChannelAffine, Epilogue, InlineRule, InputFusion, Lowering, NsName,  # noqa: F401
+                        OutKernel, SideEffect)
 
 __all__ = ["OpDef", "NsName", "InlineRule", "OutKernel", "SideEffect", "Lowering", "Epilogue", "ChannelAffine", "BlockedLayout",
+           "InputFusion",
            "register", "get_op",
            "find_op", "all_ops", "OPS"]
 
@@ -105,7 +110,8 @@ class OpDef:
     asks, given where the op is defined, are ``None`` or an object whose class documents it:
     ``inline`` (``InlineRule``), ``out_kernel`` (``OutKernel``), ``train_side_effect``
     (``SideEffect``), ``lowering`` (``Lowering``), ``epilogue`` (``Epilogue``) and
-    ``predict_affine`` (``ChannelAffine``); ``train_variant`` names another op.
+    ``predict_affine`` (``ChannelAffine``), ``input_fusion`` (``InputFusion``); ``train_variant``
+    names another op.
 
     >>> fc = get_op("FullyConnected")
     >>> [f.__name__ for f in fc.inline.functions], fc.out_kernel.inplace, fc.lowering is None
@@ -122,7 +128,7 @@ class OpDef:
                  train_variant=None, zero_grad=False, bounds=None, grad_mode=False, inline=None,
                  out_kernel=None, train_side_effect=None, lowering=None, open_attrs=False, count_attr=None,
                  var_init=None, infer_partial=None, epilogue=None, predict_affine=None,
-                 elementwise_activation=None, subgraph_inputs=False, blocked_layout=None):
+                 elementwise_activation=None, subgraph_inputs=False, blocked_layout=None, input_fusion=None):
         self.name = name
         self.inputs = inputs
         self.variadic = variadic
@@ -176,7 +182,8 @@ class OpDef:
                                  ("train_side_effect", train_side_effect, SideEffect),
                                  ("lowering", lowering, Lowering), ("epilogue", epilogue, Epilogue),
                                  ("predict_affine", predict_affine, ChannelAffine),
-                                 ("blocked_layout", blocked_layout, BlockedLayout)):
+                                 ("blocked_layout", blocked_layout, BlockedLayout),
+                                 ("input_fusion", input_fusion, InputFusion)):
             if value is not None and not isinstance(value, kind):
                 raise ValueError(f"{name}: {key} expected a {kind.__name__} or None, got {value!r}")
         self.inline = inline                        # what the compiler asks: see the module docstring
@@ -186,6 +193,7 @@ class OpDef:
         self.epilogue = epilogue
         self.predict_affine = predict_affine
         self.blocked_layout = blocked_layout
+        self.input_fusion = input_fusion
         self._activation = elementwise_activation
         self.subgraph_inputs = bool(subgraph_inputs)
         self._attr_cache = {}
