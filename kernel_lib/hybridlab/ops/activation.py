@@ -25,6 +25,7 @@ from .index import _pick_shapes, axis_grid, normalize_index
 from .registry import InlineRule, InputFusion, OpDef, OutKernel, register
 from .relu_cpu import negative_part, relu, relu_expression
 from .select_cpu import select
+from .short_axis import reduce_last
 
 __all__ = ["erf", "softmax_forward"]
 
@@ -219,12 +220,17 @@ def softmax_forward(xp, x, axis, temperature=None, log=False, length=None):
         shape[axis] = x.shape[axis]
         mask = xp.arange(x.shape[axis]).reshape(shape) < xp.expand_dims(length, axis)
         x = select(xp, mask, x, x.dtype.type(-onp.inf))
-    m = x.max(axis=axis, keepdims=True)
+    last = axis == x.ndim - 1      # (a short last axis: reduced column by column, ops/short_axis.py)
+    m = reduce_last(onp.maximum, x) if last else None
+    if m is None:
+        m = x.max(axis=axis, keepdims=True)
     if mask is not None:
         m = select(xp, xp.isfinite(m), m, x.dtype.type(0))
     z = x - m
     e = xp.exp(z)
-    s = e.sum(axis=axis, keepdims=True)
+    s = reduce_last(onp.add, e) if last else None
+    if s is None:
+        s = e.sum(axis=axis, keepdims=True)
     if mask is not None:
         s = select(xp, s == 0, x.dtype.type(1), s)
     if e.dtype != s.dtype or z.dtype != s.dtype:
@@ -302,7 +308,10 @@ _softmax_op("softmin", False, True, (),
 def _backward_log_softmax_compute(ctx, a, g, y):
     xp = ctx.xp
     ax = normalize_axis(a["axis"], g.ndim)
-    return g - xp.exp(y) * g.sum(axis=ax, keepdims=True)
+    s = reduce_last(onp.add, g) if ax == g.ndim - 1 else None
+    if s is None:
+        s = g.sum(axis=ax, keepdims=True)
+    return g - xp.exp(y) * s
 
 
 def _backward_log_softmax_grad(F, a, ins, outs, og):

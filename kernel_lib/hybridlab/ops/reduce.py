@@ -12,6 +12,7 @@ import numpy as _numpy
 from .attrs import Attr
 from .infer import InferError, merge_shape, normalize_axis, prod
 from .registry import InlineRule, NsName, OpDef, register
+from .short_axis import reduce_last
 
 __all__ = ["reduce_axes", "reduced_shape", "restore_reduced"]
 
@@ -206,12 +207,25 @@ def _staged_sum(xp, x, axes, dtype):
     return rows.sum(axis=rest, keepdims=True).reshape(tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
 
 
-_K_SUM = _keep(lambda xp, x, axes: _staged_sum(xp, x, axes, None if x.dtype.kind == "b" else x.dtype))
+def _short_last_first(ufunc, kernel):
+    """``kernel(xp, x, axes)``, but a short last axis alone reduced column by column where that is
+    cheaper and exact (``ops/short_axis.py``)."""
+    def reduce(xp, x, axes):
+        if len(axes) == 1 and axes[0] == x.ndim - 1:
+            out = reduce_last(ufunc, x)
+            if out is not None:
+                return out
+        return kernel(xp, x, axes)
+    return reduce
+
+
+_K_SUM = _keep(_short_last_first(_numpy.add, lambda xp, x, axes: _staged_sum(
+    xp, x, axes, None if x.dtype.kind == "b" else x.dtype)))
 _K_PROD = _keep(lambda xp, x, axes: xp.prod(x, axis=axes, keepdims=True))
-_K_MAX = _keep(lambda xp, x, axes: xp.max(x, axis=axes, keepdims=True) if x.size else xp.zeros(
-    [1 if i in axes else d for i, d in enumerate(x.shape)], x.dtype))
-_K_MIN = _keep(lambda xp, x, axes: xp.min(x, axis=axes, keepdims=True) if x.size else xp.zeros(
-    [1 if i in axes else d for i, d in enumerate(x.shape)], x.dtype))
+_K_MAX = _keep(_short_last_first(_numpy.maximum, lambda xp, x, axes: xp.max(x, axis=axes, keepdims=True) if x.size
+                                 else xp.zeros([1 if i in axes else d for i, d in enumerate(x.shape)], x.dtype)))
+_K_MIN = _keep(_short_last_first(_numpy.minimum, lambda xp, x, axes: xp.min(x, axis=axes, keepdims=True) if x.size
+                                 else xp.zeros([1 if i in axes else d for i, d in enumerate(x.shape)], x.dtype)))
 _K_NANSUM = _keep(lambda xp, x, axes: xp.nansum(x, axis=axes, keepdims=True))
 _K_NANPROD = _keep(lambda xp, x, axes: xp.nanprod(x, axis=axes, keepdims=True))
 
