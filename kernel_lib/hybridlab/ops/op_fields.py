@@ -1,7 +1,8 @@
 """The declarative fields of an ``OpDef`` (see ``ops/registry.py``'s docstring for what each
 means and who asks it): ``NsName``, ``InlineRule``, ``OutKernel``, ``SideEffect``, ``Lowering``,
-``Epilogue``, ``ChannelAffine``, ``InputFusion``. Plain data: the registry and the op files import them from here (or
-through ``registry``); the compiler reads them and knows no op by name."""
+``Epilogue``, ``ChannelAffine``, ``BlockedLayout``, ``InputFusion``. Plain data: the registry and
+the op files import them from here (or through ``registry``); the compiler reads them and knows no
+op by name."""
 from dataclasses import dataclass, field
 
 __all__ = ["NsName", "InlineRule", "OutKernel", "SideEffect", "Lowering", "Epilogue", "ChannelAffine", "BlockedLayout",
