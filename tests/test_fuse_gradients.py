@@ -93,14 +93,50 @@ def test_the_loss_written_with_nd_after_a_hybridized_net_runs_the_fused_call():
         np.testing.assert_allclose(g_compiled, g_op_by_op, rtol=1e-5, atol=1e-7)
 
 
+class _LogSoftmaxNet(nn.HybridBlock):
+    """A net whose output is already log-probabilities (a loss with ``from_logits=True`` after it)."""
+
+    def __init__(self):
+        super().__init__()
+        self.dense = nn.Dense(3)
+
+    def hybrid_forward(self, F, x):
+        return F.log_softmax(self.dense(x))
+
+
+def test_the_fusion_meets_across_the_join_of_the_net_and_the_loss():
+    """log_softmax's gradient in the hybridized net's plan, pick's in the imperative loss: the joined
+    program fuses them too, with the op-by-op gradients."""
+    mx.random.seed(2)
+    net = _LogSoftmaxNet()
+    net.initialize()
+    net.hybridize()
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss(from_logits=True)
+    x, y = mx.nd.array(RNG.standard_normal((5, 6))), mx.nd.array([0, 2, 1, 1, 0])
+    grads = []
+    for _ in range(3):
+        with mx.autograd.record():
+            loss = loss_fn(net(x), y)
+        loss.backward()
+        grads.append([p.grad().asnumpy().copy() for p in net.collect_params().values()])
+    assert "_backward_log_softmax" in net.cached_op.source(kind="backward")      # the net's own plan
+    source = tape_backward.last_program().source
+    assert "after the backward of" in source.splitlines()[0]
+    assert "_backward_pick_log_softmax(ctx" in source and "_backward_pick(ctx" not in source
+    for g_compiled, g_op_by_op in zip(grads[2], grads[0]):
+        np.testing.assert_allclose(g_compiled, g_op_by_op, rtol=1e-5, atol=1e-7)
+
+
 def test_a_producer_output_read_elsewhere_is_not_fused():
     """The scattered gradient is also a graph output: the producer's call must stay."""
     og, idx, y = (mx.sym.var(n) for n in ("og", "idx", "y"))
     picked = mx.sym._backward_pick(og, idx, y, keepdims=True)
     out = mx.sym._backward_log_softmax(picked, y)
-    shapes = {"og": (2, 1), "idx": (2,), "y": (2, 3)}
+    named = {"og": (2, 1), "idx": (2,), "y": (2, 3)}
+    shapes = {id(n): named[n.name] for n in out._nodes() if n.is_variable}
     graph = mx.sym.Group([out, picked])
-    assert fuse_gradients(graph._outputs, lambda n, i: shapes.get(n.name)) == 0
-    assert fuse_gradients(out._outputs, lambda n, i: shapes.get(n.name)) == 1
+    assert fuse_gradients(graph._outputs, shapes) == 0
+    assert fuse_gradients(out._outputs, {}) == 0          # shapes unknown: the attributes cannot say
+    assert fuse_gradients(out._outputs, shapes) == 1
     node = out._outputs[0][0]
     assert node.op_name == "_backward_pick_log_softmax" and [s.name for s, _ in node.inputs] == ["og", "idx", "y", "y"]

@@ -176,9 +176,8 @@ def derive_backward(outputs, inputs, shapes, dtypes, device, training, need):
         if flag and g is not None:
             grad_outputs.append(g._trace)
             grad_inputs.append(k)
-    var_shapes = {id(var): shape_of(*(what if kind == "saved" else outputs[what]))[0] for var, (kind, what) in order}
-    fuse_gradients(grad_outputs, lambda n, i: var_shapes.get(id(n)) if n.is_variable else
-                   (n.meta.get("shapes") or [None] * (i + 1))[i])
+    fuse_gradients(grad_outputs, {id(var): shape_of(*(what if kind == "saved" else outputs[what]))[0]
+                                  for var, (kind, what) in order})
     reachable = {id(n) for n in topo_order(grad_outputs)}
     reachable |= {id(v) for _, _, vs in updates for v in vs}
     kept = [(v, spec) for v, spec in order if id(v) in reachable]

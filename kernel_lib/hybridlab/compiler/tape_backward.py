@@ -47,6 +47,7 @@ from ..ops.registry import OpDef
 from ..symbol.from_tape import segment
 from ..symbol.graph import copy_graph
 from .backward import BackwardPlan, BackwardUnavailable, Derived, compile_backward, derive_backward
+from .passes.fuse_gradients import fuse_gradients
 from .program_error import program_error
 from .recording import TapeOp
 
@@ -246,7 +247,7 @@ class _Segment:
             plan, grad_inputs = None, list(d.grad_inputs)
             if call is not None:        # (then the call's inputs and saved values, from at + len(heads))
                 plan = call.attrs[0]
-                d, grad_inputs, call_index = _joined(d, plan, externals, call, shapes, dtypes)
+                d, grad_inputs, call_index = _joined(d, plan, externals, call, outputs, shapes, dtypes)
                 bind_index += [at + len(heads) + i for i in call_index]
                 title = f"{title}, after the backward of {plan._derived[2]}"
             program = compile_backward(d, outputs, shapes, dtypes, device, training, title)
@@ -301,14 +302,15 @@ class _Segment:
         return out
 
 
-def _joined(d, plan, externals, call, shapes, dtypes):
+def _joined(d, plan, externals, call, outputs, shapes, dtypes):
     """``(derived, grad_inputs, call_index)``: the backward graph ``d`` of the calls after the cached
-    op's ``call`` joined with ``plan``'s (the call's compiled backward), the calls' gradients of
-    the call's outputs being its head gradients. Its results are the gradients of the call's
-    inputs (``plan.grad_inputs``), then those of the other arrays read from elsewhere (their
-    positions in ``externals``: ``grad_inputs``); its variables are the calls', then the plan's
-    saved values and inputs (``call_index``: their positions in the call's inputs then saved values,
-    ``plan._bind_index``'s).
+    op's ``call`` (their head entries: ``outputs``) joined with ``plan``'s (the call's compiled
+    backward), the calls' gradients of the call's outputs being its head gradients. Its results are
+    the gradients of the call's inputs (``plan.grad_inputs``), then those of the other arrays read
+    from elsewhere (their positions in ``externals``: ``grad_inputs``); its variables are the
+    calls', then the plan's saved values and inputs (``call_index``: their positions in the call's
+    inputs then saved values, ``plan._bind_index``'s). Gradient calls that meet across the join
+    fuse (``passes/fuse_gradients.py``: a net ending in log_softmax, the loss's pick after it).
     ``shapes``/``dtypes`` get the plan's forward values'."""
     pd = plan._derived[0]
     of_output = {src[1]: k for k, (_, src) in enumerate(externals) if src.__class__ is tuple and src[0] is call}
@@ -327,9 +329,14 @@ def _joined(d, plan, externals, call, shapes, dtypes):
             call_index.append(at)
     shapes.update(plan._fwd_shapes)
     dtypes.update(plan._fwd_dtypes)
-    outputs = copy_graph(pd.outputs, lambda v: heads.get(id(v)))
+    copied = copy_graph(pd.outputs, lambda v: heads.get(id(v)))
     tail = [(k, g) for k, g in zip(d.grad_inputs, d.outputs) if k not in of_output.values()]
-    joined = Derived(outputs + [g for _, g in tail], [], variables, spec, d.updates + pd.updates)
+    joined = Derived(copied + [g for _, g in tail], [], variables, spec, d.updates + pd.updates)
+    var_shapes = {}
+    for var, (kind, what) in zip(variables, spec):
+        node, i = what if kind == "saved" else outputs[what]
+        var_shapes[id(var)] = (shapes.get(id(node)) or [None] * (i + 1))[i]
+    fuse_gradients(joined.outputs, var_shapes)
     return joined, [k for k, _ in tail], call_index
 
 

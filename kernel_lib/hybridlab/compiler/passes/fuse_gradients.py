@@ -25,10 +25,18 @@ from ._graph import retarget
 __all__ = ["fuse_gradients"]
 
 
-def fuse_gradients(outputs, shape_of):
+def fuse_gradients(outputs, variable_shapes):
     """Rewrite, in place, the calls of the graph of ``outputs`` (entries) that fuse with the call
-    producing their input (see the module docstring); ``shape_of(node, i)``: the shape of an entry,
-    or ``None``. Returns how many calls were fused."""
+    producing their input (see the module docstring); ``variable_shapes``: ``{id(variable node):
+    shape}`` (op nodes carry theirs in ``meta["shapes"]``, as traced graphs do). Returns how many
+    calls were fused."""
+
+    def shape_of(node, i):
+        if node.is_variable:
+            return variable_shapes.get(id(node))
+        shapes = node.meta.get("shapes")
+        return shapes[i] if shapes and i < len(shapes) else None
+
     nodes = topo_order(outputs)
     if not any(not n.is_variable and n.op.input_fusion is not None for n in nodes):
         return 0
