@@ -51,3 +51,13 @@ def test_reduction_ops_along_a_short_last_axis_equal_numpy(name):
     for axis in (-1, 1):
         got = getattr(mx.nd, name)(mx.nd.array(x), axis=axis).asnumpy()
         np.testing.assert_array_equal(got, getattr(np, name)(x, axis=axis))
+
+
+@pytest.mark.parametrize("layout", ["transposed", "strided"])
+def test_rows_of_any_layout_keep_numpy_values(layout):
+    x = RNG.standard_normal((7, 3000)).astype(np.float32).T if layout == "transposed" else \
+        RNG.standard_normal((64, 20, 3)).astype(np.float32)[:, ::2, :]
+    for ufunc in (np.add, np.maximum):
+        got = reduce_last(ufunc, x)
+        assert got is not None
+        np.testing.assert_array_equal(got, ufunc.reduce(x, axis=-1, keepdims=True))
