@@ -216,13 +216,13 @@ def test_source_is_printable_and_registered_with_linecache(capsys):
     print(op)
     assert capsys.readouterr().out == src + "\n"
     assert "def forward(data, fc1_weight, fc1_bias, fc2_weight, fc2_bias, fc3_weight, fc3_bias):" in src
-    assert "    fc1 = add(fc1 := dot(data, fc1_weight.T), fc1_bias, out=fc1)" in src
+    assert "    fc1 = add(fc1 := dot(data, transposed(fc1_weight)), fc1_bias, out=fc1)" in src
     assert "    del fc1\n" in src and "    return fc3\n" in src
     assert "test_cached_op.py:" in src and "mx.sym.FullyConnected(x, num_hidden=16" in src   # user line
     prog = op.program()
     assert linecache.getlines(prog.filename) == src.splitlines(True)
     assert inspect.getsource(prog.fn) == src[src.index("def forward"):]
-    assert prog.node_at(src.splitlines().index("    fc1 = add(fc1 := dot(data, fc1_weight.T), fc1_bias, out=fc1)") + 1).name == "fc1"
+    assert prog.node_at(src.splitlines().index("    fc1 = add(fc1 := dot(data, transposed(fc1_weight)), fc1_bias, out=fc1)") + 1).name == "fc1"
     linecache.clearcache()     # traceback refills a cleared cache from the program's loader
     linecache.lazycache(prog.filename, prog.fn.__globals__)
     assert linecache.getlines(prog.filename) == src.splitlines(True)
@@ -234,7 +234,8 @@ def test_dense_on_image_data_is_inlined_with_its_kernels_result():
     op = CachedOp(y)
     args = arrays_for(op, {"data": (3, 2, 4, 4), "fc_weight": (5, 32), "fc_bias": (5,)})
     out = op(*args).asnumpy()
-    assert "    fc = add(fc := dot(data.reshape(3, -1), fc_weight.T), fc_bias, out=fc)" in op.source()
+    # (a predict program: the weight parameter's row-major transpose, kept until written)
+    assert "    fc = add(fc := dot(data.reshape(3, -1), transposed(fc_weight)), fc_bias, out=fc)" in op.source()
     expected = mx.nd.FullyConnected(*args, num_hidden=5).asnumpy()
     assert np.array_equal(out, expected)
 

@@ -171,9 +171,10 @@ def test_the_inline_rules_keep_the_dense_layer_program():
     args = [mx.nd.ones((3, 5)), mx.nd.ones((4, 5)), mx.nd.zeros((4,)), mx.nd.ones((2, 4))]
     assert op(*args).shape == (3, 2)
     src = op.source()
-    assert "    fc1 = add(fc1 := dot(data, fc1_weight.T), fc1_bias, out=fc1)" in src    # (the bias added in place)
-    assert "    r = maximum(fc1, 0, out=fc1)" in src and "    fc2 = dot(r, fc2_weight.T)" in src   # (fc1 dies there)
-    assert "no kernels (every op inlined); inlined as NumPy calls: dot/add/maximum" in src
+    # (a predict program: the weights' row-major transposes, kept until written: ops/kept_transpose.py)
+    assert "    fc1 = add(fc1 := dot(data, transposed(fc1_weight)), fc1_bias, out=fc1)" in src    # (the bias added in place)
+    assert "    r = maximum(fc1, 0, out=fc1)" in src and "    fc2 = dot(r, transposed(fc2_weight))" in src   # (fc1 dies there)
+    assert "no kernels (every op inlined); inlined as NumPy calls: dot/add/transposed/maximum" in src
 
 
 def test_new_ops_with_an_epilogue_a_channel_affine_and_an_activation_are_fused_in_predict_programs():

@@ -34,7 +34,7 @@ Example::
     # static_alloc: planned 32 B (buffers 16 B + per call 16 B), imperative 32 B, unplanned 32 B
     def forward(data, fc_weight, fc_bias):
         # fc = FullyConnected -> (2, 2) float32 ...
-        fc = add(dot(data, fc_weight.T, out=buf0_n0), fc_bias, out=buf0_n0)
+        fc = add(dot(data, transposed(fc_weight), out=buf0_n0), fc_bias, out=buf0_n0)
         # act = Activation -> (2, 2) float32 ...
         act = maximum(fc, 0)
         del fc

@@ -198,6 +198,7 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
     reuse_here = plan is None and not instrument and inline_here and not signature.device.is_gpu
     keep = {(id(n), i) for n, i in outputs} | {(id(n), 0) for n in inputs}
     wrap0d = not signature.device.is_gpu
+    predict = kind == "forward" and not signature.training      # (graph inputs: steady between calls)
 
     body, line_nodes, rows, out_kernels, called, inlined = [], {}, {}, {}, set(), {}
 
@@ -240,7 +241,7 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
                                 owned, keep, last_use, reads)
         expression = (None if signature.device.is_gpu or not inline_here
                       else _inline(node, a, args, shapes, dtypes, planned or over, zero_rows,
-                                   targets[0] if n_out == 1 and targets[0] != "_" else None))
+                                   targets[0] if n_out == 1 and targets[0] != "_" else None, predict))
         if into_name is not None:
             honored = expression is not None and f"out={into_name}" in expression
             if expression is not None and not honored and planned[0] is not None:
@@ -348,12 +349,13 @@ class _InlineSite:
     """One call as an op's ``InlineRule`` sees it (``ops.registry.InlineRule`` documents each field):
     generated identifiers, shapes, the one dtype, the planned buffer, and the literal writer."""
 
-    __slots__ = ("args", "shapes", "dtype", "out", "target", "_zero_rows")
+    __slots__ = ("args", "shapes", "dtype", "out", "target", "steady", "_zero_rows")
     literal = staticmethod(literal)
 
-    def __init__(self, args, shapes, dtype, out, zero_rows, target=None):
+    def __init__(self, args, shapes, dtype, out, zero_rows, target=None, steady=None):
         self.args, self.shapes, self.dtype, self.out, self._zero_rows = args, shapes, dtype, out, zero_rows
         self.target = target
+        self.steady = steady or [False] * len(args)
 
     @property
     def out_arg(self):
@@ -403,11 +405,12 @@ def _dying_input(node, step, args, out_shape, out_dtype, shapes, dtypes, owned, 
     return None
 
 
-def _inline(node, a, args, shapes, dtypes, planned, zero_rows, target=None):
+def _inline(node, a, args, shapes, dtypes, planned, zero_rows, target=None, predict=False):
     """The op's ``InlineRule`` expression for ``node`` (``None``: the program calls the kernel).
     Rules are asked only when every input has one floating dtype; ``planned`` (static_alloc) gives
     the buffer the result is written into; ``zero_rows(dtype, n)`` binds a row of ``n`` zeros as a
-    global of the program and returns its name; ``target``: the identifier the statement assigns."""
+    global of the program and returns its name; ``target``: the identifier the statement assigns;
+    ``predict``: a predict program, whose graph inputs are ``steady`` (see ``InlineRule``)."""
     rule = node.op.inline
     if rule is None:
         return None
@@ -419,7 +422,8 @@ def _inline(node, a, args, shapes, dtypes, planned, zero_rows, target=None):
         return None
     srcs = [(shapes.get(id(s)) or [None] * (i + 1))[i] for s, i in node.inputs]
     out = check_identifier(planned[1]) if planned is not None else None
-    expr = rule.expression(a, _InlineSite(args, srcs, np.dtype(kinds[0]), out, zero_rows, target))
+    steady = [predict and s.is_variable for s, _ in node.inputs]
+    expr = rule.expression(a, _InlineSite(args, srcs, np.dtype(kinds[0]), out, zero_rows, target, steady))
     if expr is not None and not (type(expr) is str and expr.isprintable()):
         raise MXNetError(f"{node.op.name}: inline rule expected one line of source text or None, got {expr!r}")
     return expr

@@ -16,6 +16,7 @@ import numpy as onp
 from .attrs import Attr
 from .dtype_check import check_dtypes, uniform_dtypes
 from .infer import merge_shape, prod
+from .kept_transpose import transposed
 from .registry import InlineRule, OpDef, OutKernel, register
 
 
@@ -101,7 +102,8 @@ def _fc_out(ctx, a, out, x, w, b=None):
 
 
 def _fc_inline(a, site):
-    """``dot(x, w.T)`` (``add``-ed to the bias) for 2-d data, or data flattened to 2-d."""
+    """``dot(x, w.T)`` (``add``-ed to the bias) for 2-d data, or data flattened to 2-d; in predict
+    programs ``dot(x, transposed(w))`` of a weight parameter (``ops/kept_transpose.py``)."""
     shape = site.shapes[0]
     if shape is None or not (len(shape) == 2 or a["flatten"] and len(shape) > 2):
         return None
@@ -114,7 +116,10 @@ def _fc_inline(a, site):
         product = f"dot({w}, {row})"
         return f"{product if a['no_bias'] else f'add({product}, {site.args[2]})'}.reshape(1, -1)"
     data = x if len(shape) == 2 else f"{x}.reshape({site.literal(shape[0])}, -1)"
-    product = f"dot({data}, {w}.T{site.out_arg})"
+    # a predict program's weight parameter: its row-major transpose, kept until written (the same bits
+    # as the transposed operand's product, which OpenBLAS computes slower on some CPUs)
+    weight = f"transposed({w})" if site.steady[1] else f"{w}.T"
+    product = f"dot({data}, {weight}{site.out_arg})"
     if a["no_bias"]:
         return product
     if site.out is None and site.target is not None:     # the bias added in place to the new product
@@ -124,7 +129,7 @@ def _fc_inline(a, site):
 
 register(OpDef(
     "FullyConnected", family="nn", npx="fully_connected",
-    out_kernel=OutKernel(_fc_out), inline=InlineRule(_fc_inline, functions=(onp.dot, onp.add)),
+    out_kernel=OutKernel(_fc_out), inline=InlineRule(_fc_inline, functions=(onp.dot, onp.add, transposed)),
     inputs=lambda a: ("data", "weight") if a["no_bias"] else ("data", "weight", "bias"),
     all_inputs=("data", "weight", "bias"),
     attrs={"num_hidden": Attr("int", doc="Number of hidden nodes of the output."),

@@ -40,7 +40,10 @@ class InlineRule:
       none), which the expression may bind an intermediate to first (``add(t := dot(...), b, out=t)``),
     * ``site.literal(value)``: the one writer of numbers (``compiler.source_text.literal``); no
       attribute text is ever spliced in,
-    * ``site.zero_row(n)``: the name of a row of ``n`` zeros of ``site.dtype`` bound in the program.
+    * ``site.zero_row(n)``: the name of a row of ``n`` zeros of ``site.dtype`` bound in the program,
+    * ``site.steady``: per input, whether it is a graph input of a predict program (a parameter, in
+      practice): the same array call after call until written, so the rule may read a value kept
+      for it between calls (``ops/kept_transpose.py``: a dense layer's transposed weight).
 
     The expression's value is a new array, the array ``site.out`` names, or a view of either: the
     program owns what an inline expression computed.

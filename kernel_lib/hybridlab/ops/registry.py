@@ -115,7 +115,7 @@ class OpDef:
 
     >>> fc = get_op("FullyConnected")
     >>> [f.__name__ for f in fc.inline.functions], fc.out_kernel.inplace, fc.lowering is None
-    (['dot', 'add'], False, True)
+    (['dot', 'add', 'transposed'], False, True)
     >>> get_op("BatchNorm").train_side_effect.doc
     'moving statistics updated in place'
     """

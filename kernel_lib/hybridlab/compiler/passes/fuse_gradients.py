@@ -15,8 +15,9 @@ Example::
     >>> with mx.autograd.record():
     ...     l = loss(z, mx.nd.array([1, 0]))
     >>> l.backward()
-    >>> [(n.op_name, n.meta["fused"]) for n in loss.cached_op.backward_plan().symbol._nodes() if "fused" in n.meta]
-    [('_backward_pick_log_softmax', ['softmaxcrossentropyloss0_pick0_backward__backward_pick0', ...])]
+    >>> [(n.op_name, [name.split("_", 1)[1] for name in n.meta["fused"]])
+    ...  for n in loss.cached_op.backward_plan().symbol._nodes() if "fused" in n.meta]
+    [('_backward_pick_log_softmax', ['pick0_backward__backward_pick0', 'log_softmax0_backward__backward_log_softmax0'])]
 """
 from ...ops.registry import get_op
 from ...symbol.graph import topo_order

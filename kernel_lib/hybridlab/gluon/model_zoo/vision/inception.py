@@ -5,8 +5,8 @@ Example::
 
     >>> import hybridlab as mx
     >>> net = mx.gluon.model_zoo.vision.inception_v3()
-    >>> [b.prefix for b in net.features][7:10]
-    ['inception30_A1_', 'inception30_A2_', 'inception30_A3_']
+    >>> [b.prefix.split('_', 1)[1] for b in net.features][7:10]      # (after the net's counted name)
+    ['A1_', 'A2_', 'A3_']
 """
 from ... import nn
 from ...hybrid_block import HybridBlock
