@@ -671,3 +671,37 @@ def test_training_step_programs_of_stop33_keep_hostile_names_out_of_generated_co
     assert any(CANARY in line for line in imperative.split("\n"))     # (the node names, in comments)
     marked = [line for line in imperative.split("\n") if "hl_codegen_canary" in line]
     assert any(line.startswith("#   attrs") for line in marked)         # (the keywords, in comments)
+
+
+def test_stop36_fused_gradients_and_kept_transposes_keep_hostile_names_out_of_generated_code(canary):
+    """This stop's generation paths, every name hostile: a net ending in log_softmax trained under an
+    imperative from_logits loss (the joined backward fuses the loss's pick gradient with the net's
+    log_softmax gradient: ``_backward_pick_log_softmax``), then predicted (the dense layers multiply
+    by ``transposed(<weight>)``); the weights and predictions equal those with plain names."""
+    def run(name):
+        x = mx.sym.var(name("x"))
+        h = mx.sym.relu(mx.sym.FullyConnected(x, num_hidden=4, name=name("fc1")), name=name("act"))
+        y = mx.sym.log_softmax(mx.sym.FullyConnected(h, num_hidden=3, name=name("fc2")), name=name("ls"))
+        net = mx.gluon.SymbolBlock(y, [x])
+        mx.random.seed(4)
+        net.initialize(mx.init.Uniform(0.5))
+        net.hybridize()
+        trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+        data = mx.nd.array(np.random.RandomState(4).uniform(size=(5, 6)))
+        loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss(from_logits=True)
+        for _ in range(3):
+            with mx.autograd.record():
+                loss = loss_fn(net(data), mx.nd.array([0, 1, 2, 1, 0]))
+            loss.backward()
+            trainer.step(5)
+        joined = tape_backward.last_program().source
+        return net(data).asnumpy(), net, joined
+
+    clean, _, _ = run(lambda n: n)
+    got, net, joined = run(hostile)
+    np.testing.assert_allclose(got, clean, rtol=1e-5, atol=1e-6)
+    predict = net.cached_op.source()
+    assert "_backward_pick_log_softmax(" in joined and "transposed(" in predict
+    for source in (joined, predict):
+        assert_inert(source)
+    assert any(CANARY in line for line in predict.split("\n"))        # (the node names, in comments)
