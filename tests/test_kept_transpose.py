@@ -106,13 +106,13 @@ def test_weights_shared_with_foreign_code_are_not_copied():
 
 def test_the_kept_copies_stay_within_their_byte_budget(monkeypatch):
     kept_transpose.clear()
-    monkeypatch.setattr(kept_transpose, "MAX_BYTES", 4 * 1024)
+    monkeypatch.setattr(kept_transpose._kept, "max_bytes", 4 * 1024)
     big = np.ones((33, 32), np.float32)                 # over a quarter of the budget: its view
     assert np.shares_memory(kept_transpose.transposed(big), big) and not kept_transpose.held(big)
     ws = [np.full((16, 16), k, np.float32) for k in range(6)]        # 1 KB each
     for w in ws:
         np.testing.assert_array_equal(kept_transpose.transposed(w), w.T)
     assert sum(kept_transpose.held(w) for w in ws) == 4 and kept_transpose.held(ws[-1])   # the oldest dropped
-    assert kept_transpose._held_bytes[0] == 4 * 1024
+    assert kept_transpose._kept.held_bytes == 4 * 1024
     kept_transpose.clear()
-    assert kept_transpose._held_bytes[0] == 0
+    assert kept_transpose._kept.held_bytes == 0

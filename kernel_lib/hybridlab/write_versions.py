@@ -22,9 +22,13 @@ Example::
     True
     >>> write_versions.unwatch(token)
 """
+import collections
+import threading
+import weakref
+
 import numpy as np
 
-__all__ = ["watch", "unwatch", "version", "wrote", "exported_for_write", "is_exported"]
+__all__ = ["watch", "unwatch", "version", "wrote", "exported_for_write", "is_exported", "Kept"]
 
 _counts = {}          # id(array) -> [writes, watchers]
 _exported = set()     # ids of owning arrays whose memory was handed out for writing (DLPack)
@@ -83,3 +87,85 @@ def exported_for_write(arr):
 def is_exported(arr):
     """Whether ``arr``'s memory was handed to foreign code for writing (:func:`exported_for_write`)."""
     return bool(_exported) and any(id(a) in _exported for a in _chain(arr))
+
+
+class Kept:
+    """Values derived from NumPy arrays (a reordered or transposed copy of a weight), each kept until
+    its array is written (the counts above) or dies (a weak reference): the one table behind
+    oneDNN's kept convolution weights (``ops/dnnl/weight_cache.py``) and dense layers' kept
+    transposes (``ops/kept_transpose.py``). At most ``max_entries`` values of ``max_bytes`` in all
+    (``entry.nbytes``) are kept, the least recently used dropped first.
+
+    >>> import numpy as np
+    >>> kept = Kept(max_entries=8)
+    >>> w = np.ones(3, np.float32)
+    >>> kept.fresh("k", w) is None                      # nothing kept yet
+    True
+    >>> entry = kept.renew("k", w); entry.value = w * 2
+    >>> kept.fresh("k", w).value.tolist()
+    [2.0, 2.0, 2.0]
+    >>> w[0] = 5.0; wrote(w)
+    >>> kept.fresh("k", w) is None                      # written since: derive it again
+    True
+    """
+
+    class Entry:
+        __slots__ = ("ref", "token", "version", "value", "nbytes")
+
+    def __init__(self, max_entries, max_bytes=None):
+        self.max_entries, self.max_bytes = max_entries, max_bytes
+        self.entries = collections.OrderedDict()      # key -> Entry
+        self.held_bytes = 0
+        self._lock = threading.RLock()    # (an array dying inside a locked section drops its entry)
+
+    def fresh(self, key, array):
+        """The entry of ``key`` when it is ``array``'s and ``array`` was not written since, else None."""
+        entry = self.entries.get(key)
+        if entry is not None and entry.ref() is array and version(array) == entry.version:
+            return entry
+        return None
+
+    def renew(self, key, array):
+        """``key``'s entry for ``array`` (made, or the old one if it is ``array``'s) with the version
+        read now: the caller derives ``entry.value`` (setting ``entry.nbytes``) before using it."""
+        with self._lock:
+            entry = self.entries.get(key)
+            if entry is None or entry.ref() is not array:
+                if entry is not None:
+                    self._forget(self.entries.pop(key))
+                entry = self.Entry()
+                entry.ref = weakref.ref(array, lambda r, key=key: self._drop(key, r))
+                entry.token = watch(array)
+                entry.value, entry.nbytes = None, 0
+                self.entries[key] = entry
+            entry.version = version(array)      # (read before deriving: a write meanwhile counts)
+            self.entries.move_to_end(key)
+            return entry
+
+    def account(self, entry, nbytes):
+        """Set ``entry``'s size to ``nbytes`` and drop the least recently used entries over the bounds."""
+        with self._lock:
+            self.held_bytes += nbytes - entry.nbytes
+            entry.nbytes = nbytes
+            while len(self.entries) > 1 and (len(self.entries) > self.max_entries or
+                                             (self.max_bytes is not None and self.held_bytes > self.max_bytes)):
+                self._forget(self.entries.popitem(last=False)[1])
+
+    def held(self, array):
+        """How many entries are ``array``'s."""
+        return sum(1 for entry in list(self.entries.values()) if entry.ref() is array)
+
+    def clear(self):
+        with self._lock:
+            while self.entries:
+                self._forget(self.entries.popitem()[1])
+
+    def _forget(self, entry):
+        unwatch(entry.token)
+        self.held_bytes -= entry.nbytes
+
+    def _drop(self, key, ref):
+        with self._lock:
+            entry = self.entries.get(key)
+            if entry is not None and entry.ref is ref:
+                self._forget(self.entries.pop(key))

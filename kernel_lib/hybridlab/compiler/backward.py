@@ -176,8 +176,7 @@ def derive_backward(outputs, inputs, shapes, dtypes, device, training, need):
         if flag and g is not None:
             grad_outputs.append(g._trace)
             grad_inputs.append(k)
-    fuse_gradients(grad_outputs, {id(var): shape_of(*(what if kind == "saved" else outputs[what]))[0]
-                                  for var, (kind, what) in order})
+    fuse_gradients(grad_outputs, variable_shapes([v for v, _ in order], [s for _, s in order], outputs, shapes))
     reachable = {id(n) for n in topo_order(grad_outputs)}
     reachable |= {id(v) for _, _, vs in updates for v in vs}
     kept = [(v, spec) for v, spec in order if id(v) in reachable]
@@ -214,6 +213,23 @@ def _traced_types(outputs, variables, signature):
     return shapes, dtypes
 
 
+def spec_entry(spec, outputs):
+    """The forward entry ``(node, i)`` a backward variable with ``spec`` stands for (``Derived.spec``):
+    the saved value's, or the output (of ``outputs``, the head entries) a head gradient is for."""
+    kind, what = spec
+    return what if kind == "saved" else outputs[what]
+
+
+def variable_shapes(variables, specs, outputs, fwd_shapes):
+    """``{id(variable): shape or None}`` of backward variables from their specs and the forward
+    values' shapes ``fwd_shapes`` (``{id(node): [per output]}``): what ``fuse_gradients`` reads."""
+    shapes = {}
+    for var, spec in zip(variables, specs):
+        node, i = spec_entry(spec, outputs)
+        shapes[id(var)] = (fwd_shapes.get(id(node)) or [None] * (i + 1))[i]
+    return shapes
+
+
 def compile_backward(d, outputs, fwd_shapes, fwd_dtypes, device, training, title, instrument=False, into=()):
     """The backward program of ``d`` (``derive_backward``'s result for the forward entries
     ``outputs``, whose graph's values have the shapes and dtypes ``fwd_shapes``/``fwd_dtypes``):
@@ -221,8 +237,8 @@ def compile_backward(d, outputs, fwd_shapes, fwd_dtypes, device, training, title
     ``d.grad_inputs``; gradient side effects are statements of it (see ``SideEffect``)."""
     names = [v.name for v in d.variables]
     shapes_in, dtypes_in = [], []
-    for v, (kind, what) in zip(d.variables, d.spec):
-        node, i = what if kind == "saved" else outputs[what]
+    for spec in d.spec:
+        node, i = spec_entry(spec, outputs)
         shapes_in.append(fwd_shapes[id(node)][i])
         dtypes_in.append(fwd_dtypes[id(node)][i])
     sig = Signature(names, shapes_in, dtypes_in, device, training)

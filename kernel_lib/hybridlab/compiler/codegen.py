@@ -352,10 +352,9 @@ class _InlineSite:
     __slots__ = ("args", "shapes", "dtype", "out", "target", "steady", "_zero_rows")
     literal = staticmethod(literal)
 
-    def __init__(self, args, shapes, dtype, out, zero_rows, target=None, steady=None):
+    def __init__(self, args, shapes, dtype, out, zero_rows, target, steady):
         self.args, self.shapes, self.dtype, self.out, self._zero_rows = args, shapes, dtype, out, zero_rows
-        self.target = target
-        self.steady = steady or [False] * len(args)
+        self.target, self.steady = target, steady
 
     @property
     def out_arg(self):

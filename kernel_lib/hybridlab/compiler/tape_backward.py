@@ -46,7 +46,8 @@ from ..ndarray.ndarray import DENSE_CLASSES, NDArray
 from ..ops.registry import OpDef
 from ..symbol.from_tape import segment
 from ..symbol.graph import copy_graph
-from .backward import BackwardPlan, BackwardUnavailable, Derived, compile_backward, derive_backward
+from .backward import (BackwardPlan, BackwardUnavailable, Derived, compile_backward, derive_backward,
+                       variable_shapes)
 from .passes.fuse_gradients import fuse_gradients
 from .program_error import program_error
 from .recording import TapeOp
@@ -332,11 +333,7 @@ def _joined(d, plan, externals, call, outputs, shapes, dtypes):
     copied = copy_graph(pd.outputs, lambda v: heads.get(id(v)))
     tail = [(k, g) for k, g in zip(d.grad_inputs, d.outputs) if k not in of_output.values()]
     joined = Derived(copied + [g for _, g in tail], [], variables, spec, d.updates + pd.updates)
-    var_shapes = {}
-    for var, (kind, what) in zip(variables, spec):
-        node, i = what if kind == "saved" else outputs[what]
-        var_shapes[id(var)] = (shapes.get(id(node)) or [None] * (i + 1))[i]
-    fuse_gradients(joined.outputs, var_shapes)
+    fuse_gradients(joined.outputs, variable_shapes(variables, spec, outputs, shapes))
     return joined, [k for k, _ in tail], call_index
 
 

@@ -24,10 +24,6 @@ Example::
     >>> float(transposed(w)[0, 0])
     7.0
 """
-import collections
-import threading
-import weakref
-
 import numpy as np
 
 from .. import write_versions
@@ -37,68 +33,29 @@ __all__ = ["transposed", "held", "clear", "MAX_ENTRIES", "MAX_BYTES"]
 MAX_ENTRIES = 1024
 MAX_BYTES = 256 << 20
 
-_entries = collections.OrderedDict()      # id(weight) -> _Entry
-_lock = threading.RLock()      # (a weight dying inside a locked section drops its entry)
-_held_bytes = [0]
-
-
-class _Entry:
-    __slots__ = ("ref", "token", "version", "copy")
-
-
-def _forget(entry):
-    write_versions.unwatch(entry.token)
-    _held_bytes[0] -= 0 if entry.copy is None else entry.copy.nbytes
-
-
-def _drop(key, ref=None):
-    with _lock:
-        entry = _entries.get(key)
-        if entry is not None and (ref is None or entry.ref is ref):
-            del _entries[key]
-            _forget(entry)
+_kept = write_versions.Kept(MAX_ENTRIES, MAX_BYTES)      # id(weight) -> its row-major transpose
+_entries = _kept.entries
 
 
 def transposed(w):
     """``w.T`` of the 2-d NumPy array ``w`` as a row-major array kept until ``w`` is written (see the
     module docstring); the caller only reads it."""
-    key = id(w)
-    entry = _entries.get(key)
-    if entry is not None and entry.ref() is w and write_versions.version(w) == entry.version:
-        return entry.copy
-    if write_versions.is_exported(w) or w.nbytes > MAX_BYTES // 4:
+    entry = _kept.fresh(id(w), w)
+    if entry is not None:
+        return entry.value
+    if write_versions.is_exported(w) or w.nbytes > _kept.max_bytes // 4:
         return w.T
-    with _lock:
-        entry = _entries.get(key)
-        if entry is None or entry.ref() is not w:
-            if entry is not None:
-                del _entries[key]
-                _forget(entry)
-            entry = _Entry()
-            entry.ref = weakref.ref(w, lambda r, key=key: _drop(key, r))
-            entry.token = write_versions.watch(w)
-            entry.copy = None
-            _entries[key] = entry
-        entry.version = write_versions.version(w)      # (read before copying: a write during the copy counts)
-        _held_bytes[0] -= 0 if entry.copy is None else entry.copy.nbytes
-        entry.copy = np.ascontiguousarray(w.T)
-        _held_bytes[0] += entry.copy.nbytes
-        _entries.move_to_end(key)
-        while len(_entries) > MAX_ENTRIES or (_held_bytes[0] > MAX_BYTES and len(_entries) > 1):
-            _, old = _entries.popitem(last=False)
-            _forget(old)
-        return entry.copy
+    entry = _kept.renew(id(w), w)
+    entry.value = np.ascontiguousarray(w.T)
+    _kept.account(entry, entry.value.nbytes)
+    return entry.value
 
 
 def held(w):
     """Whether a transposed copy of ``w`` is kept."""
-    entry = _entries.get(id(w))
-    return entry is not None and entry.ref() is w
+    return _kept.held(w) > 0
 
 
 def clear():
     """Drop every kept copy."""
-    with _lock:
-        while _entries:
-            _, entry = _entries.popitem()
-            _forget(entry)
+    _kept.clear()

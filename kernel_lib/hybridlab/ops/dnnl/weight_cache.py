@@ -22,9 +22,6 @@ Example::
     ...                          and float(y[0, 0, 0, 0]) == 72.0)
     True
 """
-import collections
-import weakref
-
 from ... import write_versions
 from . import library as L
 from .plan import aligned
@@ -33,43 +30,24 @@ __all__ = ["address", "ready_weights", "held", "clear", "MAX_ENTRIES"]
 
 MAX_ENTRIES = 1024
 
-_entries = collections.OrderedDict()      # (id(weight), plan key, argument index) -> _Entry
-
-
-class _Entry:
-    __slots__ = ("ref", "token", "version", "buf", "address")
-
-
-def _drop(key, ref=None):
-    entry = _entries.get(key)
-    if entry is not None and (ref is None or entry.ref is ref):
-        del _entries[key]
-        write_versions.unwatch(entry.token)
+_kept = write_versions.Kept(MAX_ENTRIES)      # (id(weight), plan key, argument index) -> reordered buffer
+_entries = _kept.entries
 
 
 def address(plan, plan_key, k, weight):
     """The address of ``weight`` (input ``k`` of ``plan``) in the primitive's layout, reordered now
     only when first seen or written since. Call with the plan lock held (``plan.run``'s ``ready``)."""
     key = (id(weight), plan_key, k)
-    entry = _entries.get(key)
-    if entry is not None and entry.ref() is weight:
-        if write_versions.version(weight) == entry.version:
-            _entries.move_to_end(key)
-            return entry.address
-    else:
-        if entry is not None:
-            _drop(key)
-        entry = _Entry()
-        entry.ref = weakref.ref(weight, lambda r, key=key: _drop(key, r))
-        entry.token = write_versions.watch(weight)
-        entry.buf = aligned(plan.args[k].nbytes)
-        entry.address = entry.buf.__array_interface__["data"][0]
-        _entries[key] = entry
-        while len(_entries) > MAX_ENTRIES:
-            _drop(next(iter(_entries)))
-    entry.version = write_versions.version(weight)
-    plan.reorder_in(k, weight, entry.address)
-    return entry.address
+    entry = _kept.fresh(key, weight)
+    if entry is not None:
+        return entry.value[1]
+    entry = _kept.renew(key, weight)
+    if entry.value is None:
+        buf = aligned(plan.args[k].nbytes)
+        entry.value = (buf, buf.__array_interface__["data"][0])
+        _kept.account(entry, buf.nbytes)
+    plan.reorder_in(k, weight, entry.value[1])
+    return entry.value[1]
 
 
 def ready_weights(plan, plan_key, arrays):
@@ -83,10 +61,9 @@ def ready_weights(plan, plan_key, arrays):
 
 def held(weight):
     """How many reordered copies of ``weight`` are kept."""
-    return sum(1 for key in _entries if key[0] == id(weight) and _entries[key].ref() is weight)
+    return _kept.held(weight)
 
 
 def clear():
     """Drop every kept copy."""
-    for key in list(_entries):
-        _drop(key)
+    _kept.clear()
