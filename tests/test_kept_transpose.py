@@ -116,3 +116,25 @@ def test_the_kept_copies_stay_within_their_byte_budget(monkeypatch):
     assert kept_transpose._kept.held_bytes == 4 * 1024
     kept_transpose.clear()
     assert kept_transpose._kept.held_bytes == 0
+
+
+def test_a_write_is_seen_after_a_run_of_unwritten_calls_and_other_arrays_writes_keep_the_copy():
+    """The kept copy is answered without reading write counts while no watched array was written
+    (``write_versions.Kept``'s shortcut); a write to another watched array falls back to the counts
+    and keeps the copy, a write through a view of the weight drops it."""
+    from hybridlab import write_versions
+    w, other = np.ones((4, 3), np.float32), np.ones((2, 2), np.float32)
+    token = write_versions.watch(other)
+    try:
+        t = kept_transpose.transposed(w)
+        assert all(kept_transpose.transposed(w) is t for _ in range(3))
+        other[0, 0] = 5.0
+        write_versions.wrote(other)
+        assert kept_transpose.transposed(w) is t                 # still w's transpose: kept
+        view = w[1:3]
+        view[:] = 7.0
+        write_versions.wrote(view)                               # a write through a view counts for w
+        fresh = kept_transpose.transposed(w)
+        assert fresh is not t and np.array_equal(fresh, w.T)
+    finally:
+        write_versions.unwatch(token)
