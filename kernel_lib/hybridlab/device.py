@@ -66,7 +66,7 @@ class Device:
         cpu(0)
     """
 
-    __slots__ = ("device_type", "device_id", "_old", "_hash")
+    __slots__ = ("device_type", "device_id", "is_gpu", "_old", "_hash")
     _local = threading.local()
 
     def __init__(self, device_type, device_id=0):
@@ -78,16 +78,13 @@ class Device:
             raise MXNetError(f"unknown device type {device_type!r}: expected one of {sorted(_DEVTYPE_IDS)}")
         self.device_type = device_type
         self.device_id = int(device_id)
+        self.is_gpu = device_type == "gpu"      # (a slot, not a property: wait_to_read asks on every call)
         self._old = None
         self._hash = hash((device_type, self.device_id))     # (every imperative op looks its context up by device)
 
     @property
     def device_typeid(self):
         return _DEVTYPE_IDS[self.device_type]
-
-    @property
-    def is_gpu(self):
-        return self.device_type == "gpu"
 
     @property
     def xp(self):

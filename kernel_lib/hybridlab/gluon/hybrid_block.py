@@ -167,10 +167,10 @@ class HybridBlock(Block):
     def __call__(self, x, *args):
         __tracebackhide__ = True      # the entry frame: IPython and pytest leave it out of tracebacks
         try:
-            state = self._hybridization
-            if (state._fast is not None and not args and self._callback is None and not _switches.running
+            fast = self._hybridization._fast     # the hot path: the last call's program, same signature
+            if (fast is not None and not args and self._callback is None and not _switches.running
                     and not self._forward_pre_hooks and not self._forward_hooks and not _dc.state.tracing.active):
-                out = state.fast_call(x)     # the hot path: the last call's program, same signature
+                out = fast(x)
                 if out is not None:
                     if _np_mode():
                         _check_all_np_ndarrays(out)

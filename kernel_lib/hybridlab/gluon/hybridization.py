@@ -195,18 +195,17 @@ class HybridizationState:
 
     def fast_call(self, x):
         """The result of the last call's program on the NDArray ``x`` when the call has the same
-        signature (device, shape, dtype, np-ness, training mode; parameters unchanged) and the same
-        recording state, else ``None``: the one check of the hot path. Recorded, the call runs the
-        last recorded call's train forward and records its tape node (when the same inputs need
-        gradients)."""
-        fast = self._fast
-        if (fast is not None and x.__class__ in DENSE_CLASSES and fast[0] == _PARAM_DATA_VERSION[0]
-                and x._device is fast[1] and x._data.shape == fast[2] and x._data.dtype == fast[3]
-                and x._np == fast[4] and _state.training == fast[5] and _state.recording == fast[6]):
-            if not fast[6]:
-                return NDArray._wrap(fast[7](x._data, *fast[8]), x._device, fast[9])
-            return self._run_train(fast[7], [x, *fast[8]])
-        return None
+        signature (class, device, shape, dtype, np-ness, training mode; parameters unchanged) and
+        the same recording state, else ``None``: the one check of the hot path (``_fast``, made by
+        :meth:`remember_fast`). Recorded, the call runs the last recorded call's train forward and
+        records its tape node (when the same inputs need gradients)."""
+        return None if self._fast is None else self._fast(x)
+
+    def fast_call_many(self, args):
+        """``fast_call`` for a call with several arrays ``args`` and no other argument (a loss's
+        prediction and label): the last such call's program or plan when every array has its
+        signature, else ``None``."""
+        return None if self._fast_many is None else self._fast_many(args)
 
     def _run_train(self, plan, cargs):
         """The recorded call of the cached op's arguments ``cargs`` with ``plan`` when the same of them
@@ -215,25 +214,6 @@ class HybridizationState:
             return None
         return self.cached_op.run_train(plan, cargs)
 
-    def fast_call_many(self, args):
-        """``fast_call`` for a call with several arrays ``args`` and no other argument (a loss's
-        prediction and label): the last such call's program or plan when every array has its
-        signature, else ``None``."""
-        fast = self._fast_many
-        if (fast is None or fast[0] != _PARAM_DATA_VERSION[0] or _state.training != fast[1]
-                or _state.recording != fast[2] or len(args) != len(fast[3])):
-            return None
-        for x, (device, shape, dtype, np_style) in zip(args, fast[3]):
-            if (x.__class__ not in DENSE_CLASSES or x._device is not device or x._data.shape != shape
-                    or x._data.dtype != dtype or x._np != np_style):
-                return None
-        cargs = list(fast[4])
-        for pos, ref in fast[5]:
-            cargs[pos] = args[ref]
-        if not fast[2]:
-            return NDArray._wrap(fast[6](*[a._data for a in cargs]), args[0]._device, fast[7])
-        return self._run_train(fast[6], cargs)
-
     def remember_fast(self, real, cargs, out, monitored, many=False):
         """Keep what the next call may reuse through ``fast_call`` (one array in position 0) or
         ``fast_call_many`` (``many``: the call's arguments were arrays only, ``real``): one output,
@@ -241,42 +221,74 @@ class HybridizationState:
         self._fast = self._fast_many = None
         if self.out_format != 0 or not isinstance(out, NDArray) or not self.op_args or monitored:
             return
-        if many:
-            self._remember_many(real, cargs, out)
-            return
-        if len(real) != 1 or not self.op_args[0][0]:
-            return
-        x = real[0]
-        if _state.recording:
-            # the parameters' NDArrays (a Parameter given new arrays, or packed by a Trainer, bumps the
-            # data version checked on every call)
-            plan = self.cached_op.train_plan(cargs) if out._node is not None else None
-            if plan is not None and out._np == x._np:
-                self._fast = (_PARAM_DATA_VERSION[0], x._device, x._data.shape, x._data.dtype, x._np, _state.training,
-                              True, plan, tuple(cargs[1:]))
-            return
-        fn = self.cached_op.program_fn(cargs)
-        if fn is None:
-            return
-        # raw parameter buffers: an NDArray rebinds its buffer only when a Trainer packs it (which bumps
-        # the data version, as a Parameter given new arrays does), updates write into it
-        self._fast = (_PARAM_DATA_VERSION[0], x._device, x._data.shape, x._data.dtype, x._np, _state.training,
-                      False, fn, tuple(p._data for p in cargs[1:]), out._np)
-
-    def _remember_many(self, real, cargs, out):
-        # the outputs take the first array's device and np-ness, as run_train and the slow path give them
         if not self.op_args[0][0] or any(x._np != real[0]._np for x in real):
             return
         if _state.recording:
+            # the parameters' NDArrays (a Parameter given new arrays, or packed by a Trainer, bumps the
+            # data version checked on every call)
             runs = self.cached_op.train_plan(cargs) if out._node is not None else None
+            if runs is None or out._np != real[0]._np:
+                return
         else:
             runs = self.cached_op.program_fn(cargs)
-        if runs is None:
-            return
-        slots = [(pos, ref) for pos, (is_arg, _, ref) in enumerate(self.op_args) if is_arg]
-        self._fast_many = (_PARAM_DATA_VERSION[0], _state.training, _state.recording,
-                           tuple((x._device, x._data.shape, x._data.dtype, x._np) for x in real),
-                           tuple(cargs), slots, runs, out._np)
+            if runs is None:
+                return
+            # raw parameter buffers: an NDArray rebinds its buffer only when a Trainer packs it (which
+            # bumps the data version, as a Parameter given new arrays does), updates write into it
+        if many:
+            self._fast_many = _fast_many(real, cargs, self.op_args, runs, out._np, self._run_train)
+        elif len(real) == 1:
+            self._fast = _fast_one(real[0], cargs[1:], runs, out._np, self._run_train)
+
+
+def _fast_one(x, params, runs, out_np, run_train):
+    """``fast_call``'s check and run for calls like the one of the data array ``x`` (the cached op's
+    first argument; ``params`` the others): ``runs`` is the program (unrecorded) or the train plan.
+    (A dense array's class says its np-ness: ``NumpyNDArray`` or ``NDArray``.)"""
+    cls, device, shape, dtype = x.__class__, x._device, x._data.shape, x._data.dtype
+    version, training = _PARAM_DATA_VERSION[0], _state.training
+    if cls not in DENSE_CLASSES:
+        return None
+    if _state.recording:
+        def call(x):
+            if (x.__class__ is cls and x._device is device and x._data.shape == shape and x._data.dtype == dtype
+                    and _PARAM_DATA_VERSION[0] == version and _state.training == training and _state.recording):
+                return run_train(runs, [x, *params])
+            return None
+        return call
+    params, wrap = tuple(p._data for p in params), NDArray._wrap
+
+    def call(x):
+        if (x.__class__ is cls and x._device is device and (data := x._data).shape == shape and data.dtype == dtype
+                and _PARAM_DATA_VERSION[0] == version and _state.training == training and not _state.recording):
+            return wrap(runs(data, *params), device, out_np)
+        return None
+    return call
+
+
+def _fast_many(real, cargs, op_args, runs, out_np, run_train):
+    """``fast_call_many``'s check and run for calls like the one of the data arrays ``real``."""
+    if any(x.__class__ not in DENSE_CLASSES for x in real):
+        return None
+    signature = tuple((x.__class__, x._device, x._data.shape, x._data.dtype) for x in real)
+    slots = [(pos, ref) for pos, (is_arg, _, ref) in enumerate(op_args) if is_arg]
+    cargs = tuple(cargs)
+    version, training, recording = _PARAM_DATA_VERSION[0], _state.training, _state.recording
+
+    def call(args):
+        if (_PARAM_DATA_VERSION[0] != version or _state.training != training or _state.recording != recording
+                or len(args) != len(signature)):
+            return None
+        for x, (cls, dev, shape, dtype) in zip(args, signature):
+            if x.__class__ is not cls or x._device is not dev or x._data.shape != shape or x._data.dtype != dtype:
+                return None
+        arrays = list(cargs)
+        for pos, ref in slots:
+            arrays[pos] = args[ref]
+        if recording:
+            return run_train(runs, arrays)
+        return NDArray._wrap(runs(*[a._data for a in arrays]), args[0]._device, out_np)
+    return call
 
 
 def build(block, *args):
