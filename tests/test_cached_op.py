@@ -368,11 +368,21 @@ def test_op_inference_errors_name_the_node_and_its_inputs():
         chain(mx.nd.ones((2, 3)))
 
 
-def test_declared_variable_shape_is_checked():
-    op = CachedOp(mx.sym.relu(mx.sym.var("data", shape=(0, 3))))
-    assert op(mx.nd.ones((5, 3))).shape == (5, 3)
-    with pytest.raises(mx.MXNetError, match=r"input 'data' expected shape \(0, 3\).*got \(5, 4\)"):
-        op(mx.nd.ones((5, 4)))
+def test_an_input_shape_wins_over_the_one_its_variable_declares():
+    """As in MXNet 1.9.1 (its shape inference reads ``__shape__`` only for inputs of unknown shape):
+    a symbol declared for batch 1 runs at other batch sizes, in a cached op, a SymbolBlock and a
+    bound Module."""
+    data = mx.sym.var("data", shape=(1, 3, 10, 10))
+    conv = mx.sym.Convolution(data, kernel=(1, 1), num_filter=2, name="conv")
+    assert CachedOp(mx.sym.relu(mx.sym.var("x", shape=(2, 3))))(mx.nd.ones((5, 4))).shape == (5, 4)
+    block = mx.gluon.SymbolBlock(conv, [data])
+    block.initialize()
+    assert block(mx.nd.ones((4, 3, 5, 5))).shape == (4, 2, 5, 5)
+    mod = mx.mod.Module(conv, label_names=None)
+    mod.bind(for_training=False, data_shapes=[("data", (1, 3, 10, 10))])
+    mod.init_params()
+    mod.forward(mx.io.DataBatch([mx.nd.ones((1, 3, 10, 14))]), is_train=False)
+    assert mod.get_outputs()[0].shape == (1, 2, 10, 14)
 
 
 def test_non_ndarray_and_device_mismatch_are_named():

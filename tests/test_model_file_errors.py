@@ -156,8 +156,7 @@ def test_a_declared_huge_shape_is_not_allocated_on_import(tmp_path):
     finally:
         tracemalloc.stop()
     assert peak < 64 << 20
-    with pytest.raises(mx.MXNetError, match=r"dense0_weight.*expected shape \(100000000000, 100000000000\)"):
-        net(mx.nd.ones((1, 512)))
+    assert net(mx.nd.ones((1, 512))).shape == (1, 2)     # the file's weights win, as in MXNet 1.9.1
     with pytest.raises(mx.MXNetError, match="cannot allocate") as info:
         mx.nd.zeros((10 ** 6, 10 ** 6))
     assert isinstance(info.value, MemoryError)

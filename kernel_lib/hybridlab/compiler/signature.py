@@ -20,17 +20,12 @@ Example::
     >>> shapes[id(y._outputs[0][0])]
     [(1, 4)]
 """
-import functools
-
 import numpy as np
 
-from ..base import MXNetError
-from ..ops.attrs import Attr
 from ..symbol.infer import infer_graph
 
 __all__ = ["Signature"]
 
-_SHAPE_ATTR = Attr("shape")
 _DTYPE_NAMES = {}     # dtype -> its name (NumPy computes ``dtype.name`` anew on every read)
 
 
@@ -77,33 +72,9 @@ class Signature:
         """``({id(node): [shape per output]}, {id(node): [dtype per output]})`` of the graph of
         ``outputs`` when its variable nodes ``inputs`` get this signature's shapes and dtypes (see
         ``symbol.infer.infer_graph``; ``nodes``: its op nodes in order, when the caller has them).
-        Variables declared with a ``__shape__`` are checked against their input first."""
-        for node, shape in zip(inputs, self.shapes):
-            _check_variable(node, shape)
+        As in MXNet, an input's shape wins over the one its variable declares (``__shape__`` only
+        fills shapes nobody gave: ``sym.var('data', shape=(1, 3, 224, 224))`` runs at batch 32)."""
         return infer_graph(outputs, inputs, self.shapes, self.dtypes, nodes)
 
     def __repr__(self):
         return f"Signature({self.describe()})"
-
-
-def _check_variable(node, shape):
-    """A variable declared with ``__shape__`` (0 = any size) must get an input of that shape."""
-    declared = node.attrs.get("__shape__")
-    if declared is None:
-        return
-    expected = _declared_shape(declared)
-    if not expected:      # "()" is how an unknown shape is often written; only ranks > 0 are checked
-        return
-    if len(expected) != len(shape) or any(e and e != g for e, g in zip(expected, shape)):
-        raise MXNetError(f"CachedOp: input '{node.name}' expected shape {expected} (declared by the "
-                         f"variable; 0 = any size), got {tuple(shape)}")
-
-
-@functools.lru_cache(maxsize=4096)
-def _declared_shape(text):
-    """The shape a ``__shape__`` attribute declares (``None`` when it is not one); parsed once per
-    text: every parameter of a model declares one, and every new signature checks them all."""
-    try:
-        return _SHAPE_ATTR.parse(text)
-    except (ValueError, MXNetError):
-        return None
