@@ -224,17 +224,13 @@ class HybridizationState:
         if not self.op_args[0][0] or any(x._np != real[0]._np for x in real):
             return
         if _state.recording:
-            # the parameters' NDArrays (a Parameter given new arrays, or packed by a Trainer, bumps the
-            # data version checked on every call)
             runs = self.cached_op.train_plan(cargs) if out._node is not None else None
-            if runs is None or out._np != real[0]._np:
-                return
+            if runs is not None and out._np != real[0]._np:
+                runs = None
         else:
             runs = self.cached_op.program_fn(cargs)
-            if runs is None:
-                return
-            # raw parameter buffers: an NDArray rebinds its buffer only when a Trainer packs it (which
-            # bumps the data version, as a Parameter given new arrays does), updates write into it
+        if runs is None:
+            return
         if many:
             self._fast_many = _fast_many(real, cargs, self.op_args, runs, out._np, self._run_train)
         elif len(real) == 1:
@@ -243,25 +239,23 @@ class HybridizationState:
 
 def _fast_one(x, params, runs, out_np, run_train):
     """``fast_call``'s check and run for calls like the one of the data array ``x`` (the cached op's
-    first argument; ``params`` the others): ``runs`` is the program (unrecorded) or the train plan.
-    (A dense array's class says its np-ness: ``NumpyNDArray`` or ``NDArray``.)"""
+    first argument; ``params`` the others): ``runs`` is the train plan (recorded) or the program,
+    which takes the parameters' raw buffers (an NDArray rebinds its buffer only when a Trainer packs
+    it, which bumps the data version checked here, as a Parameter given new arrays does; updates
+    write into it). A dense array's class says its np-ness (``NumpyNDArray`` or ``NDArray``)."""
     cls, device, shape, dtype = x.__class__, x._device, x._data.shape, x._data.dtype
-    version, training = _PARAM_DATA_VERSION[0], _state.training
+    version, training, recording = _PARAM_DATA_VERSION[0], _state.training, _state.recording
     if cls not in DENSE_CLASSES:
         return None
-    if _state.recording:
-        def call(x):
-            if (x.__class__ is cls and x._device is device and x._data.shape == shape and x._data.dtype == dtype
-                    and _PARAM_DATA_VERSION[0] == version and _state.training == training and _state.recording):
-                return run_train(runs, [x, *params])
-            return None
-        return call
-    params, wrap = tuple(p._data for p in params), NDArray._wrap
+    raw, wrap = tuple(p._data for p in params), NDArray._wrap
 
     def call(x):
         if (x.__class__ is cls and x._device is device and (data := x._data).shape == shape and data.dtype == dtype
-                and _PARAM_DATA_VERSION[0] == version and _state.training == training and not _state.recording):
-            return wrap(runs(data, *params), device, out_np)
+                and _PARAM_DATA_VERSION[0] == version and _state.training == training
+                and _state.recording == recording):
+            if recording:
+                return run_train(runs, [x, *params])
+            return wrap(runs(data, *raw), device, out_np)
         return None
     return call
 

@@ -41,9 +41,11 @@ class InlineRule:
     * ``site.literal(value)``: the one writer of numbers (``compiler.source_text.literal``); no
       attribute text is ever spliced in,
     * ``site.zero_row(n)``: the name of a row of ``n`` zeros of ``site.dtype`` bound in the program,
-    * ``site.steady``: per input, whether it is a graph input of a predict program (a parameter, in
-      practice): the same array call after call until written, so the rule may read a value kept
-      for it between calls (``ops/kept_transpose.py``: a dense layer's transposed weight).
+    * ``site.steady``: per input, whether it is a graph input of a predict program. A parameter's
+      array stays the same call after call, so a rule may read a value derived from it and kept
+      between calls, keyed by the array and dropped when it is written (``ops/kept_transpose.py``:
+      a dense layer's transposed weight); a data input is a graph input too, so ask for the input
+      that is a parameter in practice (FullyConnected asks for its weight's).
 
     The expression's value is a new array, the array ``site.out`` names, or a view of either: the
     program owns what an inline expression computed.
