@@ -4,11 +4,12 @@ NumPy with every buffer preallocated and the weights pre-transposed and contiguo
 
 Contenders: ``hybridized`` (plain), ``static`` (``static_alloc=True, static_shape=True``), and
 ``hand`` (the floor). Every round runs each contender once, back to back, and each keeps its best
-round (a shared machine's slow spells then hit all of them alike); the median of the per-round
-ratios is printed too. Outputs are checked equal first. Targets (the performance issue): static
+round (a shared machine's slow spells then hit all of them alike) over the rounds of several fresh
+processes (``--processes``, ``_processes.py``); the median of the per-round ratios and each process's
+own ratio are printed too. Outputs are checked equal first. Targets (the performance issue): static
 <= 1.05x hand at batch 64 and 1024, <= 1.1x at batch 1.
 
-Run: python benchmarks/mlp_forward_limit.py [--rounds N]
+Run: python benchmarks/mlp_forward_limit.py [--rounds N] [--processes N]
 """
 import argparse
 import os
@@ -22,8 +23,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "kernel_lib"))
 import hybridlab as mx  # noqa: E402
 from hybridlab.gluon import nn  # noqa: E402
+from _processes import add_process_args, merged_times, print_child_times  # noqa: E402
 
 SIZES = (512, 256, 128, 2)
+BATCHES = (1, 64, 1024)
 
 
 def hand_forward(p, batch):
@@ -56,19 +59,16 @@ def hybrid_net(p, **flags):
     return net
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rounds", type=int, default=7)
-    opts = ap.parse_args()
+def measure(args):
+    """``{"batch|contender": [seconds per call, one per round]}``, the contenders back to back in every
+    round (outputs checked equal first)."""
     rng = np.random.RandomState(0)
     p = {}
     for i, (n_in, n_out) in enumerate(zip(SIZES, SIZES[1:])):
         p[f"w{i}"] = rng.uniform(-0.1, 0.1, (n_out, n_in)).astype(np.float32)
         p[f"b{i}"] = rng.uniform(-0.1, 0.1, (n_out,)).astype(np.float32)
-    print(f"MLP forward vs preallocated hand NumPy: best of {opts.rounds} alternating rounds "
-          f"(load {os.getloadavg()[0]:.1f})\n")
-    print(f"{'batch':>6} {'hand us':>9} {'hybridized':>11} {'static':>8}   {'median static/hand':>18}  target")
-    for batch in (1, 64, 1024):
+    times = {}
+    for batch in BATCHES:
         x_np = rng.uniform(-1, 1, (batch, 512)).astype(np.float32)
         x = mx.nd.array(x_np)
         hand = hand_forward(p, batch)
@@ -78,17 +78,34 @@ def main():
         calls = {"hand": lambda: hand(x_np)}
         calls.update({k: (lambda n=n: n(x).wait_to_read()) for k, n in nets.items()})
         number = max(5, 20000 // (batch * 4 + 50))
-        best = {k: float("inf") for k in calls}
-        per_round = []
-        for _ in range(opts.rounds):
-            t = {}
+        for _ in range(args.rounds):
             for k, fn in calls.items():
-                t[k] = timeit.timeit(fn, number=number) / number
-                best[k] = min(best[k], t[k])
-            per_round.append(t["static"] / t["hand"])
+                times.setdefault(f"{batch}|{k}", []).append(timeit.timeit(fn, number=number) / number)
+    return times
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=7)
+    add_process_args(ap)
+    opts = ap.parse_args()
+    if opts.child:
+        print_child_times(measure(opts))
+        return
+    load0 = os.getloadavg()[0]
+    times, per_process = merged_times(opts.processes, measure, opts)
+    print(f"MLP forward vs preallocated hand NumPy: best of {opts.rounds} alternating rounds in each of "
+          f"{len(per_process)} fresh process(es) (load {load0:.1f})\n")
+    print(f"{'batch':>6} {'hand us':>9} {'hybridized':>11} {'static':>8}   {'median static/hand':>18}  "
+          f"{'static per process':<20}  target")
+    for batch in BATCHES:
+        best = {k: min(times[f"{batch}|{k}"]) for k in ("hand", "hybridized", "static")}
+        per_round = np.array(times[f"{batch}|static"]) / np.array(times[f"{batch}|hand"])
+        each = " ".join(f"{min(p[f'{batch}|static']) / min(p[f'{batch}|hand']):.2f}" for p in per_process)
         target = 1.1 if batch == 1 else 1.05
         print(f"{batch:>6} {best['hand'] * 1e6:>9.1f} {best['hybridized'] / best['hand']:>10.2f}x "
-              f"{best['static'] / best['hand']:>7.2f}x   {statistics.median(per_round):>17.2f}x  <= {target}x")
+              f"{best['static'] / best['hand']:>7.2f}x   {statistics.median(per_round):>17.2f}x  {each:<20}"
+              f"  <= {target}x")
 
 
 if __name__ == "__main__":

@@ -2,14 +2,16 @@
 hybridized forward + softmax cross-entropy + backward + ``gluon.Trainer.step``, with SGD momentum and
 with Adam, written as the lessons' loop (``loss.backward()``, ``trainer.step(batch)``; the verdict), with
 the mean loss (``.mean()``, ``trainer.step(1)``) and with the loss hybridized too, against a hand-written
-NumPy step of the same math (preallocated buffers, ``out=`` matmuls, in-place ufunc updates: the floor). Printed as ratios measured side by side in one
-run: the contenders alternate within every round and each keeps its best round (a shared machine's
-slow spells then hit all of them alike). The weights after the first steps are checked equal first.
+NumPy step of the same math (preallocated buffers, ``out=`` matmuls, in-place ufunc updates: the floor).
+Printed as ratios measured side by side: the contenders alternate within every round and each keeps its
+best round (a shared machine's slow spells then hit all of them alike), over rounds in several fresh
+processes (``--processes``, ``_processes.py``: the speed of memory-bound work differs from process to
+process). The weights after the first steps are checked equal first.
 
 ``--phases`` prints where each step's time goes instead: the net's forward, the loss, the backward and
 the update, timed inside the steps, beside the hand step's (absolute times: for finding work, not verdicts).
 
-Run: python benchmarks/mlp_train_step.py [--rounds N] [--profile] [--phases]
+Run: python benchmarks/mlp_train_step.py [--rounds N] [--processes N] [--profile] [--phases]
 """
 import argparse
 import cProfile
@@ -25,6 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "kernel_lib"))
 import hybridlab as mx  # noqa: E402
 from hybridlab.gluon import nn  # noqa: E402
+from _processes import add_process_args, merged_times, print_child_times  # noqa: E402
 
 BATCH, LR, MOMENTUM = 64, 0.01, 0.9
 ADAM = {"learning_rate": 0.001, "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8}
@@ -208,15 +211,22 @@ def check_equal(params, x, y, optimizer, mean_loss, hybrid_loss=False, steps=3):
         np.testing.assert_allclose(v, hand_p[k], rtol=1e-4, atol=1e-6, err_msg=f"{optimizer} {k}")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rounds", type=int, default=15)
-    ap.add_argument("--number", type=int, default=50, help="steps per timing")
-    ap.add_argument("--profile", action="store_true", help="cProfile the hybridlab steps instead")
-    ap.add_argument("--phases", action="store_true",
-                    help="time each phase inside the steps instead (forward, loss, backward, update)")
-    args = ap.parse_args()
+def measure(args):
+    """``{"optimizer|contender": [seconds per step, one per round]}``: the contenders alternate within
+    every round (the weights checked equal first)."""
     params, x, y = setup()
+    fns = contenders(params, x, y)
+    for fn in fns.values():
+        timeit.timeit(fn, number=args.number)
+    times = {k: [] for k in fns}
+    for _ in range(args.rounds):
+        for k, fn in fns.items():
+            times[k].append(timeit.timeit(fn, number=args.number) / args.number)
+    return {f"{opt}|{contender}": t for (opt, contender), t in times.items()}
+
+
+def contenders(params, x, y):
+    """``{(optimizer, contender): step}``, each hybridlab loop checked equal to the hand step first."""
     fns = {}
     for optimizer in ("sgd", "adam"):
         for mean_loss, hybrid_loss, contender in ((False, False, "hybridlab"), (True, False, "hybridlab .mean()"),
@@ -224,39 +234,56 @@ def main():
             check_equal(params, x, y, optimizer, mean_loss, hybrid_loss)
             fns[(optimizer, contender)] = hl_step(params, x, y, optimizer, mean_loss, hybrid_loss)
         fns[(optimizer, "hand NumPy")] = hand_step({k: v.copy() for k, v in params.items()}, x, y, optimizer)
-    if args.phases:
-        print_phases(fns, args.rounds, args.number)
+    return fns
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--number", type=int, default=50, help="steps per timing")
+    ap.add_argument("--profile", action="store_true", help="cProfile the hybridlab steps instead")
+    ap.add_argument("--phases", action="store_true",
+                    help="time each phase inside the steps instead (forward, loss, backward, update)")
+    add_process_args(ap)
+    args = ap.parse_args()
+    if args.child:
+        print_child_times(measure(args))
         return
-    if args.profile:
+    if args.phases or args.profile:
+        fns = contenders(*setup())
+        if args.phases:
+            print_phases(fns, args.rounds, args.number)
+            return
         for optimizer in ("sgd", "adam"):
             prof = cProfile.Profile()
             prof.runcall(lambda: [fns[(optimizer, "hybridlab")]() for _ in range(500)])  # noqa: B023
             print(f"---- {optimizer}: 500 steps")
             pstats.Stats(prof).sort_stats("tottime").print_stats(25)
         return
-    for fn in fns.values():
-        timeit.timeit(fn, number=args.number)
-    times = {k: [] for k in fns}
     load0 = os.getloadavg()[0]
-    for _ in range(args.rounds):
-        for k, fn in fns.items():
-            times[k].append(timeit.timeit(fn, number=args.number) / args.number)
+    times, per_process = merged_times(args.processes, measure, args)
     print(f"MLP 512-256-128-2 training step, batch {BATCH} (forward + softmax CE + backward + Trainer.step), "
-          f"best of {args.rounds} interleaved rounds x {args.number} steps; load avg {load0:.2f} -> "
-          f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+          f"best of {args.rounds} interleaved rounds x {args.number} steps in each of {len(per_process)} fresh "
+          f"process(es); load avg {load0:.2f} -> {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     print("hybridlab: loss.backward() then trainer.step(batch), as the lessons; '.mean()': the mean loss's "
           "backward then trainer.step(1); 'loss hybridized': the lessons' loop after loss_fn.hybridize()")
-    print(f"{'optimizer':<14}{'loop':<20}{'hybridlab':>12}{'hand NumPy':>12}{'ratio':>8}{'median ratio':>14}")
+    print("ratio: best step over all processes / hand's best; median: of the per-round ratios; "
+          "per process: each process's own best / best")
+    print(f"{'optimizer':<14}{'loop':<20}{'hybridlab':>12}{'hand NumPy':>12}{'ratio':>8}{'median':>8}"
+          f"   {'per process':<20}")
     for optimizer, label in (("sgd", "SGD momentum"), ("adam", "Adam")):
-        hand = times[(optimizer, "hand NumPy")]
+        hand_key = f"{optimizer}|hand NumPy"
+        hand = times[hand_key]
         for contender, loop in (("hybridlab", "step(batch)"), ("hybridlab .mean()", ".mean(), step(1)"),
                                 ("hybridlab loss hybridized", "loss hybridized")):
-            hl = times[(optimizer, contender)]
+            key = f"{optimizer}|{contender}"
+            hl = times[key]
             med = float(np.median(np.array(hl) / np.array(hand)))
             r = min(hl) / min(hand)
+            each = " ".join(f"{min(p[key]) / min(p[hand_key]):.2f}" for p in per_process)
             verdict = f"   [{'met' if r <= 1.2 else 'NOT met'}: <= 1.2x]" if contender == "hybridlab" else ""
             print(f"{label:<14}{loop:<20}{min(hl) * 1e6:>10.1f}us{min(hand) * 1e6:>10.1f}us{r:>7.2f}x"
-                  f"{med:>13.2f}x{verdict}")
+                  f"{med:>7.2f}x   {each:<20}{verdict}")
 
 
 PHASES = ("net forward", "loss", "backward", "update")
