@@ -204,29 +204,30 @@ def _walk(heads, drop_null):
     read; with ``drop_null``, as MXNet's backward clears the graph it frees, a variable read with
     ``grad_req`` 'null' loses its gradient buffer (``.grad`` is None after: it is a constant from
     then on)."""
-    order, seen, uses = [], set(), {}
+    order, seen, uses = [], set(), {}      # (tape nodes hash by identity)
     stack = [(h._node[0], False) for h in heads if h._node is not None]
+    pop, push = stack.pop, stack.append
     while stack:
-        node, expanded = stack.pop()
+        node, expanded = pop()
         if expanded:
             order.append(node)
             continue
-        if id(node) in seen:
+        if node in seen:
             continue
-        seen.add(id(node))
-        stack.append((node, True))
+        seen.add(node)
+        push((node, True))
         if drop_null:
-            for x in node.inputs:
-                if isinstance(x, NDArray) and x._node is None and x._grad_req == "null":
+            for x in node.inputs:        # (NDArrays: recording read their _node and _grad_req)
+                if x._node is None and x._grad_req == "null":
                     x._grad = None
         for src in node.sources:
             if src is None:
                 continue
             if src.__class__ is tuple:
-                if id(src[0]) not in seen:
-                    stack.append((src[0], False))
+                if src[0] not in seen:
+                    push((src[0], False))
             else:
-                key = leaf_key(src)
+                key = id(src) if src._grad is None else id(src._grad)      # leaf_key(src)
                 counted = uses.get(key)
                 uses[key] = (1, src) if counted is None else (counted[0] + 1, src)
     return order, uses

@@ -22,6 +22,8 @@ class OutOfMemory(MXNetError, MemoryError):
 
 
 _autograd_flags = autograd_state.flags
+_needs_record = autograd_state.needs_record
+_wrap_array = NDArray._wrap
 _tracing = deferred_state.tracing
 _MAX_CHECKED = 4096          # shape checks remembered per op (see invoke)
 
@@ -48,7 +50,7 @@ def invoke(op, inputs, attrs, out=None, np_style=None):
         device = first._device if first is not None else current_device()
     if np_style is None:
         np_style = first._np if first is not None else False
-    arrays = []
+    arrays, datas, shapes = [], [], []
     for x in inputs:
         if x.__class__ not in DENSE_CLASSES and not isinstance(x, NDArray):
             if x is None:
@@ -58,10 +60,11 @@ def invoke(op, inputs, attrs, out=None, np_style=None):
             raise MXNetError(f"{op.name}: all inputs must be on one device: expected {device}, got an "
                              f"input on {x._device}")
         arrays.append(x)
-    datas = [x._data for x in arrays]
+        datas.append(d := x._data)
+        shapes.append(d.shape)
     # the input count and the op's shape inference check the call, once per attributes and shapes
     # (pure functions of them and of NumPy shape semantics): a loop's later calls skip them
-    shapes = tuple([d.shape for d in datas])
+    shapes = tuple(shapes)
     checked = op.shapes_checked
     key = (id(a), shapes, _np_mode["shape"])
     if key not in checked:
@@ -89,8 +92,9 @@ def invoke(op, inputs, attrs, out=None, np_style=None):
         nvis = op.n_visible(a)
         outs = [_wrap(r, device, np_style) for r in res[:nvis]]
     else:
-        nvis, outs, res = 1, [_wrap(res, device, np_style)], (res,)
-    if _autograd_flags.recording and (op.grad is not None or op.zero_grad) and autograd_state.needs_record(arrays):
+        nvis, outs, res = 1, [_wrap(res, device, np_style) if type(res) is not _ndarray
+                              else _wrap_array(res, device, np_style)], (res,)
+    if _autograd_flags.recording and (op.grad is not None or op.zero_grad) and _needs_record(arrays):
         node = autograd_state.TapeNode(op, a, arrays, res, device)
         for i, o in enumerate(outs):
             o._node = (node, i)
