@@ -227,7 +227,7 @@ def _walk(heads, drop_null):
                 if src[0] not in seen:
                     push((src[0], False))
             else:
-                key = id(src) if src._grad is None else id(src._grad)      # leaf_key(src)
+                key = leaf_key(src)
                 counted = uses.get(key)
                 uses[key] = (1, src) if counted is None else (counted[0] + 1, src)
     return order, uses

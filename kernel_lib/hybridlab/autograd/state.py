@@ -154,10 +154,7 @@ class TapeNode:
         self.op = op
         self.attrs = attrs
         self.inputs = inputs
-        sources = self.sources = []
-        for x in inputs:              # (source_of, inline: every recorded op call comes here)
-            node = x._node
-            sources.append(node if node is not None and not node[0].freed else x if x._grad_req != "null" else None)
+        self.sources = list(map(source_of, inputs))
         self.out_data = out_data
         self.device = device
         self.training = flags.training   # the forward's mode: its gradient is computed in the same mode
