@@ -5,6 +5,8 @@ in-place write over an input that dies at that very node); graph outputs never s
 buffer; planned peak <= unplanned; in place only for elementwise ops of equal shape and dtype; and a
 planned run gives the same outputs as the ordinary compute, call after call.
 """
+import re
+
 import numpy as np
 import pytest
 
@@ -237,3 +239,27 @@ def test_out_kernel_matches_compute(name):
         first = arrays[0].copy()
         kernel.kernel(ctx, a, first, first, *arrays[1:])
         np.testing.assert_allclose(first, want, rtol=1e-6, atol=1e-6)
+
+
+def test_one_row_dense_layers_compute_through_their_buffers_rows_and_follow_a_growing_arena():
+    # static_alloc at batch 1: each hidden dense layer writes its matrix-vector product into its
+    # buffer's row, bound once, and the next one reads the relu's buffer row (no view made per call);
+    # a larger batch grows the buffers, and the batch-1 program's rows must follow them
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Dense(16, activation="relu", in_units=8), mx.gluon.nn.Dense(12, activation="relu"),
+            mx.gluon.nn.Dense(3))
+    net.initialize()
+    rng = np.random.default_rng(0)
+    x1, x4 = (mx.nd.array(rng.standard_normal((n, 8)).astype(np.float32)) for n in (1, 4))
+    want1, want4 = net(x1).asnumpy(), net(x4).asnumpy()
+    net.hybridize(static_alloc=True)
+    first = net(x1)
+    np.testing.assert_allclose(first.asnumpy(), want1, rtol=1e-5, atol=1e-6)
+    source = net.cached_op.source()
+    written = re.findall(r"dot\(\w+, ([\w\[\]]+), out=(buf\w+_row)\)", source)
+    assert len(written) == 2 and written[1][0].endswith("_row"), source        # rows written, then read
+    assert re.search(r"dot\(\w+, buf\w+_row\)", source), source               # the output layer reads one
+    np.testing.assert_allclose(net(x4).asnumpy(), want4, rtol=1e-5, atol=1e-6)          # the buffers grow
+    for _ in range(2):
+        np.testing.assert_allclose(net(x1).asnumpy(), want1, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(first.asnumpy(), want1, rtol=1e-5, atol=1e-6)     # outputs are the caller's

@@ -201,6 +201,7 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
     predict = kind == "forward" and not signature.training      # (graph inputs: steady between calls)
 
     body, line_nodes, rows, out_kernels, called, inlined = [], {}, {}, {}, set(), {}
+    held_rows = {}     # value -> the bound row view of the planned buffer holding it (a (1, n) value)
 
     def zero_rows(dtype, n):
         if (dtype, n) not in rows:
@@ -239,9 +240,16 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
         if reuse_here and planned is None and n_out == 1 and node.op.inline is not None and node.op.inline.inplace:
             over = _dying_input(node, step, args, node_shapes[0], node_dtypes[0], shapes, dtypes,
                                 owned, keep, last_use, reads)
+        # a (1, n) value in its planned buffer: the rule may compute through the buffer's bound row
+        buffer = plan.view_name(node) if plan is not None and planned is not None and n_out == 1 else None
+        out_row = plan.row_name(node) if buffer is not None and planned[1] == buffer else None
+        arg_rows = [held_rows.get((id(src), i)) for src, i in node.inputs]
         expression = (None if signature.device.is_gpu or not inline_here
                       else _inline(node, a, args, shapes, dtypes, planned or over, zero_rows,
-                                   targets[0] if n_out == 1 and targets[0] != "_" else None, predict))
+                                   targets[0] if n_out == 1 and targets[0] != "_" else None, predict,
+                                   arg_rows, out_row))
+        if out_row is not None and (expression is None or _writes_into(expression, buffer, out_row)):
+            held_rows[(id(node), 0)] = out_row
         if into_name is not None:
             honored = expression is not None and f"out={into_name}" in expression
             if expression is not None and not honored and planned[0] is not None:
@@ -338,6 +346,11 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
 _CALL_PATTERNS = {}      # function name -> the pattern of a call of it in an expression
 
 
+def _writes_into(expression, *names):
+    """Whether ``expression`` passes one of the identifiers ``names`` as a call's ``out=``."""
+    return any(re.search(rf"\bout={re.escape(n)}\b", expression) for n in names)
+
+
 def _call_pattern(name):
     pattern = _CALL_PATTERNS.get(name)
     if pattern is None:
@@ -349,12 +362,12 @@ class _InlineSite:
     """One call as an op's ``InlineRule`` sees it (``ops.registry.InlineRule`` documents each field):
     generated identifiers, shapes, the one dtype, the planned buffer, and the literal writer."""
 
-    __slots__ = ("args", "shapes", "dtype", "out", "target", "steady", "_zero_rows")
+    __slots__ = ("args", "shapes", "dtype", "out", "target", "steady", "arg_rows", "out_row", "_zero_rows")
     literal = staticmethod(literal)
 
-    def __init__(self, args, shapes, dtype, out, zero_rows, target, steady):
+    def __init__(self, args, shapes, dtype, out, zero_rows, target, steady, arg_rows, out_row):
         self.args, self.shapes, self.dtype, self.out, self._zero_rows = args, shapes, dtype, out, zero_rows
-        self.target, self.steady = target, steady
+        self.target, self.steady, self.arg_rows, self.out_row = target, steady, arg_rows, out_row
 
     @property
     def out_arg(self):
@@ -404,12 +417,14 @@ def _dying_input(node, step, args, out_shape, out_dtype, shapes, dtypes, owned, 
     return None
 
 
-def _inline(node, a, args, shapes, dtypes, planned, zero_rows, target=None, predict=False):
+def _inline(node, a, args, shapes, dtypes, planned, zero_rows, target=None, predict=False, arg_rows=None,
+            out_row=None):
     """The op's ``InlineRule`` expression for ``node`` (``None``: the program calls the kernel).
     Rules are asked only when every input has one floating dtype; ``planned`` (static_alloc) gives
     the buffer the result is written into; ``zero_rows(dtype, n)`` binds a row of ``n`` zeros as a
     global of the program and returns its name; ``target``: the identifier the statement assigns;
-    ``predict``: a predict program, whose graph inputs are ``steady`` (see ``InlineRule``)."""
+    ``predict``: a predict program, whose graph inputs are ``steady``; ``arg_rows`` / ``out_row``:
+    the bound rows of the planned buffers holding the inputs / the result (see ``InlineRule``)."""
     rule = node.op.inline
     if rule is None:
         return None
@@ -422,7 +437,10 @@ def _inline(node, a, args, shapes, dtypes, planned, zero_rows, target=None, pred
     srcs = [(shapes.get(id(s)) or [None] * (i + 1))[i] for s, i in node.inputs]
     out = check_identifier(planned[1]) if planned is not None else None
     steady = [predict and s.is_variable for s, _ in node.inputs]
-    expr = rule.expression(a, _InlineSite(args, srcs, np.dtype(kinds[0]), out, zero_rows, target, steady))
+    arg_rows = [None if r is None else check_identifier(r) for r in (arg_rows or [None] * len(args))]
+    out_row = None if out_row is None or out is None else check_identifier(out_row)
+    expr = rule.expression(a, _InlineSite(args, srcs, np.dtype(kinds[0]), out, zero_rows, target, steady,
+                                          arg_rows, out_row))
     if expr is not None and not (type(expr) is str and expr.isprintable()):
         raise MXNetError(f"{node.op.name}: inline rule expected one line of source text or None, got {expr!r}")
     return expr

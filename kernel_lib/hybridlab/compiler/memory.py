@@ -31,7 +31,8 @@ allocated per call). Each node's decision is stored in ``node.meta["memory"]``.
     pool = ArenaPool()                                  # one per cached op (and device)
     pool.bind(plan, xp, target=env)                     # env: the program's globals; adds one
                                                         # typed view per planned value, named
-                                                        # plan.view_name(node, 0)
+                                                        # plan.view_name(node, 0) (and its row 0,
+                                                        # plan.row_name, for a (1, n) value)
     for node in op nodes:                               # when emitting each statement
         call = plan.out_call(node)                      # (kernel, view name) or None
         if call:  env[kname] = call[0]  and emit  f"{t} = {kname}(ctx, {attrs}, {call[1]}, {args})"
@@ -127,6 +128,15 @@ class MemoryPlan:
         name = f"buf{int(v.buffer)}_n{int(v.step)}" + (f"_{int(index)}" if index else "")
         return check_identifier(name)
 
+    def row_name(self, node, index=0):
+        """The global name a program binds row 0 of a planned value of shape ``(1, n)`` under (its
+        view's name + ``_row``; ``None`` for other values): a one-row value is computed through its
+        row (a matrix-vector product writes a 1-d array), and a view made per call costs more than
+        the arithmetic at batch 1."""
+        name = self.view_name(node, index)
+        v = self._by_key[(id(node), index)] if name is not None else None
+        return None if v is None or len(v.shape) != 2 or v.shape[0] != 1 else check_identifier(name + "_row")
+
     def out_call(self, node):
         """``(out kernel, view name)`` when ``node`` writes its single output into a buffer, else
         ``None`` (the node runs its ordinary ``compute``)."""
@@ -135,7 +145,8 @@ class MemoryPlan:
 
     def global_names(self):
         """Every name ``ArenaPool.bind`` adds to a program's globals."""
-        return [self.view_name(v.node, v.index) for v in self.values if v.storage == "buffer"]
+        names = [self.view_name(v.node, v.index) for v in self.values if v.storage == "buffer"]
+        return names + [r for v in self.values if (r := self.row_name(v.node, v.index)) is not None]
 
     def summary(self):
         """Byte counts as a dict (for events and the graph JSON)."""
@@ -381,7 +392,10 @@ class ArenaPool:
         for v in plan.values:
             if v.storage == "buffer":
                 flat = self._buffers[(xp.__name__, v.buffer)]
-                views[plan.view_name(v.node, v.index)] = flat[:v.nbytes].view(v.dtype).reshape(v.shape)
+                view = views[plan.view_name(v.node, v.index)] = flat[:v.nbytes].view(v.dtype).reshape(v.shape)
+                row = plan.row_name(v.node, v.index)
+                if row is not None:
+                    views[row] = view[0]
         return views
 
 

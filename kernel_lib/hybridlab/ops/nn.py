@@ -109,10 +109,14 @@ def _fc_inline(a, site):
         return None
     x, w = site.args[0], site.args[1]
     if shape[0] == 1:
-        # one row: ``_product``'s matrix-vector product. A static plan's buffer is left unused: writing
-        # a row view of it (out=buf[0]) cost ~1 us of view objects per call, more than a fresh row
-        # (NumPy's small-array cache)
-        row = f"{x}[0]" if len(shape) == 2 else f"{x}.reshape(-1)"
+        # one row: ``_product``'s matrix-vector product. Rows of static plan buffers are bound once
+        # (``site.arg_rows``, ``site.out_row``): a static program reads and writes them with no view
+        # made per call, and the statement's value is the (1, n) buffer itself
+        row = site.arg_rows[0] or (f"{x}[0]" if len(shape) == 2 else f"{x}.reshape(-1)")
+        if site.out_row is not None:
+            product = f"dot({w}, {row}, out={site.out_row})"
+            filled = product if a["no_bias"] else f"add({product}, {site.args[2]}, out={site.out_row})"
+            return f"({filled}, {site.out})[1]"
         product = f"dot({w}, {row})"
         return f"{product if a['no_bias'] else f'add({product}, {site.args[2]})'}.reshape(1, -1)"
     data = x if len(shape) == 2 else f"{x}.reshape({site.literal(shape[0])}, -1)"

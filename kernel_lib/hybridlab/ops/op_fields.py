@@ -41,6 +41,9 @@ class InlineRule:
     * ``site.literal(value)``: the one writer of numbers (``compiler.source_text.literal``); no
       attribute text is ever spliced in,
     * ``site.zero_row(n)``: the name of a row of ``n`` zeros of ``site.dtype`` bound in the program,
+    * ``site.arg_rows``: per input, the identifier of row 0 of the static plan buffer holding it, bound
+      once, when the input is a ``(1, n)`` value in such a buffer (else ``None``); ``site.out_row``:
+      the same for ``site.out`` (a rule writing through it returns the ``site.out`` array itself),
     * ``site.steady``: per input, whether it is a graph input of a predict program. A parameter's
       array stays the same call after call, so a rule may read a value derived from it and kept
       between calls, keyed by the array and dropped when it is written (``ops/kept_transpose.py``:
