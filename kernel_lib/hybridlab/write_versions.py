@@ -82,7 +82,10 @@ def wrote(arr):
 def exported_for_write(arr):
     """``arr``'s memory was handed to foreign code that may write it (DLPack): never cache it."""
     for a in _chain(getattr(arr, "_data", arr)):
-        _exported.add(id(a))
+        if id(a) not in _exported:
+            _exported.add(id(a))
+            # forgotten when the array dies: a later array at the same address is not exported
+            weakref.finalize(a, _exported.discard, id(a))
         wrote(a)
 
 
