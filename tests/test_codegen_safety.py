@@ -705,3 +705,33 @@ def test_stop36_fused_gradients_and_kept_transposes_keep_hostile_names_out_of_ge
     for source in (joined, predict):
         assert_inert(source)
     assert any(CANARY in line for line in predict.split("\n"))        # (the node names, in comments)
+
+
+def test_stop38_one_row_buffer_rows_keep_hostile_names_out_of_generated_code(canary):
+    """Static programs at batch 1 bind rows of their buffers (``buf<i>_n<j>_row``) and the dense
+    layers write and read them; with every name hostile (line breaks, payloads) the programs stay
+    inert, use the rows, and compute what the plain-named net computes, before and after a larger
+    batch grows the buffers."""
+    rng = np.random.RandomState(7)
+    weights = [rng.uniform(-1, 1, s).astype(np.float32) for s in ((5, 4), (5,), (3, 5), (3,), (2, 3), (2,))]
+    x1, x4 = (mx.nd.array(rng.uniform(-1, 1, (n, 4)).astype(np.float32)) for n in (1, 4))
+
+    def run(name):
+        x = mx.sym.var(name("data"))
+        h = mx.sym.relu(mx.sym.FullyConnected(x, num_hidden=5, name=name("fc0")), name=name("r0"))
+        h = mx.sym.tanh(mx.sym.FullyConnected(h, num_hidden=3, name=name("fc1")), name=name("t1"))
+        net = mx.gluon.SymbolBlock(mx.sym.FullyConnected(h, num_hidden=2, name=name("fc2")), [x])
+        for p, w in zip(net.collect_params().values(), weights):
+            p.initialize()
+            p.set_data(mx.nd.array(w))
+        net.hybridize(static_alloc=True)
+        first = net(x1).asnumpy()
+        source = net.cached_op.source()
+        return [first, net(x4).asnumpy(), net(x1).asnumpy()], source
+
+    clean, _ = run(lambda n: n)
+    got, source = run(hostile)
+    for g, c in zip(got, clean):
+        np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)
+    assert_inert(source)
+    assert source.count("_row)") >= 3 and any(CANARY in line for line in source.split("\n"))

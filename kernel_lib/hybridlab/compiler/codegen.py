@@ -241,17 +241,17 @@ def generate(outputs, inputs, signature, shapes=None, dtypes=None, kind="forward
             over = _dying_input(node, step, args, node_shapes[0], node_dtypes[0], shapes, dtypes,
                                 owned, keep, last_use, reads)
         # a (1, n) value in its planned buffer: the rule may compute through the buffer's bound row
-        buffer = plan.view_name(node) if plan is not None and planned is not None and n_out == 1 else None
-        out_row = plan.row_name(node) if buffer is not None and planned[1] == buffer else None
+        in_plan = plan is not None and planned is not None and planned[1] == plan.view_name(node)
+        out_row = plan.row_name(node) if in_plan else None
         arg_rows = [held_rows.get((id(src), i)) for src, i in node.inputs]
         expression = (None if signature.device.is_gpu or not inline_here
                       else _inline(node, a, args, shapes, dtypes, planned or over, zero_rows,
                                    targets[0] if n_out == 1 and targets[0] != "_" else None, predict,
                                    arg_rows, out_row))
-        if out_row is not None and (expression is None or _writes_into(expression, buffer, out_row)):
+        if out_row is not None and (expression is None or _writes_into(expression, planned[1], out_row)):
             held_rows[(id(node), 0)] = out_row
         if into_name is not None:
-            honored = expression is not None and f"out={into_name}" in expression
+            honored = expression is not None and _writes_into(expression, into_name)
             if expression is not None and not honored and planned[0] is not None:
                 expression = None            # (a rule that ignores out=: the out= kernel writes it instead)
             if honored or (expression is None and planned[0] is not None):
