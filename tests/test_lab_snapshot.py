@@ -2,12 +2,9 @@
 real kernel run by nbclient (as CI runs the lessons), a NaN flagged by a later cell reaches the
 earlier cell's inspector snapshot once the notebook is refreshed from its saved widget state."""
 import json
-import os
-import pathlib
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
 import hybridlab as mx
@@ -15,8 +12,7 @@ from hybridlab.gluon import nn
 from hybridlab.lab import snapshot
 from hybridlab.lab.mime import GRAPH_MIME_TYPE
 from hybridlab.lab.snapshot import WIDGET_STATE_MIME, WIDGET_VIEW_MIME, refresh_notebook
-
-KERNEL_LIB = str(pathlib.Path(__file__).resolve().parent.parent / "kernel_lib")
+from notebook_kernel import execute_notebook
 
 
 def mlp():
@@ -88,15 +84,14 @@ def _lesson(cells):
     return nb
 
 
-def test_a_notebook_run_headless_saves_the_last_state_of_each_widget(tmp_path, monkeypatch):
-    monkeypatch.setenv("PYTHONPATH", KERNEL_LIB + os.pathsep + os.environ.get("PYTHONPATH", ""))
+def test_a_notebook_run_headless_saves_the_last_state_of_each_widget(tmp_path):
     nb = _lesson([
         "import hybridlab as mx\nfrom hybridlab.gluon import nn\nnet = nn.HybridSequential(prefix='mlp_')\n"
         "with net.name_scope():\n    net.add(nn.Dense(4, activation='relu'), nn.Dense(2))\n"
         "net.initialize()\nnet.hybridize()\nnet(mx.nd.ones((1, 3)))\ninspector = mx.lab.TensorInspector(net)\ninspector",
         "net(mx.nd.ones((1, 3)))\nnet(mx.nd.array([[float('nan'), 1.0, 2.0]]))\nprint(inspector.first_nonfinite['node'])",
     ])
-    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    execute_notebook(nb, tmp_path)
     (shown,) = [o for o in nb.cells[0].outputs if WIDGET_VIEW_MIME in o.get("data", {})]
     flagged = "".join(o.get("text", "") for o in nb.cells[1].outputs).strip()
     assert flagged and "first NaN/Inf" not in shown["data"]["text/html"]   # as displayed: before the NaN

@@ -2,14 +2,14 @@
 widget it displayed is still open (a cell that closes a widget leaves an earlier output empty),
 with no Graphviz warnings and no meaningless numbers in the text."""
 import json
-import os
 import pathlib
 
 import ipywidgets
 import nbformat
 import pytest
-from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell
+
+from notebook_kernel import execute_notebook
 
 NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -23,12 +23,10 @@ print('OPEN-WIDGETS', _json.dumps(sorted(_widget._instances)))     # ipywidgets 
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_notebook_runs(path, tmp_path, monkeypatch):
+def test_notebook_runs(path, tmp_path):
     nb = nbformat.read(path, as_version=4)
     nb.cells.append(new_code_cell(OPEN_WIDGETS))
-    kernel_lib = str(pathlib.Path(__file__).resolve().parent.parent / "kernel_lib")
-    monkeypatch.setenv("PYTHONPATH", kernel_lib + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    execute_notebook(nb, tmp_path)
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     errors = [o for o in outputs if o.output_type == "error"]
     assert not errors

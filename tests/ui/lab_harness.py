@@ -1,10 +1,10 @@
 """Drive a real JupyterLab in headless Chromium: the harness of the end-to-end tests (tests/ui) and
 of benchmarks/render_graph.py.
 
-Recipe (shared/design/TOOLCHAIN.md, "End-to-end tests"): a JupyterLab server on 127.0.0.1 with a
-random free port and a random token, its config/runtime/settings/workspace dirs in a temp dir (the
-news toast disabled), and Debian's ``/usr/bin/chromium`` launched by playwright with the flags of
-ARCHITECTURE.md. Cells are never typed: notebooks are written with nbformat and run through
+Recipe (shared/design/TOOLCHAIN.md, "End-to-end tests"): a JupyterLab server on 127.0.0.1 on a port it
+picks itself, with a random token, its kernels on IPC sockets (no TCP ports to race for with parallel
+workers), its config/runtime/settings/workspace dirs in a temp dir (the news toast disabled), and
+Debian's ``/usr/bin/chromium`` launched by playwright with the flags of ARCHITECTURE.md. Cells are never typed: notebooks are written with nbformat and run through
 JupyterLab's commands (``window.jupyterapp``, exposed by ``--LabApp.expose_app_in_browser``),
 fire-and-forget, then the tests wait on DOM or model state.
 """
@@ -13,7 +13,6 @@ import os
 import pathlib
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -69,12 +68,6 @@ def missing_requirements():
     return reasons
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class LabServer:
     """A JupyterLab server in a temp dir; ``root`` is where notebooks are written."""
 
@@ -86,7 +79,7 @@ class LabServer:
         (cfg / "labconfig").mkdir(parents=True)
         (cfg / "labconfig" / "page_config.json").write_text(json.dumps(
             {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
-        self.port = free_port()
+        self.port = None                    # the server picks a free one; _wait_ready reads it back
         self.token = secrets.token_hex(16)
         self.log_path = self.tmp / "server.log"
         kernel_lib = str(REPO / "kernel_lib")
@@ -97,7 +90,7 @@ class LabServer:
         self._log = open(self.log_path, "w")
         self.proc = subprocess.Popen(
             [python, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ServerApp.ip=127.0.0.1",
-             f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
+             "--ServerApp.port=0", "--KernelManager.transport=ipc",
              f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={self.root}",
              "--LabApp.expose_app_in_browser=True",
              "--LabServerApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
@@ -121,11 +114,18 @@ class LabServer:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"JupyterLab exited with {self.proc.returncode}:\n{self.log_tail()}")
             try:
+                self.port = self.port or self._listening_port()
                 self.api("/api/status")
                 return
             except Exception:  # noqa: BLE001 -- not listening yet
                 time.sleep(0.2)
         raise RuntimeError(f"JupyterLab did not answer on {self.url} within {timeout}s:\n{self.log_tail()}")
+
+    def _listening_port(self):
+        """The port in the server's info file (written once it listens): asking the OS for a free port
+        and handing it to the server would leave a window in which another process takes it."""
+        info = self.tmp / "runtime" / f"jpserver-{self.proc.pid}.json"
+        return json.loads(info.read_text())["port"]
 
     def log_tail(self, n=3000):
         self._log.flush()

@@ -12,14 +12,13 @@ A colleague ran a notebook headless (nbclient, as CI runs the lessons) and sends
 untrusted, showing the snapshots (the graph drawn, the inspector's NaN); when I trust it, every
 widget is drawn live from the saved state, and no snapshot turns into an error."""
 import json
-import os
 import re
 import time
 
 import nbformat
-from nbclient import NotebookClient
 
 from lab_harness import REPO, Notebook
+from notebook_kernel import execute_notebook
 
 LESSON = REPO / "notebooks" / "03-see-it-in-jupyterlab.ipynb"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
@@ -127,12 +126,11 @@ OUTPUTS = """() => Array.from(document.querySelectorAll('.jp-OutputArea-output')
   text: o.textContent}))"""
 
 
-def test_a_headless_run_opens_untrusted_with_its_snapshots_and_trusting_draws_it_live(browser, lab_server, monkeypatch):
+def test_a_headless_run_opens_untrusted_with_its_snapshots_and_trusting_draws_it_live(browser, lab_server):
     from hybridlab.lab.snapshot import refresh_notebook
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in HEADLESS])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    monkeypatch.setenv("PYTHONPATH", str(REPO / "kernel_lib") + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    execute_notebook(nb)
     assert refresh_notebook(nb) >= 1                                     # the inspector saw the NaN later
     nan_node = nb.cells[2].outputs[0]["text"].strip()
     name = "headless-run.ipynb"

@@ -1,12 +1,9 @@
 """User story: I display a Symbol or a hybridized block as a cell's result and get a graph drawn by
 the extension's MIME renderer, with no widget; I save the notebook, open it later without running
 anything, and the graph is still drawn (it lives in the notebook, not in a kernel)."""
-import os
-
 import nbformat
-from nbclient import NotebookClient
 
-from lab_harness import REPO
+from notebook_kernel import execute_notebook
 
 SYMBOL = """import hybridlab as mx
 x = mx.sym.var('data')
@@ -47,11 +44,10 @@ def test_a_symbol_displays_as_a_graph_without_a_widget(open_notebook):
     assert "FullyConnected" in details and "num_hidden" in details
 
 
-def test_a_saved_notebook_shows_its_graphs_without_a_kernel(open_notebook, tmp_path, monkeypatch):
+def test_a_saved_notebook_shows_its_graphs_without_a_kernel(open_notebook, tmp_path):
     # execute the notebook outside the browser, as a user who ran and saved it earlier
-    monkeypatch.setenv("PYTHONPATH", str(REPO / "kernel_lib") + os.pathsep + os.environ.get("PYTHONPATH", ""))
     src = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(SYMBOL), nbformat.v4.new_code_cell(BLOCK)])
-    NotebookClient(src, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    execute_notebook(src, tmp_path)
     outputs = [c.outputs for c in src.cells]
     assert any("application/vnd.hybridlab.graph+json" in o.get("data", {}) for o in outputs[1])
 
