@@ -92,6 +92,37 @@ def _batchnorm_net_and_add_req(rng):
     return step
 
 
+def _outputs_read_either_way(rng):
+    """A block's two outputs of one shape, read by the same loss ops the other way round on
+    alternate backwards: two structures, not one program fed the outputs swapped."""
+    class Two(mx.gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.fc = mx.gluon.nn.Dense(3, in_units=4)
+
+        def hybrid_forward(self, F, x):
+            h = self.fc(x)
+            return h * 1.0, h * h
+    net = Two()
+    net.initialize()
+    _set_params(net, rng)
+    net.hybridize()
+    x = mx.nd.array(rng.standard_normal((5, 4)).astype(np.float32))
+
+    def step():
+        grads = []
+        for swap in (False, True):
+            with mx.autograd.record():
+                a, b = net(x)
+                if swap:
+                    a, b = b, a
+                loss = (a * 2.0 + b).sum()
+            loss.backward()
+            grads.append(net.fc.weight.grad().asnumpy().copy())
+        return grads
+    return step
+
+
 def _two_outputs_one_read(rng):
     """A block with two outputs, one of them unused by the loss: not joined (no head gradient for
     it), the calls alone are compiled; ``autograd.grad`` returns the gradients (no buffers)."""
@@ -162,7 +193,8 @@ def _block_backward_twice(rng):
 
 
 @pytest.mark.parametrize("make", [_softmax_ce, _leaf_twice, _split_and_head_grad, _batchnorm_net_and_add_req,
-                                  _two_outputs_one_read, _output_read_twice, _block_backward_twice])
+                                  _two_outputs_one_read, _output_read_twice, _block_backward_twice,
+                                  _outputs_read_either_way])
 def test_compiled_imperative_backward_equals_op_by_op(make, monkeypatch):
     steps = {}
     for compiled in (True, False):

@@ -189,7 +189,9 @@ def _structure(nodes, node_grads):
                 k = seen[id(x)] = len(externals)
                 externals.append((x, src))
                 d = x._data
-                append((d.shape, d.dtype, src is not None))
+                # (which output of another node it is: a call's outputs of one shape read the other way
+                # round are another structure)
+                append((d.shape, d.dtype, ("output", src[1]) if src.__class__ is tuple else src is not None))
             append(k)
         for d in node.out_data:
             append(d.shape)
