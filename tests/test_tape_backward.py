@@ -6,6 +6,7 @@ import importlib
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings, strategies as st
 
 import hybridlab as mx
 from hybridlab.compiler import tape_backward
@@ -283,3 +284,70 @@ def test_op_hooks_and_functions_keep_the_op_by_op_backward():
             g = mx.autograd.grad(y, [x], create_graph=True)[0]
         g.backward()
     np.testing.assert_allclose(x.grad.asnumpy(), 6 * x.asnumpy(), rtol=1e-5)
+
+
+# ---- random tapes: compiled programs stay apart -----------------------------------------------------
+# Two tapes of one random program fed its starting values in two orders (the block's two outputs of
+# one shape, a variable, a constant), run in turns: one op sequence, two structures, so each compiles to
+# its own program (the key tells them apart) and every backward equals the op-by-op one.
+UNARY = (lambda a: mx.nd.tanh(a), lambda a: mx.nd.sigmoid(a), lambda a: -a, lambda a: a * 2.0)
+BINARY = (lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a - b)
+OPS = [(1, k) for k in range(len(UNARY))] + [(2, k) for k in range(len(BINARY))]
+
+
+class _TwoOutputs(mx.gluon.HybridBlock):
+    """Two outputs of one shape: a loss may read them either way round."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = mx.gluon.nn.Dense(3, in_units=4)
+
+    def hybrid_forward(self, F, x):
+        h = self.fc(x)
+        return h * 1.0, F.tanh(h)
+
+
+def _tape(ops, reads, order):
+    """The program: per step an op (``ops``) reading earlier values (``reads``, indices into the
+    values so far: the four starting values in ``order``, then each step's result); the loss adds the
+    first of them, and the block's first output so that it is on the tape whatever the steps read."""
+    def run(start):
+        values = [start[i] for i in order]
+        for (arity, k), picks in zip(ops, reads):
+            fn = (UNARY if arity == 1 else BINARY)[k]
+            values.append(fn(*[values[p % len(values)] for p in picks[:arity]]))
+        return (values[-1] + values[0] + start[0]).sum(axis=1)
+    return run
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@given(ops=st.lists(st.sampled_from(OPS), min_size=1, max_size=5),
+       reads=st.lists(st.lists(st.integers(0, 7), min_size=2, max_size=2), min_size=5, max_size=5),
+       orders=st.lists(st.permutations(range(4)), min_size=2, max_size=2))
+@example(ops=[(2, 0)], reads=[[0, 1]] * 5, orders=[[0, 1, 2, 3], [1, 0, 2, 3]])   # (a + b) + a + a, (b + a) + b + a
+def test_one_program_fed_two_ways_in_turns_gives_the_op_by_op_gradients(ops, reads, orders):
+    tapes = [_tape(ops, reads, order) for order in orders]
+    got = {}
+    for compiled in (True, False):
+        rng = np.random.default_rng(0)
+        net = _TwoOutputs()
+        net.initialize()
+        _set_params(net, rng)
+        net.hybridize()
+        x, w, c = (mx.nd.array(rng.standard_normal(s).astype(np.float32)) for s in ((5, 4), (5, 3), (5, 3)))
+        x.attach_grad()
+        w.attach_grad()
+        saved, driver._segment_backward = driver._segment_backward, (driver._segment_backward if compiled else [None])
+        try:
+            grads = []
+            for turn in range(6):
+                with mx.autograd.record():
+                    loss = tapes[turn % 2]([*net(x), w, c])
+                loss.backward()
+                grads.append([a.asnumpy().copy() for a in (x.grad, w.grad, net.fc.weight.grad())])
+        finally:
+            driver._segment_backward = saved
+        got[compiled] = grads
+    for turn, (a, b) in enumerate(zip(got[True], got[False])):
+        for g, want in zip(a, b):
+            np.testing.assert_allclose(g, want, rtol=1e-4, atol=1e-5, err_msg=f"backward {turn}")
