@@ -323,9 +323,13 @@ def _tape(ops, reads, order):
 @settings(max_examples=40, deadline=None, derandomize=True, database=None)
 @given(ops=st.lists(st.sampled_from(OPS), min_size=1, max_size=5),
        reads=st.lists(st.lists(st.integers(0, 7), min_size=2, max_size=2), min_size=5, max_size=5),
-       orders=st.lists(st.permutations(range(4)), min_size=2, max_size=2))
-@example(ops=[(2, 0)], reads=[[0, 1]] * 5, orders=[[0, 1, 2, 3], [1, 0, 2, 3]])   # (a + b) + a + a, (b + a) + b + a
-def test_one_program_fed_two_ways_in_turns_gives_the_op_by_op_gradients(ops, reads, orders):
+       orders=st.lists(st.permutations(range(4)), min_size=2, max_size=2),
+       req=st.sampled_from(["write", "add"]), how=st.sampled_from(["backward", "retain_graph", "grad"]))
+@example(ops=[(2, 0)], reads=[[0, 1]] * 5, orders=[[0, 1, 2, 3], [1, 0, 2, 3]],   # (a + b) + a + a, (b + a) + b + a
+         req="write", how="backward")
+def test_one_program_fed_two_ways_in_turns_gives_the_op_by_op_gradients(ops, reads, orders, req, how):
+    """``req``: the variable's and the block's bias's grad_req; ``how``: ``backward``, twice with
+    ``retain_graph`` the first time, or ``autograd.grad`` of the block's input (nothing stored)."""
     tapes = [_tape(ops, reads, order) for order in orders]
     got = {}
     for compiled in (True, False):
@@ -334,17 +338,23 @@ def test_one_program_fed_two_ways_in_turns_gives_the_op_by_op_gradients(ops, rea
         net.initialize()
         _set_params(net, rng)
         net.hybridize()
+        net.fc.bias.grad_req = req
         x, w, c = (mx.nd.array(rng.standard_normal(s).astype(np.float32)) for s in ((5, 4), (5, 3), (5, 3)))
         x.attach_grad()
-        w.attach_grad()
+        w.attach_grad(grad_req=req)
         saved, driver._segment_backward = driver._segment_backward, (driver._segment_backward if compiled else [None])
         try:
             grads = []
             for turn in range(6):
                 with mx.autograd.record():
                     loss = tapes[turn % 2]([*net(x), w, c])
+                if how == "grad":
+                    grads.append([mx.autograd.grad(loss, [x])[0].asnumpy().copy()])
+                    continue
+                if how == "retain_graph":
+                    loss.backward(retain_graph=True)
                 loss.backward()
-                grads.append([a.asnumpy().copy() for a in (x.grad, w.grad, net.fc.weight.grad())])
+                grads.append([a.asnumpy().copy() for a in (x.grad, w.grad, net.fc.weight.grad(), net.fc.bias.grad())])
         finally:
             driver._segment_backward = saved
         got[compiled] = grads
