@@ -4,9 +4,10 @@ of benchmarks/render_graph.py.
 Recipe (shared/design/TOOLCHAIN.md, "End-to-end tests"): a JupyterLab server on 127.0.0.1 on a port it
 picks itself, with a random token, its kernels on IPC sockets (no TCP ports to race for with parallel
 workers), its config/runtime/settings/workspace dirs in a temp dir (the news toast disabled), and
-Debian's ``/usr/bin/chromium`` launched by playwright with the flags of ARCHITECTURE.md. Cells are never typed: notebooks are written with nbformat and run through
-JupyterLab's commands (``window.jupyterapp``, exposed by ``--LabApp.expose_app_in_browser``),
-fire-and-forget, then the tests wait on DOM or model state.
+Debian's ``/usr/bin/chromium`` launched by playwright with the flags of ARCHITECTURE.md. Cells are never
+typed: notebooks are written with nbformat and run through JupyterLab's commands (``window.jupyterapp``,
+exposed by ``--LabApp.expose_app_in_browser``), fire-and-forget, then the tests wait on DOM or model
+state.
 """
 import json
 import os
