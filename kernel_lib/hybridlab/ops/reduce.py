@@ -197,9 +197,10 @@ ROW_BLOCK = 64       # rows added one after another before their block's sum joi
 def sum_rows(x, out=None, dtype=None):
     """``x.sum(axis=0)`` of a NumPy array, in blocks of ``ROW_BLOCK`` rows whose sums are then added.
     Summing down the rows, NumPy adds one row after another into a running sum, whose rounding error
-    grows with the number of rows (3e-4 over 4096 float32 rows of unit values); in blocks it grows like
-    ``n / ROW_BLOCK + ROW_BLOCK`` (4e-5 there, for 8% more time). MXNet's CPU sums are compensated
-    (Kahan): a gradient summed over a large batch (a bias's, LayerNorm's gamma) then stays as close.
+    grows with the number of rows (up to 3e-4 over 4096 float32 rows of standard normal values); in
+    blocks it grows like ``n / ROW_BLOCK + ROW_BLOCK`` (4e-5 there, for 8% more time). MXNet's CPU sums
+    are compensated (Kahan): a gradient summed over a large batch (a bias's, LayerNorm's gamma) then
+    stays about as close.
 
     >>> import numpy as np
     >>> x = np.full((4096, 2), 0.1, np.float32)
