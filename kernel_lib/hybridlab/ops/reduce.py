@@ -217,10 +217,10 @@ def sum_rows(x, out=None, dtype=None):
 
 
 def _staged_sum(xp, x, axes, dtype):
-    """``sum(x, axes, keepdims=True)``; when the reduced axes start with leading axes and include
-    others too (a bias gradient: axes (0, 2, 3) of (N, C, H, W)), the leading ones are summed first,
-    as whole rows added together (NumPy's fastest reduction), then the rest on the small result:
-    about 2x faster than NumPy's multi-axis sum."""
+    """``sum(x, axes, keepdims=True)``; when the reduced axes start with leading axes, those are summed
+    first, as whole rows added together (``sum_rows``: NumPy's fastest reduction, in blocks of rows),
+    then any others on the small result (a bias gradient: axes (0, 2, 3) of (N, C, H, W), about 2x
+    faster than NumPy's multi-axis sum)."""
     nd = x.ndim
     lead = 0
     while lead < nd and lead in axes:
