@@ -735,3 +735,35 @@ def test_stop38_one_row_buffer_rows_keep_hostile_names_out_of_generated_code(can
         np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)
     assert_inert(source)
     assert source.count("_row)") >= 3 and any(CANARY in line for line in source.split("\n"))
+
+
+def test_stop39_bias_sums_over_many_rows_keep_hostile_names_out_of_generated_code(canary):
+    """From 128 rows a backward program adds a dense layer's bias gradient with ``sum_rows`` (blocks of
+    rows); with every name hostile (line breaks, payloads) the backward stays inert, calls it, and
+    gives the gradients the plain-named net gives."""
+    rng = np.random.RandomState(9)
+    weights = [rng.uniform(-1, 1, s).astype(np.float32) for s in ((5, 4), (5,), (2, 5), (2,))]
+    x = mx.nd.array(rng.uniform(-1, 1, (256, 4)).astype(np.float32))
+    head = mx.nd.array(rng.uniform(-1, 1, (256, 2)).astype(np.float32))
+
+    def run(name):
+        data = mx.sym.var(name("data"))
+        h = mx.sym.relu(mx.sym.FullyConnected(data, num_hidden=5, name=name("fc0")), name=name("r0"))
+        net = mx.gluon.SymbolBlock(mx.sym.FullyConnected(h, num_hidden=2, name=name("fc1")), [data])
+        params = list(net.collect_params().values())
+        for p, w in zip(params, weights):
+            p.initialize()
+            p.set_data(mx.nd.array(w))
+        net.hybridize()
+        for _ in range(2):
+            with mx.autograd.record():
+                y = net(x)
+            y.backward(head)
+        return [p.grad().asnumpy() for p in params], net.cached_op.source(kind="backward")
+
+    clean, _ = run(lambda n: n)
+    got, source = run(hostile)
+    for g, c in zip(got, clean):
+        np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)
+    assert_inert(source)
+    assert source.count("sum_rows(") == 2 and any(CANARY in line for line in source.split("\n"))
