@@ -192,6 +192,7 @@ def _keep(fn):
 
 
 ROW_BLOCK = 64       # rows added one after another before their block's sum joins the others (sum_rows)
+BLOCKED_ROWS = 2 * ROW_BLOCK     # from this many rows, sum_rows adds in blocks (fewer: one plain sum)
 
 
 def sum_rows(x, out=None, dtype=None):
@@ -207,9 +208,9 @@ def sum_rows(x, out=None, dtype=None):
     >>> bool(abs(sum_rows(x)[0] - 409.6) < abs(x.sum(axis=0)[0] - 409.6))
     True
     """
-    k = x.shape[0] // ROW_BLOCK if x.ndim else 0
-    if k < 2 or not x.flags.c_contiguous:
+    if x.ndim == 0 or x.shape[0] < BLOCKED_ROWS or not x.flags.c_contiguous:
         return x.sum(axis=0, out=out, dtype=dtype)
+    k = x.shape[0] // ROW_BLOCK
     blocks = x[:k * ROW_BLOCK].reshape((k, ROW_BLOCK) + x.shape[1:]).sum(axis=1, dtype=dtype)
     if k * ROW_BLOCK < x.shape[0]:
         blocks[0] += x[k * ROW_BLOCK:].sum(axis=0, dtype=dtype)
@@ -295,7 +296,7 @@ def _sum_inline(a, site):
     if a["keepdims"] or a["exclude"] or shape is None or not all(shape):
         return None
     def rows(out_arg):
-        return f"sum_rows({x}{out_arg})" if shape[0] >= 2 * ROW_BLOCK else f"{x}.sum(axis=0{out_arg})"
+        return f"sum_rows({x}{out_arg})" if shape[0] >= BLOCKED_ROWS else f"{x}.sum(axis=0{out_arg})"
     if a["axis"] == (0,) and len(shape) == 2:
         return rows(site.out_arg)
     if a["axis"] is not None and _channel_axes(a["axis"], len(shape)):
