@@ -97,8 +97,7 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode, stor
         raise MXNetError(f"backward: expected {len(heads)} head gradients (one per head), got {len(head_grads)}")
 
     node_grads = {}   # id(TapeNode) -> {output index: grad}
-    leaf_grads = {}   # leaf_key(leaf) -> grad
-    leaves = {}
+    leaf_grads = {}   # leaf_key(leaf) -> (leaf, grad): what is returned
     for h, hg in zip(heads, head_grads):
         if hg is None:
             if type(h._data) is _ndarray and h.__class__ in DENSE_CLASSES:   # (what ones_like gives, without dispatch)
@@ -113,17 +112,19 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode, stor
         if h._node is not None:
             _accumulate(node_grads.setdefault(id(h._node[0]), {}), h._node[1], hg)
         elif h._grad_req != "null":
-            leaves[leaf_key(h)] = h
-            _accumulate(leaf_grads, leaf_key(h), hg)
+            _pass_on(((h, hg),), node_grads, leaf_grads)
         else:
             raise MXNetError(_NOT_IN_GRAPH)
 
     prev_rec, prev_train = set_recording(create_graph), set_training(train_mode)
     order, uses = _walk(heads, not retain_graph)
 
+    # the arrays a variable that is a head itself is known by (its own, its gradient buffer's)
+    head_leaves = {id(x) for h in heads if h._node is None for x in (h, h._grad)}
+
     def buffers(node):
         """Per input of ``node``, the gradient buffer its gradient may be written into, or None."""
-        return [None if src is None or src.__class__ is tuple else _direct_buffer(src, uses, heads)
+        return [None if src is None or src.__class__ is tuple else _direct_buffer(src, uses, head_leaves)
                 for src in node.sources]
 
     store = store and not create_graph
@@ -137,7 +138,7 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode, stor
                 node_grads.pop(id(node), None)
                 if not retain_graph:
                     _free(node)
-            _pass_on(grads, node_grads, leaf_grads, leaves)
+            _pass_on(grads, node_grads, leaf_grads)
         for node in reversed(order[:end]):
             grads = node_grads.pop(id(node), None)
             if grads is None:
@@ -164,32 +165,32 @@ def run_backward(heads, head_grads, retain_graph, create_graph, train_mode, stor
             if len(in_grads) != len(node.inputs):
                 raise MXNetError(f"{node.op.name}: gradient returned {len(in_grads)} values, "
                                  f"expected {len(node.inputs)} (one per input)")
-            _pass_on(zip(node.sources, in_grads), node_grads, leaf_grads, leaves)
+            _pass_on(zip(node.sources, in_grads), node_grads, leaf_grads)
             if not retain_graph:
                 _free(node)
         # As in MXNet, every variable of the graph gets a gradient: zero where none reached it
         for key, (_, src) in uses.items():
             if key not in leaf_grads:
-                leaves[key] = src
-                leaf_grads[key] = F.zeros_like(src.detach())
+                leaf_grads[key] = (src, F.zeros_like(src.detach()))
     finally:
         set_recording(prev_rec)
         set_training(prev_train)
-    return {k: (leaves[k], g) for k, g in leaf_grads.items()}
+    return leaf_grads
 
 
-def _pass_on(pairs, node_grads, leaf_grads, leaves):
+def _pass_on(pairs, node_grads, leaf_grads):
     """Add each ``(source, gradient)`` of ``pairs`` to where its source's gradient is summed: a tape
-    node's output (``node_grads``) or a variable (``leaf_grads``, ``leaves``); ``None`` ones are skipped."""
+    node's output (``node_grads``) or a variable (``leaf_grads``: ``{leaf_key: (variable, sum)}``);
+    ``None`` ones are skipped."""
     for src, g in pairs:
         if src is None or g is None:
             continue
         if src.__class__ is tuple:
             _accumulate(node_grads.setdefault(id(src[0]), {}), src[1], g)
         else:
-            key = leaf_key(src)
-            leaves[key] = src
-            _accumulate(leaf_grads, key, g)
+            key = id(src) if src._grad is None else id(src._grad)     # (leaf_key, inlined: once per gradient)
+            old = leaf_grads.get(key)
+            leaf_grads[key] = (src, g if old is None else F.elemwise_add(old[1], g))
 
 
 def _free(node):
@@ -233,18 +234,15 @@ def _walk(heads, drop_null):
     return order, uses
 
 
-def _direct_buffer(leaf, uses, heads):
+def _direct_buffer(leaf, uses, head_leaves):
     """The gradient buffer of the variable ``leaf`` when one input of one node alone gives its
     gradient (``uses``: see ``_walk``; no sum to form), with ``grad_req`` 'write' and a dense NumPy
-    buffer, and it is not a head itself: a node may write its gradient straight into the buffer.
-    Else ``None``."""
+    buffer, and it is not a head itself (``head_leaves``: the ids of the head variables and of their
+    gradient buffers): a node may write its gradient straight into the buffer. Else ``None``."""
     g = leaf._grad
     if (g is None or leaf._grad_req != "write" or g.__class__ not in DENSE_CLASSES or type(g._data) is not _ndarray
-            or uses[id(g)][0] != 1):
+            or uses[id(g)][0] != 1 or id(g) in head_leaves):
         return None
-    for h in heads:
-        if h._node is None and (h._grad is g or h is g):      # (leaf_key(h) is the buffer's)
-            return None
     return g
 
 
