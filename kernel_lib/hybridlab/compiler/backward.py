@@ -42,6 +42,8 @@ Example::
         return m_backward__mul_scalar0
     <BLANKLINE>
 """
+from operator import attrgetter
+
 from numpy import dtype, ndarray
 
 from .. import autograd, deferred
@@ -54,6 +56,8 @@ from .passes._graph import gradient_path
 from .passes.fuse_gradients import fuse_gradients
 from .passes.train_variants import keep_workspaces
 from .signature import Signature
+
+_base_of = attrgetter("base")    # a NumPy array's memory owner (None: its own)
 
 __all__ = ["BackwardPlan", "derive_backward", "compile_backward", "BackwardUnavailable"]
 
@@ -325,7 +329,11 @@ class BackwardPlan:
             # (``into`` kept: its ids stay valid)
             last = self._into_checked = (ids, tuple(positions), owners, frozenset(owners.values()), into)
         _, positions, owners, taken, _ = last
-        read = [id(a) if a.base is None else id(a.base) for a in args]
+        # the arrays read and the arrays owning their memory (a base of None adds id(None), which no
+        # owner has; the arrays themselves are alive, so no other array has their ids): C loops, no
+        # Python bytecode per argument (this runs every training step)
+        read = set(map(id, args))
+        read.update(map(id, map(_base_of, args)))
         if taken.isdisjoint(read):
             return positions
         return tuple(p for p in positions if owners[p] not in read)

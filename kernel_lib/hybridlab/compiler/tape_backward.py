@@ -271,7 +271,7 @@ class _Segment:
             plan, saved, datas, _ = call.attrs
             values += datas
             values += saved
-        args = [values[i] for i in self._bind_index]
+        args = list(map(values.__getitem__, self._bind_index))
         program, into, positions = self.program, None, ()
         if call is not None and buffers is not None:
             into = buffers(call)
