@@ -151,3 +151,86 @@ def test_settings_the_one_call_does_not_cover_leave_the_parameters_unpacked():
     _train(net, trainer, 2)
     assert tuple(range(4)) not in trainer._updaters[0].packs          # clipping: per parameter, not packed
     assert net[0].weight.data()._data.base is None
+
+
+# ---- what the steady (packed) steps must still notice: everything is read afresh at every step ----------
+def _sgd_reference(net, lr, momentum, wd, rescale):
+    """A NumPy transcription of MXNet's ``sgd_mom_update`` applied to ``net``'s current gradients, for
+    the parameters with a gradient, each with its ``lr_mult`` and ``wd_mult`` at this moment."""
+    want = {}
+    for name, p in net.collect_params().items():
+        if p.grad_req == "null":
+            want[name] = p.data().asnumpy()
+            continue
+        w, g = p.data().asnumpy().astype(np.float64), p.grad().asnumpy().astype(np.float64)
+        mom = _sgd_reference.mom.setdefault(name, np.zeros_like(w))
+        plr, pwd = lr * p.lr_mult, wd * p.wd_mult
+        mom[...] = momentum * mom - plr * pwd * w - plr * rescale * g
+        want[name] = w + mom
+    return want
+
+
+def _backward(net, k):
+    x, y = _batch(k)
+    with mx.autograd.record():
+        loss = mx.gluon.loss.SoftmaxCrossEntropyLoss()(net(x), y)
+    loss.backward()
+
+
+def test_steady_steps_read_lr_mult_wd_mult_grad_req_and_rates_afresh():
+    """After the parameters are packed, each step still uses every parameter's ``lr_mult`` and
+    ``wd_mult`` of that moment, the optimizer's ``wd`` and learning rate of that moment, and skips a
+    parameter whose ``grad_req`` became 'null' (and updates it again once it has a gradient)."""
+    net = _net()
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9, "wd": 0.01})
+    _sgd_reference.mom = {}
+    params = dict(net.collect_params().items())
+    names = list(params)
+    changes = [lambda: None, lambda: None,                              # the steps that pack, then steady ones
+               lambda: setattr(params[names[1]], "lr_mult", 0.5),
+               lambda: setattr(params[names[0]], "wd_mult", 3.0),
+               lambda: trainer.set_learning_rate(0.05),
+               lambda: setattr(trainer.optimizer, "wd", 0.02),
+               lambda: setattr(params[names[2]], "lr_mult", 0.0),
+               lambda: None]
+    for k, change in enumerate(changes):
+        change()
+        _backward(net, k)
+        opt = trainer.optimizer
+        want = _sgd_reference(net, opt.learning_rate, 0.9, opt.wd, 1 / 6)
+        trainer.step(6)
+        for name, p in params.items():
+            np.testing.assert_allclose(p.data().asnumpy(), want[name], rtol=1e-5, atol=1e-6, err_msg=f"{k} {name}")
+    frozen = params[names[3]]
+    frozen.grad_req = "null"
+    before = frozen.data().asnumpy()
+    _backward(net, 20)
+    trainer.step(6)                                           # skipped, the others updated
+    np.testing.assert_array_equal(frozen.data().asnumpy(), before)
+    frozen.grad_req = "write"
+    _backward(net, 21)
+    trainer.step(6)
+    assert not (frozen.data().asnumpy() == before).all()
+
+
+def test_steady_steps_raise_on_a_stale_gradient_before_updating_anything():
+    net = _net()
+    trainer = mx.gluon.Trainer(net.collect_params(), "adam", {"learning_rate": 0.01})
+    _train(net, trainer, 3)
+    assert trainer._updaters[0].packed_last
+    params = list(net.collect_params().values())
+    weights = [p.data().asnumpy() for p in params]
+    with pytest.raises(UserWarning, match="has not been updated by backward since last `step`"):
+        trainer.step(6)                                       # no backward since the last step
+    _backward(net, 5)
+    mx.autograd.state.take_fresh(params[2].grad())            # one stale gradient among fresh ones
+    with pytest.raises(UserWarning, match=f"Parameter `{params[2].name}`"):
+        trainer.step(6)
+    for p, w in zip(params, weights):                         # nothing updated, nothing taken
+        np.testing.assert_array_equal(p.data().asnumpy(), w)
+    assert trainer.optimizer.num_update == 3
+    trainer.step(6, ignore_stale_grad=True)                   # the fresh ones update, the stale one not
+    for k, (p, w) in enumerate(zip(params, weights)):
+        assert (p.data().asnumpy() == w).all() == (k == 2), k
+    with pytest.raises(UserWarning):
+        trainer.step(6)

@@ -488,3 +488,57 @@ def test_one_update_counts_every_index_before_asking_the_rates():
     rate = sched(3)                                       # 0.25, for both
     np.testing.assert_allclose(w0.asnumpy(), [-rate])
     np.testing.assert_allclose(w1.asnumpy(), [-1.5 - rate])
+
+
+def test_trainer_without_kvstore_updates_each_device_with_its_own_gradient_and_counts_once():
+    """kvstore=None on two devices: each device's parameters (packed per device after the first step)
+    follow their own gradients exactly as a one-device Trainer would, and Adam's count advances once
+    per step (not per device)."""
+    devices = [mx.cpu(0), mx.cpu(1)]
+
+    def params(ctx):
+        a, b = mx.gluon.Parameter("a", shape=(2, 3)), mx.gluon.Parameter("b", shape=(3,))
+        a.initialize(mx.init.Constant(0.5), ctx=ctx)
+        b.initialize(mx.init.Constant(-0.25), ctx=ctx)
+        return a, b
+
+    def backward(a, b, scales):
+        with mx.autograd.record():
+            losses = [s * ((a.data(d) * a.data(d)).sum() + (b.data(d) * 3).sum())
+                      for s, d in zip(scales, a.list_device())]
+        mx.autograd.backward(losses)
+
+    a, b = params(devices)
+    trainer = mx.gluon.Trainer([a, b], "adam", {"learning_rate": 0.1}, kvstore=None)
+    refs = [params([mx.cpu(0)]) for _ in devices]
+    ref_trainers = [mx.gluon.Trainer(list(r), "adam", {"learning_rate": 0.1}) for r in refs]
+    for step in range(4):
+        backward(a, b, [1.0, 2.0])
+        trainer.step(1)
+        for scale, r, t in zip([1.0, 2.0], refs, ref_trainers):
+            backward(*r, [scale])
+            t.step(1)
+        assert trainer.optimizer.num_update == step + 1
+    for j, (d, r) in enumerate(zip(devices, refs)):
+        for p, q in zip((a, b), r):
+            np.testing.assert_array_equal(p.data(d).asnumpy(), q.data().asnumpy(), err_msg=f"device {j}")
+    assert all(u.packed_last for u in trainer._updaters)
+
+
+def test_trainer_groups_parameters_by_device_they_are_on():
+    """Per device, the parameters on it (parameters on fewer devices than others are left out of the
+    later devices) and, with ``ignore_stale_grad``, only those with a fresh gradient."""
+    from hybridlab.gluon.trainer import _per_device
+    a0, a1, b0, c0, c1 = "a0", "a1", "b0", "c0", "c1"
+    arrays = [[a0, a1], [b0], [c0, c1]]
+    weights = [a0, a1, b0, c0, c1]
+    grads = ["g" + w for w in weights]
+    assert _per_device((0, 1, 2), arrays, grads, weights, None) == [
+        ([0, 1, 2], ["ga0", "gb0", "gc0"], [a0, b0, c0]), ([0, 2], ["ga1", "gc1"], [a1, c1])]
+    assert _per_device((0, 1, 2), arrays, grads, weights, [True, True, False, True, False]) == [
+        ([0, 2], ["ga0", "gc0"], [a0, c0]), ([0], ["ga1"], [a1])]
+    assert _per_device((4, 7), [[a0, a1], [b0, c1]], ["ga0", "ga1", "gb0", "gc1"], [a0, a1, b0, c1], None) == [
+        ((4, 7), ["ga0", "gb0"], [a0, b0]), ((4, 7), ["ga1", "gc1"], [a1, c1])]
+    assert _per_device((4, 7), [[a0], [b0]], ["ga0", "gb0"], [a0, b0], None) == [((4, 7), ["ga0", "gb0"], [a0, b0])]
+    assert _per_device((4, 7), [[a0, a1], [b0, c1]], ["ga0", "ga1", "gb0", "gc1"], [a0, a1, b0, c1],
+                       [False, False, True, False]) == [([7], ["gb0"], [b0])]   # (no second device to update)
