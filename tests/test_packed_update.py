@@ -234,3 +234,35 @@ def test_steady_steps_raise_on_a_stale_gradient_before_updating_anything():
         assert (p.data().asnumpy() == w).all() == (k == 2), k
     with pytest.raises(UserWarning):
         trainer.step(6)
+
+
+def test_steady_steps_call_rate_methods_overridden_on_the_class_or_the_instance():
+    """``_get_lr``/``_get_wd`` (and what they call) overridden by a subclass or on the optimizer are
+    called at every step, packed or not; the packed steps compute the rates at once only for the
+    base class's methods."""
+    class HalfLr(mx.optimizer.SGD):
+        def _get_lr(self, index):
+            return super()._get_lr(index) / 2
+
+    def run(make, patch=None):
+        net = _net()
+        opt = make()
+        trainer = mx.gluon.Trainer(net.collect_params(), opt)
+        _train(net, trainer, 2)
+        if patch:
+            patch(opt)
+        _train(net, trainer, 2)
+        return net
+
+    half = run(lambda: HalfLr(learning_rate=0.1, momentum=0.9))
+    _assert_same(half, run(lambda: mx.optimizer.SGD(learning_rate=0.05, momentum=0.9)))
+    calls = []
+
+    def patch(opt):
+        base = opt._get_wd
+        opt._get_wd = lambda index: calls.append(index) or base(index) + 0.5
+    patched = run(lambda: mx.optimizer.SGD(learning_rate=0.1, momentum=0.9), patch)
+    assert calls == [0, 1, 2, 3] * 2
+    ref = run(lambda: mx.optimizer.SGD(learning_rate=0.1, momentum=0.9),
+              lambda opt: setattr(opt, "wd", 0.5))
+    _assert_same(patched, ref)

@@ -490,6 +490,18 @@ def test_one_update_counts_every_index_before_asking_the_rates():
     np.testing.assert_allclose(w1.asnumpy(), [-1.5 - rate])
 
 
+def test_update_count_counts_each_index_as_often_as_given():
+    """One count per index given, in turn: an index given twice in one update is counted twice."""
+    opt = mx.optimizer.SGD(begin_num_update=5)
+    opt._update_count([0, 1])
+    assert opt._index_update_count == {0: 6, 1: 6} and opt.num_update == 6
+    opt._update_count([1, 2, 1])
+    assert opt._index_update_count == {0: 6, 1: 8, 2: 6} and opt.num_update == 8
+    opt._update_count(0)
+    opt._update_count([])
+    assert opt._index_update_count == {0: 7, 1: 8, 2: 6} and opt.num_update == 8
+
+
 def test_trainer_without_kvstore_updates_each_device_with_its_own_gradient_and_counts_once():
     """kvstore=None on two devices: each device's parameters (packed per device after the first step)
     follow their own gradients exactly as a one-device Trainer would, and Adam's count advances once
