@@ -145,6 +145,16 @@ def test_pack_refuses_what_it_cannot_hold():
     assert a._data.base is None          # nothing was rebound
 
 
+def test_intact_wants_each_array_in_its_own_list_and_place():
+    ws, gs = [mx.nd.ones((2,)), mx.nd.ones((3,))], [mx.nd.ones((2,)), mx.nd.ones((3,))]
+    pack = Pack.build(ws, gs, [None, None])
+    assert pack.intact(ws, gs, [None, None]) and pack.intact(tuple(ws), list(gs), (None, None))
+    assert not pack.intact(ws[:1], gs, [None, None])
+    assert not pack.intact(ws + gs[:1], gs[1:], [None, None])      # the same arrays in turn, split otherwise
+    assert not pack.intact(gs, ws, [None, None])
+    assert not pack.intact(ws[::-1], gs, [None, None])
+
+
 def test_settings_the_one_call_does_not_cover_leave_the_parameters_unpacked():
     net = _net()
     trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "clip_gradient": 0.5})
@@ -266,3 +276,22 @@ def test_steady_steps_call_rate_methods_overridden_on_the_class_or_the_instance(
     ref = run(lambda: mx.optimizer.SGD(learning_rate=0.1, momentum=0.9),
               lambda opt: setattr(opt, "wd", 0.5))
     _assert_same(patched, ref)
+
+
+def test_a_packed_step_counts_as_a_write_of_every_weight():
+    """Kept values derived from a weight (``write_versions``: a dense layer's kept transpose) see
+    every packed update."""
+    from hybridlab import write_versions
+    net = _net()
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    _train(net, trainer, 2)
+    tokens = [write_versions.watch(p.data()._data) for p in net.collect_params().values()]
+    try:
+        before = [write_versions.version(p.data()._data) for p in net.collect_params().values()]
+        _train(net, trainer, 1)
+        assert trainer._updaters[0].packed_last
+        after = [write_versions.version(p.data()._data) for p in net.collect_params().values()]
+        assert all(a != b for a, b in zip(after, before))
+    finally:
+        for token in tokens:
+            write_versions.unwatch(token)

@@ -256,8 +256,7 @@ class Optimizer:
         hyper = self._count(indices)
         if hyper.count(hyper[0]) == len(hyper) and self._step_raw(np, pack.weight, pack.grad, pack.state, *hyper[0],
                                                                           scratch=pack.scratch):
-            for w in weights:
-                wrote(w)
+            wrote(pack.weight)      # (each weight is a view of it: a write to the owner counts for its views)
             return True
         self._apply(indices, weights, grads, states, hyper)
         return True
@@ -494,7 +493,7 @@ class Updater:
         pack = self.packs.get(tuple(index)) if self.packs else None
         self.packed_last = False          # whether this call updated through a pack (see ``pack``)
         if pack is not None:
-            states = [self.states.get(i) for i in index]
+            states = list(map(self.states.get, index))
             if pack.intact(weight, grad, states) and self.optimizer.update_packed(index, weight, grad, states, pack):
                 self.packed_last = True
                 return
