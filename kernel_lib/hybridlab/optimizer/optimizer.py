@@ -268,11 +268,11 @@ class Optimizer:
 
     def _count(self, indices):
         """Count one more update of every index, then return each one's ``(lr, wd, t)`` (MXNet's
-        ``_update_impl`` order: the rates are asked after all the counts). Where ``_get_lr`` and
-        ``_get_wd`` are the base class's (not overridden by a subclass or on the instance) and every
-        index is a Parameter's of ``param_dict`` (a Trainer's optimizer), the same products are
-        computed for all the indices at once, in passes of C (the multipliers read afresh: users
-        change ``lr_mult`` between steps)."""
+        ``_update_impl`` order: the rates are asked after all the counts). Where ``_get_lr``,
+        ``_get_wd`` and what they call (``_RATE_METHODS``) are the base class's, overridden neither by
+        a subclass nor on the instance, and every index is a Parameter's of ``param_dict`` (a
+        Trainer's optimizer), the same products are computed for all the indices at once, in passes
+        of C (the multipliers read afresh: users change ``lr_mult`` between steps)."""
         self._update_count(indices)
         counts = self._index_update_count
         param_dict = self.param_dict
