@@ -191,8 +191,11 @@ def test_scheduler_drives_the_optimizer_by_num_update():
 # ---- Trainer ---------------------------------------------------------------------------------
 def _net(seed=0):
     mx.random.seed(seed)
-    net = mx.gluon.nn.HybridSequential()
-    net.add(mx.gluon.nn.Dense(8, activation="relu", in_units=5), mx.gluon.nn.Dense(3, in_units=8))
+    # (named in a scope of its own: every such net's parameters sort alike for the Trainer, whatever
+    # blocks were made before, so saved states fit the same indices)
+    net = mx.gluon.nn.HybridSequential(prefix="net_")
+    with net.name_scope():
+        net.add(mx.gluon.nn.Dense(8, activation="relu", in_units=5), mx.gluon.nn.Dense(3, in_units=8))
     net.initialize(mx.init.Xavier())
     return net
 
