@@ -5,7 +5,10 @@
   memory to the buffer where no one can tell: views of the buffer, the user's head gradients,
   gradients shared between two variables and ``autograd.grad`` keep their meaning,
 * ``_backward_pick`` (placed, not scatter-added), ``mean`` (NumPy's mean without its wrapper) and
-  reductions over axes of size 1 (each value its own result) equal the formulas they replace.
+  reductions over axes of size 1 (each value its own result) equal the formulas they replace, and
+  a reduction's geometry kept per attributes, shape and dtype is never another call's,
+* the dispatcher's path for dense arrays on one device object checks and records as the general one,
+* an array whose graph a backward freed is a constant to a hybridized block's plan as to the tape.
 """
 import numpy as np
 import pytest
@@ -228,3 +231,57 @@ def test_calls_with_several_arrays_reuse_the_last_program_or_plan_of_their_signa
         loss_fn(z2, mx.nd.array([0, 1, 2]))
     zn = z.as_np_ndarray()                                               # np arrays give np arrays
     assert isinstance(loss_fn(zn, mx.np.array([0, 1, 2, 2, 1, 0])), mx.np.ndarray)
+
+
+def test_a_reduction_kept_geometry_follows_each_call_shape_and_dtype():
+    """One parsed attribute dict (the same keywords) reduces arrays of other shapes and dtypes in turn:
+    each call gets its own axes, result shape and dtype, not the last call's."""
+    rng = np.random.default_rng(8)
+    for shape, dtype in (((6, 1), np.float32), ((6, 3), np.float32), ((6, 3), np.int32), ((2, 6, 3), np.float64),
+                         ((6, 1), np.float16), ((6, 3), np.float32)):
+        data = (rng.standard_normal(shape) * 4).astype(dtype)
+        got = mx.nd.mean(mx.nd.array(data, dtype=dtype), axis=0, exclude=True)
+        acc = np.float32 if dtype in (np.float16, np.int32) else dtype
+        want = np.mean(data, axis=tuple(range(1, len(shape))), dtype=acc).astype(dtype)   # (legacy mean: the input's dtype)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-3 if dtype == np.float16 else 1e-6)
+        s = mx.nd.sum(mx.nd.array(data, dtype=dtype), axis=0, exclude=True)
+        np.testing.assert_allclose(s.asnumpy(), data.sum(axis=tuple(range(1, len(shape)))), rtol=1e-3)
+
+
+def test_the_dispatcher_checks_and_records_dense_calls_as_the_general_path():
+    a, b = mx.nd.array([1.0, 2.0], ctx=mx.cpu(0)), mx.nd.array([3.0, 4.0], ctx=mx.cpu(1))
+    with pytest.raises(mx.MXNetError, match="all inputs must be on one device: expected cpu.0., got an input on cpu.1."):
+        mx.nd.elemwise_add(a, b)
+    with pytest.raises(mx.MXNetError, match="expected 2 inputs"):
+        mx.nd.elemwise_add(a)
+    c = mx.nd.array([5.0, 6.0])
+    np.testing.assert_array_equal(mx.nd.elemwise_add(a, c).asnumpy(), [6.0, 8.0])      # (cpu(0) made anew)
+    np.testing.assert_array_equal(mx.nd.elemwise_add(a, np.array([1.0, 1.0])).asnumpy(), [2.0, 3.0])   # general path
+    assert isinstance(mx.np.add(a.as_np_ndarray(), c.as_np_ndarray()), mx.np.ndarray)
+    x = mx.nd.array([1.0, 2.0])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = c * 3                             # no input needs a gradient: not on the tape
+        z = mx.nd.elemwise_mul(x, y) + c      # recorded, its sources: the variable, a constant
+    assert y._node is None and z._node is not None
+    z.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [15.0, 18.0])
+
+
+def test_an_array_of_a_freed_graph_is_a_constant_to_a_hybridized_block():
+    """A backward without ``retain_graph`` frees its graph: an array computed in it is a constant
+    from then on, for the block's plan (which inputs need gradients) as for the tape."""
+    net = _dense_step()
+    x = mx.nd.array(np.arange(8, dtype=np.float32).reshape(2, 4))
+    x.attach_grad()
+    with mx.autograd.record():
+        h = x * 1.0
+    h.backward()                                            # frees h's graph
+    assert mx.autograd.state.gradient_mask([h, x]) == (False, True)
+    for _ in range(3):
+        with mx.autograd.record():
+            y = (net(h) * 2).sum()
+        y.backward()
+        np.testing.assert_array_equal(net.weight.grad().asnumpy(), np.tile(2 * h.asnumpy().sum(axis=0), (3, 1)))
+        np.testing.assert_array_equal(x.grad.asnumpy(), np.ones((2, 4), np.float32))    # (from h.backward only)

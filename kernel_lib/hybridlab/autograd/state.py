@@ -15,11 +15,12 @@ Example::
 import threading
 from collections import deque
 from itertools import repeat
+from operator import is_not
 
 from ..base import MXNetError
 
 __all__ = ["flags", "Scope", "record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
-           "set_recording", "set_training", "TapeNode", "gradient_mask", "needs_record", "check_grad_req", "mark_fresh",
+           "set_recording", "set_training", "TapeNode", "gradient_mask", "sources_mask", "needs_record", "check_grad_req", "mark_fresh",
            "is_fresh", "take_fresh", "all_fresh", "forget_fresh"]
 
 
@@ -152,11 +153,11 @@ class TapeNode:
 
     __slots__ = ("op", "attrs", "inputs", "sources", "out_data", "device", "training", "freed")
 
-    def __init__(self, op, attrs, inputs, out_data, device):
+    def __init__(self, op, attrs, inputs, out_data, device, sources=None):
         self.op = op
         self.attrs = attrs
         self.inputs = inputs
-        self.sources = list(map(source_of, inputs))
+        self.sources = list(map(source_of, inputs)) if sources is None else sources   # (given: the caller's)
         self.out_data = out_data
         self.device = device
         self.training = flags.training   # the forward's mode: its gradient is computed in the same mode
@@ -178,7 +179,8 @@ def source_of(x):
 
 def gradient_mask(arrays):
     """Per array, whether a recorded op reading it must pass a gradient back to it (it is on the tape
-    or a variable): what a cached op's backward plan is built for (``BackwardPlan.need``).
+    or a variable: its source is not ``None``): what a cached op's backward plan is built for
+    (``BackwardPlan.need``).
 
     >>> import hybridlab as mx
     >>> x, c = mx.nd.ones((1,)), mx.nd.ones((1,))
@@ -186,17 +188,17 @@ def gradient_mask(arrays):
     >>> gradient_mask([x, c])
     (True, False)
     """
-    return tuple(x._node is not None or x._grad_req != "null" for x in arrays)
+    return sources_mask(map(source_of, arrays))
+
+
+def sources_mask(sources):
+    """``gradient_mask`` of the arrays whose ``source_of`` are ``sources`` (a C pass)."""
+    return tuple(map(is_not, sources, repeat(None)))
 
 
 def needs_record(inputs):
     """True when an op call on ``inputs`` must be recorded (recording, and some input needs a grad)."""
-    if not flags.recording:
-        return False
-    for x in inputs:
-        if (x._node is not None and not x._node[0].freed) or x._grad_req != "null":
-            return True
-    return False
+    return flags.recording and any(map(is_not, map(source_of, inputs), repeat(None)))
 
 
 def check_grad_req(req):

@@ -5,6 +5,8 @@ and ONE tape node is recorded, whose gradient runs the compiled backward program
 that backward cannot be compiled (``fallbacks`` says why), and for ``create_graph=True``, the
 optimized graph runs node by node through the imperative dispatcher instead (``Interpreter``), so
 autograd records every op."""
+from operator import attrgetter
+
 from .. import monitor_state
 from ..autograd import state as autograd_state
 from ..autograd.backward import run_backward, tape_order
@@ -18,6 +20,7 @@ from .program_error import program_error
 __all__ = ["RecordedCalls", "TapeOp", "needs_record"]
 
 _state = autograd_state.flags
+_data_of = attrgetter("_data")
 
 
 class RecordedCalls:
@@ -39,10 +42,11 @@ class RecordedCalls:
                 return self._call_recorded(args, default_device)
         return self.run_train(plan, args, monitor, label)
 
-    def run_train(self, plan, args, monitor=None, label=""):
+    def run_train(self, plan, args, monitor=None, label="", sources=None):
         """The recorded call of ``args`` with ``plan`` (theirs: see ``CachedOp.train_plan``): the train forward,
-        then ONE tape node whose gradient runs the plan's backward."""
-        datas = [x._data for x in args]
+        then ONE tape node whose gradient runs the plan's backward (``sources``: the args' ``source_of``,
+        when the caller has them)."""
+        datas = list(map(_data_of, args))
         x0 = args[0]
         try:
             if monitor is None:
@@ -55,7 +59,8 @@ class RecordedCalls:
         except Exception as err:
             raise program_error(err) from err.__cause__
         outs, saved = plan.split(res)
-        node = autograd_state.TapeNode(self._tape_op, (plan, saved, datas, label), list(args), tuple(outs), x0._device)
+        node = autograd_state.TapeNode(self._tape_op, (plan, saved, datas, label), list(args), tuple(outs), x0._device,
+                                       sources)
         wrapped = []
         for i, o in enumerate(outs):
             w = NDArray._wrap(o, x0._device, x0._np)

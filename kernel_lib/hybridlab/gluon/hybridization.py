@@ -210,9 +210,10 @@ class HybridizationState:
     def _run_train(self, plan, cargs):
         """The recorded call of the cached op's arguments ``cargs`` with ``plan`` when the same of them
         need gradients as when the plan was built, else ``None``."""
-        if autograd_state.gradient_mask(cargs) != plan.need:
+        sources = list(map(autograd_state.source_of, cargs))
+        if autograd_state.sources_mask(sources) != plan.need:
             return None
-        return self.cached_op.run_train(plan, cargs)
+        return self.cached_op.run_train(plan, cargs, sources=sources)
 
     def remember_fast(self, real, cargs, out, monitored, many=False):
         """Keep what the next call may reuse through ``fast_call`` (one array in position 0) or
