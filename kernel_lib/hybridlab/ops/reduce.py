@@ -147,11 +147,27 @@ def reduction(name, kernel, grad, *, legacy, uses_y=False, aliases=(), np=(), do
             _check_nonempty(a, in_shapes[0])
         return [reduced_shape(in_shapes[0], _axes_of(a, in_shapes[0], legacy), a["keepdims"], legacy)]
 
-    def compute(ctx, a, x):
+    def geometry(a, x):
+        """``(a, axes, result dtype, result shape, unit)`` of reducing ``x`` with attributes ``a``
+        (``unit``: every reduced axis has size 1)."""
         axes = _axes_of(a, x.shape, legacy)
         out_dtype = (infer_type or (lambda a_, d: [x.dtype]))(a, [x.dtype])[0]
         shape = reduced_shape(x.shape, axes, a["keepdims"], legacy)
-        if unit_axes is not None and x.size and prod(shape) == x.size:     # every reduced axis has size 1
+        unit = unit_axes is not None and x.size and prod(shape) == x.size
+        return a, axes, out_dtype, shape, unit
+
+    geometries = {}     # (id(attrs), shape, dtype) -> geometry: a loop's calls reduce the same shapes
+
+    def compute(ctx, a, x):
+        key = (id(a), x.shape, x.dtype)
+        found = geometries.get(key)
+        if found is None or found[0] is not a:       # (the attributes kept alive in it: ids stay theirs)
+            found = geometry(a, x)
+            if len(geometries) >= 1024:
+                geometries.clear()
+            geometries[key] = found
+        _, axes, out_dtype, shape, unit = found
+        if unit:
             res = x.astype(out_dtype) if unit_axes == "copy" else ctx.xp.add(x, 0, dtype=out_dtype, casting="unsafe")
         else:
             res = kernel(ctx.xp, x, axes, out_dtype)
