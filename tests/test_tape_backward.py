@@ -353,3 +353,120 @@ def test_one_program_fed_two_ways_in_turns_gives_the_op_by_op_gradients(ops, rea
                 assert g == want, f"backward {turn}"
             else:
                 np.testing.assert_allclose(g, want, rtol=1e-4, atol=1e-5, err_msg=f"backward {turn}")
+
+
+# ---- the replay of a whole backward -----------------------------------------------------------------
+# A training loop's backward() is the last one again but for the values: the compiled path checks the
+# tape against it and runs the program at once (``tape_backward._Replay``). Whatever the loop changes
+# between its steps, every step's gradients (and weights) must equal the op-by-op loop's.
+CHANGES = ("none", "add", "write", "null", "labels", "batch", "set_data", "step", "retain", "head", "zero_grad",
+           "one_constant", "two_constants", "hooks")
+
+
+def _replayed_loop(changes, compiled, replays):
+    """Per change of ``changes`` (made before its step): a step of the loop (hybridized dense layer,
+    a loss written with ``mx.nd``, ``backward``), its gradients and weights; ``replays`` counts the
+    backwards the replay did."""
+    from hybridlab import op_monitor
+    rng = np.random.default_rng(11)
+    net = mx.gluon.nn.Dense(3, in_units=4)
+    net.initialize()
+    _set_params(net, rng)
+    net.hybridize()
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
+    ce = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+
+    def batch(n):
+        return (mx.nd.array(rng.standard_normal((n, 4)).astype(np.float32)), mx.nd.array(rng.integers(0, 3, n)),
+                mx.nd.array(rng.standard_normal((1, 3)).astype(np.float32)))
+    x, y, c = batch(5)
+    c2, loss_kind = c, "ce"
+    out, saved = [], driver._segment_backward
+    driver._segment_backward = saved if compiled else [None]
+    try:
+        for change in changes:
+            if change in ("add", "write", "null"):
+                net.weight.grad_req = "add" if change == "add" else "write"
+                net.bias.grad_req = "null" if change == "null" else "write"
+            elif change in ("labels", "batch"):
+                x, y, c = batch(5 if change == "labels" else 3)
+                c2 = c
+            elif change == "set_data":
+                net.weight.set_data(mx.nd.array(rng.standard_normal((3, 4)).astype(np.float32)))
+            elif change == "zero_grad":
+                net.collect_params().zero_grad()
+            elif change in ("one_constant", "two_constants"):
+                loss_kind = "constants"       # the same ops reading one constant twice, or two alike
+                c2 = c if change == "one_constant" else mx.nd.array(rng.standard_normal((1, 3)).astype(np.float32))
+            with mx.autograd.record():
+                z = net(x)
+                if loss_kind == "ce":
+                    loss = ce(z, y)
+                else:
+                    loss = (mx.nd.broadcast_mul(z, c) + mx.nd.broadcast_mul(z, c2)).sum(axis=1)
+            before = replays[0]
+            if change == "retain":
+                loss.backward(retain_graph=True)
+            if change == "head":
+                loss.backward(mx.nd.ones(loss.shape) * 2)
+            elif change == "hooks":
+                with op_monitor.hooks("h_", lambda *_: None):
+                    loss.backward()
+            else:
+                loss.backward()
+            if change == "step":
+                trainer.step(x.shape[0])
+            out.append((replays[0] > before, [p.grad().asnumpy().copy() if p.grad_req != "null" else None
+                                              for p in (net.weight, net.bias)] + [net.weight.data().asnumpy().copy()]))
+    finally:
+        driver._segment_backward = saved
+    return out
+
+
+@pytest.fixture
+def replays(monkeypatch):
+    """``[count]`` of the backwards the replay did."""
+    count, run = [0], tape_backward._Replay.run
+
+    def counted(self, head):
+        done = run(self, head)
+        count[0] += done is not None
+        return done
+    monkeypatch.setattr(tape_backward._Replay, "run", counted)
+    return count
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None)
+@given(changes=st.lists(st.sampled_from(CHANGES), min_size=4, max_size=12))
+@example(changes=["none"] * 3 + [c for c in CHANGES for _ in range(4)])
+def test_a_loop_whose_steps_change_in_any_way_gets_the_op_by_op_gradients_replayed_or_not(changes):
+    counts = {}
+    got = {}
+    for compiled in (True, False):
+        count = [0]
+        run = tape_backward._Replay.run
+
+        def counted(self, head, run=run, count=count):
+            done = run(self, head)
+            count[0] += done is not None
+            return done
+        tape_backward._Replay.run = counted
+        try:
+            got[compiled] = _replayed_loop(changes, compiled, count)
+        finally:
+            tape_backward._Replay.run = run
+        counts[compiled] = count[0]
+    assert counts[False] == 0
+    for i, ((replayed, a), (_, b)) in enumerate(zip(got[True], got[False])):
+        if changes[i] in ("add", "head", "hooks"):       # (a sum into the buffer, a head gradient, op hooks)
+            assert not replayed, f"step {i} ({changes[i]}) was replayed"
+        for g, want in zip(a, b):
+            if want is None:
+                assert g is None
+            else:
+                np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-6, err_msg=f"step {i} ({changes[i]})")
+
+
+def test_a_training_loop_replays_its_backward(replays):
+    steps = _replayed_loop(["none"] * 6, True, replays)
+    assert [r for r, _ in steps] == [False, False, True, True, True, True]     # seen, compiled, then replayed

@@ -16,6 +16,8 @@ Example::
     >>> mx.autograd.grad(y, [x])[0].asnumpy().tolist()
     [6.0]
 """
+from itertools import chain
+from operator import attrgetter
 from sys import getrefcount as _refcount
 
 from numpy import empty as _empty, ndarray as _ndarray
@@ -34,16 +36,21 @@ _NOT_IN_GRAPH = ("Cannot differentiate node because it is not in a computational
                  "to backward.")
 
 
+_inputs_of = attrgetter("inputs")
 _segment_backward = [None]    # compiler.tape_backward.run_segment, registered by that layer (above this one)
+_replay = [None]              # and its replay of the last whole backward
 
 
-def register_segment_backward(fn):
+def register_segment_backward(fn, replay=None):
     """Let ``fn(order, node_grads, buffers)`` differentiate the imperative calls at the end of the
     tape walk ``order`` at once: it returns ``(start, [(source, gradient)...])`` for
     ``order[start:]`` or ``None`` (then they run op by op); ``buffers(node)`` (``backward`` only,
     else ``None``): per input of a node, the gradient buffer its gradient may be written into (see
-    ``run_backward``). The compiler registers its compiled backward (``compiler.tape_backward``)."""
-    _segment_backward[0] = fn
+    ``run_backward``). ``replay(head)``: ``backward`` of the one array ``head`` with ones as its
+    gradient done again the way ``fn`` did the last one whole, every variable's gradient written
+    into its buffer: ``(tape nodes, buffers written)``, or ``None`` (having done nothing) where the
+    tape differs. The compiler registers its compiled backward (``compiler.tape_backward``)."""
+    _segment_backward[0], _replay[0] = fn, replay
 
 
 def mark_variables(variables, gradients, grad_reqs="write"):
@@ -193,6 +200,14 @@ def _pass_on(pairs, node_grads, leaf_grads):
             leaf_grads[key] = (src, g if old is None else F.elemwise_add(old[1], g))
 
 
+def _drop_null_grads(inputs):
+    """As MXNet's backward clears the graph it frees: the variables among ``inputs`` (of tape nodes)
+    with ``grad_req`` 'null' lose their gradient buffers (constants from then on)."""
+    for x in inputs:        # (NDArrays: recording read their _node and _grad_req)
+        if x._grad is not None and x._node is None and x._grad_req == "null":
+            x._grad = None
+
+
 def _free(node):
     """The graph a backward without ``retain_graph`` has gone through is freed, as in MXNet."""
     node.freed = True
@@ -218,9 +233,7 @@ def _walk(heads, drop_null):
         seen.add(node)
         push((node, True))
         if drop_null:
-            for x in node.inputs:        # (NDArrays: recording read their _node and _grad_req)
-                if x._node is None and x._grad_req == "null":
-                    x._grad = None
+            _drop_null_grads(node.inputs)
         for src in node.sources:
             if src is None:
                 continue
@@ -264,6 +277,11 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     >>> x.grad.asnumpy().tolist()
     [2.0, 2.0]
     """
+    if isinstance(heads, NDArray):
+        heads = [heads]
+    if (head_grads is None and len(heads) == 1 and _segment_backward[0] is not None and _replay[0] is not None
+            and _replayed(heads[0], retain_graph, train_mode)):
+        return
     result = run_backward(heads, head_grads, retain_graph, False, train_mode, store=True)
     while result:
         leaf, g = result.popitem()[1]        # popped: ``g`` is then referenced here only, if by no one else
@@ -279,6 +297,29 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
         else:
             leaf._grad._data += g._data.astype(leaf._grad.dtype, copy=False)
         wrote(leaf._grad)
+
+
+def _replayed(head, retain_graph, train_mode):
+    """``backward`` of ``head`` by the compiler's replay (``register_segment_backward``), with what
+    ``run_backward`` and ``backward`` do around a compiled program: the modes, freeing the graph
+    (``retain_graph``), the gradients marked fresh and written. False when it declines."""
+    prev_rec, prev_train = set_recording(False), set_training(train_mode)
+    try:
+        done = _replay[0](head)
+    finally:
+        set_recording(prev_rec)
+        set_training(prev_train)
+    if done is None:
+        return False
+    nodes, buffers = done
+    if not retain_graph:
+        _drop_null_grads(chain.from_iterable(map(_inputs_of, nodes)))
+        for node in nodes:
+            _free(node)
+    for buf in buffers:
+        mark_fresh(buf)
+        wrote(buf)
+    return True
 
 
 def _adopt(buf, g):

@@ -39,6 +39,10 @@ Example::
 """
 import threading
 import weakref
+from itertools import repeat
+from operator import attrgetter, is_not
+
+from numpy import empty, ndarray
 
 from .. import monitor_state
 from ..autograd.backward import register_segment_backward
@@ -59,6 +63,7 @@ MAX_SEEN = 1024             # structures seen once (forgotten all at once past i
 _programs = {}              # key -> _Segment, or None: its gradient cannot be traced
 _seen = set()               # keys seen once: a structure compiles when it comes again (one-offs never do)
 _latest = [None]
+_replay = [None]            # the _Replay of the last whole backward() that can be replayed
 _lock = threading.Lock()
 
 
@@ -100,7 +105,12 @@ def run_segment(order, node_grads, buffers=None):
         segment = _compiled(joined_key, nodes, externals, heads, device, training, call)
         if segment is not None:
             _latest[0] = segment
-            return start - 1, segment.run(nodes, externals, heads, device, call, buffers)
+            grads = segment.run(nodes, externals, heads, device, call, buffers)
+            if start == 1 and buffers is not None:     # the whole tape, for backward(): replayable?
+                replay = _Replay.of(segment, call, nodes, externals, heads, grads)
+                if replay is not None:
+                    _replay[0] = replay
+            return start - 1, grads
         if _programs.get(joined_key, False) is not None:
             return None       # seen once (or no room): op by op
         # (the joined gradient cannot be traced: the calls alone)
@@ -221,6 +231,7 @@ class _Segment:
         self.plan = weakref.ref(plan) if plan is not None else None
         self._into = {}                  # positions written into given arrays -> program
         self.ran = program               # the program run last (``program`` or an into variant)
+        self.last_into = ()              # the positions written into given arrays by the last run
 
     @classmethod
     def build(cls, nodes, externals, heads, device, training, call=None):
@@ -258,6 +269,14 @@ class _Segment:
             return None
         return cls(program, bind_index, grad_inputs, (d, outputs, shapes, dtypes, device, training, title), plan)
 
+    def call(self, program, args):
+        """``program(*args)`` (``self.program`` or an into variant), noted as the one run last."""
+        self.ran = program
+        try:
+            return program.fn(*args)
+        except Exception as err:
+            raise program_error(err) from err.__cause__
+
     def run(self, nodes, externals, heads, device, call=None, buffers=None):
         """``[(source, gradient NDArray)]`` of the arrays read from elsewhere (and of the inputs of
         the cached op's ``call``), from the values the tape kept for ``nodes`` and ``call`` and the
@@ -284,11 +303,8 @@ class _Segment:
                         program = self._into[positions] = compile_backward(d, outputs, shapes, dtypes, dev,
                                                                            training, title, into=positions)
                     args += [into[plan.grad_inputs[p]]._data for p in positions]
-        self.ran = program
-        try:
-            res = program.fn(*args)
-        except Exception as err:
-            raise program_error(err) from err.__cause__
+        self.last_into = positions
+        res = self.call(program, args)
         n_call = 0 if call is None else len(plan.grad_inputs)
         if n_call + len(self.grad_inputs) == 1:
             res = (res,)
@@ -339,4 +355,151 @@ def _joined(d, plan, externals, call, outputs, shapes, dtypes):
     return joined, [k for k, _ in tail], call_index
 
 
-register_segment_backward(run_segment)
+class _Replay:
+    """A ``backward()`` the compiled program did whole, kept to be done again: a cached op's call,
+    the imperative calls after it and ones as the head gradient, every variable being an input of
+    the call whose gradient went into its buffer. A training loop's next ``backward()`` is the same
+    but for the values, and ``run`` checks just what the walk, the key and the driver would find
+    (ops and attributes, wiring, which arrays are one, shapes and dtypes of the arrays read, the
+    call's plan, which inputs are variables, their buffers, modes, monitors) against the tape, then
+    calls the program: a fraction of their Python work (most checks are C loops, ``map``). Anything
+    else: ``None``, nothing done, and the driver goes its usual way. Holds no array: the arrays are
+    the tape's, found through it."""
+
+    __slots__ = ("segment", "program", "positions", "into_order", "ops", "attrs", "links", "constants", "reads",
+                 "read_types", "not_variables", "variable_shapes", "head_index", "device", "training")
+
+    @classmethod
+    def of(cls, segment, call, nodes, externals, heads, grads):
+        """The replay of the run just done (``run_segment``'s arguments with ``order`` being
+        ``[call] + nodes``, and its result ``grads``), or ``None`` when it is not one to replay."""
+        if len(heads) != 1 or heads[0][0] != len(nodes) - 1 or segment.grad_inputs:
+            return None
+        variables = [src for src in call.sources if src is not None]
+        if len(grads) != len(variables) or not all(g is src._grad for src, g in grads):
+            return None         # (a gradient not written into its buffer)
+        self = cls()
+        self.segment, self.positions = segment, segment.last_into
+        self.into_order = tuple(segment.plan().grad_inputs[p] for p in self.positions)   # (the call's inputs)
+        self.program = segment.ran
+        self.head_index, self.device, self.training = heads[0][1], call.device, call.training
+        self.ops = tuple(node.op for node in nodes)
+        self.attrs = tuple(node.attrs for node in nodes)
+        where = {id(call): 0}
+        where.update((id(node), j) for j, node in enumerate(nodes, 1))
+        first = {id(x): k for k, (x, _) in enumerate(externals)}
+        # (position j, input i) reading output o of the node at position k, users first (then ``run``
+        # finds every node through a later one); inputs of no node; inputs read from elsewhere
+        links, self.constants, self.reads = [], [], []
+        for j, node in reversed(list(enumerate(nodes, 1))):
+            for i, (x, src) in enumerate(zip(node.inputs, node.sources)):
+                if src.__class__ is tuple:
+                    k = where.get(id(src[0]))
+                    if k is None:
+                        return None
+                    links.append((j, i, k, src[1]))
+                elif src is None:
+                    self.constants.append((j, i))
+                else:
+                    return None     # (a variable the imperative calls read: not the call's input)
+                if src is None or k == 0:           # (read from elsewhere: a constant or the call's output)
+                    self.reads.append((j, i, first[id(x)]))
+        self.links = links
+        self.read_types = tuple((x._data.shape, x._data.dtype) for x, _ in externals)
+        self.not_variables = tuple(i for i, src in enumerate(call.sources) if src is None)
+        self.variable_shapes = tuple(v._data.shape for v in variables)
+        return self
+
+    def run(self, head):
+        """``(tape nodes, gradient buffers written)`` of ``backward()`` of ``head`` done as the
+        replayed one was (see the class doc), or ``None`` without doing anything."""
+        entry = head._node
+        if (entry is None or entry[1] != self.head_index or monitor_state.switches.symbolic
+                or any(map(hasattr, map(_compute_of, self.ops), repeat("_hl_plain")))):   # (op hooks, profiler)
+            return None
+        ops, attrs, training, device = self.ops, self.attrs, self.training, self.device
+        found = [None] * (len(ops) + 1)
+        found[-1] = node = entry[0]
+        if (node.op is not ops[-1] or node.attrs is not attrs[-1] or node.freed or node.training != training
+                or (node.device is not device and node.device != device)):
+            return None
+        try:
+            for j, i, k, o in self.links:        # (every node is found through a later one: checked then)
+                src = found[j].sources[i]
+                if src.__class__ is not tuple or src[1] != o:
+                    return None
+                node = src[0]
+                if found[k] is None:
+                    if k and (node.op is not ops[k - 1] or node.attrs is not attrs[k - 1]) or node.freed \
+                            or node.training != training or (node.device is not device and node.device != device):
+                        return None
+                    found[k] = node
+                elif found[k] is not node:
+                    return None
+            for j, i in self.constants:
+                if found[j].sources[i] is not None:
+                    return None
+        except IndexError:          # (fewer inputs than the replayed calls had)
+            return None
+        call = found[0]
+        plan = self.segment.plan()
+        # (the plan is built for which of the call's inputs are variables: their sources say the same)
+        if (call.op.__class__ is not TapeOp or call.attrs.__class__ is not tuple or plan is None
+                or call.attrs[0] is not plan or len(set(map(id, found))) != len(found)):
+            return None
+        nodes = found[1:]
+        externals = [None] * len(self.read_types)
+        for j, i, k in self.reads:
+            x = found[j].inputs[i]
+            if externals[k] is None:
+                externals[k] = x
+            elif externals[k] is not x:
+                return None
+        datas = list(map(_data_of, externals))
+        if (len(set(map(id, externals))) != len(externals) or not set(map(type, externals)) <= _DENSE
+                or tuple(zip(map(_shape_of, datas), map(_dtype_of, datas))) != self.read_types):
+            return None
+        # the variables: one buffer each, of their own ('write', dense NumPy), no two alike
+        variables = [src for src in call.sources if src is not None]
+        buffers = list(map(_grad_of, variables))
+        if (not all(map(is_not, buffers, repeat(None))) or set(map(_grad_req_of, variables)) != _WRITE
+                or not set(map(type, buffers)) <= _DENSE or set(map(type, map(_data_of, buffers))) != _NUMPY
+                or len(set(map(id, buffers))) != len(buffers)
+                or tuple(map(_shape_of, map(_data_of, variables))) != self.variable_shapes):
+            return None
+        h = head._data
+        out = entry[0].out_data[self.head_index]
+        if type(h) is not ndarray or h.shape != out.shape or h.dtype != out.dtype:
+            return None
+        ones = empty(h.shape, h.dtype)
+        ones.fill(1)
+        for node in nodes:
+            datas += node.out_data
+        datas.append(ones)
+        _, saved, call_datas, _ = call.attrs
+        datas += call_datas
+        datas += saved
+        args = list(map(datas.__getitem__, self.segment._bind_index))
+        into = list(map(_data_of, buffers))         # (per input of the call: its buffer's array, or None)
+        for i in self.not_variables:
+            into.insert(i, None)
+        if plan._into_positions(into, args) != self.positions:
+            return None
+        args += map(into.__getitem__, self.into_order)
+        self.segment.call(self.program, args)
+        _latest[0] = self.segment
+        return found, buffers
+
+
+_DENSE, _NUMPY, _WRITE = frozenset(DENSE_CLASSES), {ndarray}, {"write"}
+_data_of, _grad_of, _grad_req_of = attrgetter("_data"), attrgetter("_grad"), attrgetter("_grad_req")
+_shape_of, _dtype_of = attrgetter("shape"), attrgetter("dtype")
+_compute_of = attrgetter("compute")
+
+
+def _replay_last(head):
+    replay = _replay[0]
+    return None if replay is None else replay.run(head)
+
+
+register_segment_backward(run_segment, _replay_last)
