@@ -538,22 +538,3 @@ def test_trainer_without_kvstore_updates_each_device_with_its_own_gradient_and_c
         for p, q in zip((a, b), r):
             np.testing.assert_array_equal(p.data(d).asnumpy(), q.data().asnumpy(), err_msg=f"device {j}")
     assert all(u.packed_last for u in trainer._updaters)
-
-
-def test_trainer_groups_parameters_by_device_they_are_on():
-    """Per device, the parameters on it (parameters on fewer devices than others are left out of the
-    later devices) and, with ``ignore_stale_grad``, only those with a fresh gradient."""
-    from hybridlab.gluon.trainer import _per_device
-    a0, a1, b0, c0, c1 = "a0", "a1", "b0", "c0", "c1"
-    arrays = [[a0, a1], [b0], [c0, c1]]
-    weights = [a0, a1, b0, c0, c1]
-    grads = ["g" + w for w in weights]
-    assert _per_device((0, 1, 2), arrays, grads, weights, None) == [
-        ([0, 1, 2], ["ga0", "gb0", "gc0"], [a0, b0, c0]), ([0, 2], ["ga1", "gc1"], [a1, c1])]
-    assert _per_device((0, 1, 2), arrays, grads, weights, [True, True, False, True, False]) == [
-        ([0, 2], ["ga0", "gc0"], [a0, c0]), ([0], ["ga1"], [a1])]
-    assert _per_device((4, 7), [[a0, a1], [b0, c1]], ["ga0", "ga1", "gb0", "gc1"], [a0, a1, b0, c1], None) == [
-        ((4, 7), ["ga0", "gb0"], [a0, b0]), ((4, 7), ["ga1", "gc1"], [a1, c1])]
-    assert _per_device((4, 7), [[a0], [b0]], ["ga0", "gb0"], [a0, b0], None) == [((4, 7), ["ga0", "gb0"], [a0, b0])]
-    assert _per_device((4, 7), [[a0, a1], [b0, c1]], ["ga0", "ga1", "gb0", "gc1"], [a0, a1, b0, c1],
-                       [False, False, True, False]) == [([7], ["gb0"], [b0])]   # (no second device to update)

@@ -13,7 +13,6 @@ Example::
     False
 """
 import threading
-from collections import deque
 from itertools import repeat
 from operator import is_not
 
@@ -21,7 +20,7 @@ from ..base import MXNetError
 
 __all__ = ["flags", "Scope", "record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training", "TapeNode", "gradient_mask", "sources_mask", "needs_record", "check_grad_req", "mark_fresh",
-           "is_fresh", "take_fresh", "all_fresh", "forget_fresh"]
+           "take_fresh"]
 
 
 class _Flags(threading.local):
@@ -226,15 +225,3 @@ def take_fresh(grad):
     fresh = getattr(grad, "_fresh", False)
     grad._fresh = False
     return fresh
-
-
-def all_fresh(grads):
-    """Whether backward wrote every gradient buffer in ``grads`` since it was last taken (``is_fresh``
-    of each, in one pass of C: the Trainer asks it of every gradient every step)."""
-    return all(map(getattr, grads, repeat("_fresh"), repeat(False)))
-
-
-def forget_fresh(grads):
-    """Take every gradient buffer in ``grads`` (``take_fresh`` of each, the answers not wanted), in
-    one pass of C."""
-    deque(map(setattr, grads, repeat("_fresh"), repeat(False)), maxlen=0)    # (runs them, keeps nothing)

@@ -38,8 +38,6 @@ Example::
     True
 """
 import os
-from itertools import chain
-from operator import attrgetter
 
 from .. import kvstore as kvs
 from .. import optimizer as opt
@@ -49,10 +47,6 @@ from ..fileio import read_file, write_atomic
 from .parameter import DATA_VERSION, Parameter
 
 __all__ = ["Trainer"]
-
-_grad_req_of = attrgetter("grad_req")
-_data_of = attrgetter("_data")
-_grad_of = attrgetter("_grad")
 
 class Trainer:
     """Updates ``params`` (a dict/ParameterDict of Parameters, or a list) with ``optimizer`` (a name
@@ -70,7 +64,7 @@ class Trainer:
         if not isinstance(params, (list, tuple)):
             raise ValueError(f"First argument must be a list or dict of Parameters, got {type(params)}.")
         self._params = []
-        self._param2idx = {}        # id(Parameter) -> its index, the position in ``_params``
+        self._param2idx = {}
         self._contains_sparse_weight = False
         self._contains_sparse_grad = False
         for param in params:
@@ -83,7 +77,6 @@ class Trainer:
             param._set_trainer(self)
             self._contains_sparse_weight |= param._stype != "default"
             self._contains_sparse_grad |= param._grad_stype != "default"
-        self._indices = tuple(range(len(self._params)))
         self._compression_params = compression_params
         self._contexts = self._check_contexts()
         self._init_optimizer(optimizer, optimizer_params or {})
@@ -273,30 +266,22 @@ class Trainer:
         self._update(ignore_stale_grad)
 
     def _trainable(self):
-        """``(indices, Parameters, arrays)`` of the parameters with a gradient, ``arrays`` each one's
-        data on its devices; all initialized, else the error. Read afresh every step (``grad_req``
-        may change in between), in C passes over the parameters when all of them train."""
-        indices, params = self._indices, self._params
-        reqs = list(map(_grad_req_of, params))
-        if "null" in reqs:
-            indices = [i for i, req in zip(indices, reqs) if req != "null"]
-            params = [params[i] for i in indices]
-        arrays = list(map(_data_of, params))
-        if None in arrays:
-            param = params[arrays.index(None)]
-            if param._deferred_init:
-                raise MXNetError(f"Trainer: Parameter '{param.name}' has not been initialized yet (its "
-                                 "initialization is deferred to the first forward pass): run a forward "
-                                 "and backward pass before step()")
-            raise MXNetError(f"Trainer: Parameter '{param.name}' has not been initialized: call "
-                             "initialize() on the block first")
-        return indices, params, arrays
+        """``[(index, Parameter)]`` of the parameters with a gradient, all initialized (else the error)."""
+        found = [(i, param) for i, param in enumerate(self._params) if param.grad_req != "null"]
+        for _, param in found:
+            if param._data is None:
+                if param._deferred_init:
+                    raise MXNetError(f"Trainer: Parameter '{param.name}' has not been initialized yet (its "
+                                     "initialization is deferred to the first forward pass): run a forward "
+                                     "and backward pass before step()")
+                raise MXNetError(f"Trainer: Parameter '{param.name}' has not been initialized: call "
+                                 "initialize() on the block first")
+        return found
 
     def _allreduce_grads(self):
         if not self._kvstore:
             return                          # no store: each device keeps its own gradient (as MXNet)
-        indices, params, _ = self._trainable()
-        for i, param in zip(indices, params):
+        for i, param in self._trainable():
             grads = param.list_grad()
             if grads[0].stype != "default":
                 self._kvstore.push(i, grads, priority=-i)
@@ -318,36 +303,44 @@ class Trainer:
         loss_scaler = getattr(self, "_amp_loss_scaler", None)    # attached by contrib.amp.init_trainer
         if loss_scaler is not None and loss_scaler.has_overflow(self._params):
             return                          # an overflowing AMP step is skipped (MXNet)
-        indices, params, arrays = self._trainable()
-        weights = list(chain.from_iterable(arrays))     # every parameter's arrays in turn, one per device
-        grads = list(map(_grad_of, weights))
-        all_fresh = autograd_state.all_fresh(grads)
-        if not all_fresh and not ignore_stale_grad:
-            _raise_stale(params, arrays)    # before anything is updated
+        trainable = [(i, param, param._data) for i, param in self._trainable()]   # (weights per device)
+        if not ignore_stale_grad:
+            for _, param, weights in trainable:
+                for w in weights:
+                    g = w._grad
+                    if not autograd_state.is_fresh(g):
+                        raise UserWarning(
+                            f"Gradient of Parameter `{param.name}` on context {g.device} has not been updated by "
+                            f"backward since last `step`. This could mean a bug in your model that made it only use "
+                            f"a subset of the Parameters (Blocks) for this iteration. If you are intentionally only "
+                            f"using a subset, call step with ignore_stale_grad=True to suppress this warning and skip "
+                            f"updating of Parameters with stale gradient")
         if self._kvstore and self._update_on_kvstore:
             return                          # the store updated the weights (MXNet keeps the grads 'fresh')
-        if ignore_stale_grad:               # MXNet: a stale gradient's parameter is not updated
-            fresh = list(map(autograd_state.take_fresh, grads))
-            fresh = None if all(fresh) else fresh
-        else:
-            autograd_state.forget_fresh(grads)
-            fresh = None
-        per_device = _per_device(indices, arrays, grads, weights, fresh)
+        per_device = []         # per device: (indices, gradients, weights)
+        take_fresh = autograd_state.take_fresh
+        for i, _, weights in trainable:
+            for j, w in enumerate(weights):
+                if not take_fresh(w._grad) and ignore_stale_grad:
+                    continue                # MXNet: a stale gradient's parameter is not updated
+                while len(per_device) <= j:
+                    per_device.append(([], [], []))
+                idx, gs, ws = per_device[j]
+                idx.append(i)
+                gs.append(w._grad)
+                ws.append(w)
         while len(self._updaters) < len(per_device):
             self._updaters.append(self._new_updater())
         # the update counts (Adam's t, the scheduler's num_update) advance once per step, not per device
         optimizer = self._optimizer
-        several = len(per_device) > 1
-        if several:
-            counts, num_update = dict(optimizer._index_update_count), optimizer.num_update
+        counts, num_update = dict(optimizer._index_update_count), optimizer.num_update
         for updater, (idx, gs, ws) in zip(self._updaters, per_device):
             if idx:
-                if several:
-                    optimizer._index_update_count, optimizer.num_update = dict(counts), num_update
+                optimizer._index_update_count, optimizer.num_update = dict(counts), num_update
                 updater(idx, gs, ws)
                 # every parameter of the device updated: pack them (optimizer.packed) for the next steps
                 # to update at once (not with a kvstore: it writes the gradients it reduces)
-                if not updater.packed_last and not self._kvstore and len(idx) == len(indices) \
+                if not updater.packed_last and not self._kvstore and len(idx) == len(trainable) \
                         and updater.pack(idx, gs, ws):
                     DATA_VERSION[0] += 1    # their arrays are views now: hybridized blocks bind them again
 
@@ -383,43 +376,3 @@ class Trainer:
             self._optimizer = first.optimizer
             self._loaded_states = (data, path)
         self._optimizer.param_dict = dict(enumerate(self._params))
-
-
-def _raise_stale(params, arrays):
-    """The stale-gradient warning, for the first parameter whose gradient backward has not written
-    since the last step."""
-    for param, weights in zip(params, arrays):
-        for w in weights:
-            g = w._grad
-            if not autograd_state.is_fresh(g):
-                raise UserWarning(
-                    f"Gradient of Parameter `{param.name}` on context {g.device} has not been updated by "
-                    f"backward since last `step`. This could mean a bug in your model that made it only use "
-                    f"a subset of the Parameters (Blocks) for this iteration. If you are intentionally only "
-                    f"using a subset, call step with ignore_stale_grad=True to suppress this warning and skip "
-                    f"updating of Parameters with stale gradient")
-
-
-def _per_device(indices, arrays, grads, weights, fresh):
-    """Per device, ``(indices, gradients, weights)`` of the parameters to update there, up to the
-    last device with any. ``arrays``: each parameter's weights, one per device; ``weights``,
-    ``grads``: all of them, parameter after parameter; ``fresh``: None (update all), or per weight
-    whether its gradient is fresh (a stale one is not updated)."""
-    if fresh is None and len(weights) == len(arrays) and all(arrays):     # one device each
-        return [(indices, grads, weights)]
-    if fresh is None and len(set(map(len, arrays))) <= 1:                 # every parameter on every device
-        num_device = len(arrays[0]) if arrays else 0
-        return [(indices, grads[j::num_device], weights[j::num_device]) for j in range(num_device)]
-    per_device = []
-    k = 0
-    for i, ws in zip(indices, arrays):
-        for j, w in enumerate(ws):
-            if fresh is None or fresh[k]:
-                while len(per_device) <= j:
-                    per_device.append(([], [], []))
-                idx, gs, dws = per_device[j]
-                idx.append(i)
-                gs.append(grads[k])
-                dws.append(w)
-            k += 1
-    return per_device

@@ -3,7 +3,7 @@
 module, wrap the outputs, and record a tape node when autograd needs one. This is the hot path of
 every imperative call: keep it lean."""
 from itertools import repeat
-from operator import attrgetter, is_, is_not
+from operator import is_not
 
 from numpy import asarray as _asarray, generic as _generic, ndarray as _ndarray
 
@@ -26,8 +26,6 @@ class OutOfMemory(MXNetError, MemoryError):
 
 _autograd_flags = autograd_state.flags
 _source_of = autograd_state.source_of
-_DENSE = frozenset(DENSE_CLASSES)
-_data_of, _shape_of, _device_of = attrgetter("_data"), attrgetter("shape"), attrgetter("_device")
 _wrap_array = NDArray._wrap
 _tracing = deferred_state.tracing
 _MAX_CHECKED = 4096          # shape checks remembered per op (see invoke)
@@ -45,18 +43,31 @@ def invoke(op, inputs, attrs, out=None, np_style=None):
             raise MXNetError(f"{op.name}: out= is not supported while the graph is being traced")
         return deferred_state.tracer.record(op, inputs, attrs, np_style)
     a = op.parse_attrs(attrs)
-    if (inputs and not op.device_attr and _DENSE.issuperset(map(type, inputs))
-            and all(map(is_, map(_device_of, inputs), repeat(device := inputs[0]._device)))):
-        # (the common call: dense arrays on one device object, looked at in C passes)
-        arrays = list(inputs)
-        datas = list(map(_data_of, inputs))
-        shapes = tuple(map(_shape_of, datas))
-        if np_style is None:
-            np_style = arrays[0]._np
-    else:
-        arrays, datas, shapes, device, np_style = _inputs(op, a, inputs, np_style)
+    device = a[op.device_attr] if op.device_attr else None
+    first = None
+    for x in inputs:
+        if x.__class__ in DENSE_CLASSES or isinstance(x, NDArray):    # subclasses: mx.nd.sparse arrays
+            first = x
+            break
+    if device is None:
+        device = first._device if first is not None else current_device()
+    if np_style is None:
+        np_style = first._np if first is not None else False
+    arrays, datas, shapes = [], [], []
+    for x in inputs:
+        if x.__class__ not in DENSE_CLASSES and not isinstance(x, NDArray):
+            if x is None:
+                raise MXNetError(f"{op.name}: an input is None (inputs are {', '.join(op.input_names(a))})")
+            x = _as_array(x, first) if first is not None else NDArray(x, device)
+        elif x._device is not device and x._device != device and op.device_attr is None:
+            raise MXNetError(f"{op.name}: all inputs must be on one device: expected {device}, got an "
+                             f"input on {x._device}")
+        arrays.append(x)
+        datas.append(d := x._data)
+        shapes.append(d.shape)
     # the input count and the op's shape inference check the call, once per attributes and shapes
     # (pure functions of them and of NumPy shape semantics): a loop's later calls skip them
+    shapes = tuple(shapes)
     checked = op.shapes_checked
     key = (id(a), shapes, _np_mode["shape"])
     if key not in checked:
@@ -95,35 +106,6 @@ def invoke(op, inputs, attrs, out=None, np_style=None):
     if out is not None:
         return _write_out(op, outs, out)
     return outs[0] if nvis == 1 else outs
-
-
-def _inputs(op, a, inputs, np_style):
-    """``(arrays, datas, shapes, device, np_style)`` of the inputs of a call of ``op`` (attributes
-    ``a``): NumPy arrays, lists and numbers become arrays on the device of the first NDArray (or the
-    current one; an op's device attribute wins), which every NDArray must be on."""
-    device = a[op.device_attr] if op.device_attr else None
-    first = None
-    for x in inputs:
-        if x.__class__ in DENSE_CLASSES or isinstance(x, NDArray):    # subclasses: mx.nd.sparse arrays
-            first = x
-            break
-    if device is None:
-        device = first._device if first is not None else current_device()
-    if np_style is None:
-        np_style = first._np if first is not None else False
-    arrays, datas, shapes = [], [], []
-    for x in inputs:
-        if x.__class__ not in DENSE_CLASSES and not isinstance(x, NDArray):
-            if x is None:
-                raise MXNetError(f"{op.name}: an input is None (inputs are {', '.join(op.input_names(a))})")
-            x = _as_array(x, first) if first is not None else NDArray(x, device)
-        elif x._device is not device and x._device != device and op.device_attr is None:
-            raise MXNetError(f"{op.name}: all inputs must be on one device: expected {device}, got an "
-                             f"input on {x._device}")
-        arrays.append(x)
-        datas.append(d := x._data)
-        shapes.append(d.shape)
-    return arrays, datas, tuple(shapes), device, np_style
 
 
 def _wrap(data, device, np_style):

@@ -23,8 +23,6 @@ Example::
 import functools
 import json
 import warnings
-from itertools import repeat
-from operator import add, attrgetter, mul
 
 import numpy as np
 
@@ -171,16 +169,8 @@ class Optimizer:
         return [self._get_wd(i) for i in indices]
 
     def _update_count(self, index):
-        """Count one more update of ``index`` (or of each index of a list, in turn), and raise
-        ``num_update`` to the highest count."""
-        indices = index if isinstance(index, (list, tuple)) else (index,)
         counts = self._index_update_count
-        if indices and len(set(indices)) == len(indices):     # each index once: counted in passes of C
-            new = list(map(add, map(counts.get, indices, repeat(self.begin_num_update)), repeat(1)))
-            counts.update(zip(indices, new))
-            self.num_update = max(self.num_update, *new)
-            return
-        for idx in indices:
+        for idx in index if isinstance(index, (list, tuple)) else (index,):
             n = counts.get(idx, self.begin_num_update) + 1
             counts[idx] = n
             if n > self.num_update:
@@ -256,7 +246,8 @@ class Optimizer:
         hyper = self._count(indices)
         if hyper.count(hyper[0]) == len(hyper) and self._step_raw(np, pack.weight, pack.grad, pack.state, *hyper[0],
                                                                           scratch=pack.scratch):
-            wrote(pack.weight)      # (each weight is a view of it: a write to the owner counts for its views)
+            for w in weights:
+                wrote(w)
             return True
         self._apply(indices, weights, grads, states, hyper)
         return True
@@ -268,19 +259,9 @@ class Optimizer:
 
     def _count(self, indices):
         """Count one more update of every index, then return each one's ``(lr, wd, t)`` (MXNet's
-        ``_update_impl`` order: the rates are asked after all the counts). Where ``_get_lr``,
-        ``_get_wd`` and what they call (``_RATE_METHODS``) are the base class's, overridden neither by
-        a subclass nor on the instance, and every index is a Parameter's of ``param_dict`` (a
-        Trainer's optimizer), the same products are computed for all the indices at once, in passes
-        of C (the multipliers read afresh: users change ``lr_mult`` between steps)."""
+        ``_update_impl`` order: the rates are asked after all the counts)."""
         self._update_count(indices)
         counts = self._index_update_count
-        param_dict = self.param_dict
-        if indices and _base_rates(self) and all(map(param_dict.__contains__, indices)):
-            params = list(map(param_dict.__getitem__, indices))
-            lrs = map(mul, repeat(self._scheduled_lr()), map(_lr_mult_of, params))
-            wds = map(mul, repeat(self.wd), map(_wd_mult_of, params))
-            return list(zip(lrs, wds, map(counts.__getitem__, indices)))
         return [(self._get_lr(index), self._get_wd(index), counts[index]) for index in indices]
 
     def _apply(self, indices, weights, grads, states, hyper):
@@ -396,21 +377,6 @@ def _put_rows(full, rows, part):
         full[rows] = part
 
 
-#: the base class's ``_get_lr``, ``_get_wd`` and what they call: ``_count`` computes their values at
-#: once where none is overridden
-_RATE_METHODS = ("_get_lr", "_get_wd", "_mult", "_scheduled_lr")
-_BASE_RATE_METHODS = [getattr(Optimizer, m) for m in _RATE_METHODS]
-_lr_mult_of = attrgetter("lr_mult")
-_wd_mult_of = attrgetter("wd_mult")
-
-
-def _base_rates(optimizer):
-    """Whether ``optimizer``'s ``_RATE_METHODS`` are the base class's: none overridden by its class
-    or set on it (asked at every update: methods may be patched at any time)."""
-    return list(map(getattr, repeat(type(optimizer)), _RATE_METHODS)) == _BASE_RATE_METHODS \
-        and vars(optimizer).keys().isdisjoint(_RATE_METHODS)
-
-
 @functools.lru_cache(maxsize=None)
 def _packable(cls):
     """Whether optimizer class ``cls`` updates with hybridlab's own methods only, ``_step_raw`` included
@@ -493,7 +459,7 @@ class Updater:
         pack = self.packs.get(tuple(index)) if self.packs else None
         self.packed_last = False          # whether this call updated through a pack (see ``pack``)
         if pack is not None:
-            states = list(map(self.states.get, index))
+            states = [self.states.get(i) for i in index]
             if pack.intact(weight, grad, states) and self.optimizer.update_packed(index, weight, grad, states, pack):
                 self.packed_last = True
                 return

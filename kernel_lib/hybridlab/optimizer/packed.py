@@ -22,7 +22,6 @@ Example::
     >>> pack.intact(ws, gs, [None, None])
     True
 """
-from itertools import chain
 from operator import attrgetter, is_
 
 import numpy as np
@@ -46,8 +45,7 @@ class Pack:
         flats = tuple(_pack(part) for part in parts)
         self.state = None if states[0] is None else flats[0] if not isinstance(states[0], tuple) else flats
         self.scratch = np.empty_like(self.grad)      # the update's temporary (a new one each step costs page faults)
-        self._given = list(weights) + list(grads) + list(states)     # as ``intact`` is given them
-        self._size = len(weights)
+        self._given = (list(weights), list(grads), list(states))
         self._arrays = arrays
         self._views = [a._data for a in arrays]
 
@@ -79,9 +77,10 @@ class Pack:
         """Whether ``weights``, ``grads`` and ``states`` are the arrays packed, in order, each still
         the view of the pack it was given."""
         # (a state is None, an NDArray or a tuple of them: the same state objects hold the same arrays)
-        return len(weights) == len(grads) == len(states) == self._size \
-            and all(map(is_, chain(weights, grads, states), self._given)) \
-            and all(map(is_, map(_data_of, self._arrays), self._views))
+        for given, mine in zip((weights, grads, states), self._given):
+            if len(given) != len(mine) or not all(map(is_, given, mine)):
+                return False
+        return all(map(is_, map(_data_of, self._arrays), self._views))
 
 
 def _all(weights, grads, parts):
