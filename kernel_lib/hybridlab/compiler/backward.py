@@ -42,8 +42,6 @@ Example::
         return m_backward__mul_scalar0
     <BLANKLINE>
 """
-from operator import attrgetter
-
 from numpy import dtype, ndarray
 
 from .. import autograd, deferred
@@ -56,8 +54,6 @@ from .passes._graph import gradient_path
 from .passes.fuse_gradients import fuse_gradients
 from .passes.train_variants import keep_workspaces
 from .signature import Signature
-
-_base_of = attrgetter("base")    # a NumPy array's memory owner (None: its own)
 
 __all__ = ["BackwardPlan", "derive_backward", "compile_backward", "BackwardUnavailable"]
 
@@ -329,14 +325,12 @@ class BackwardPlan:
             # (``into`` kept: its ids stay valid)
             last = self._into_checked = (ids, tuple(positions), owners, frozenset(owners.values()), into)
         _, positions, owners, taken, _ = last
-        # the arrays read and the arrays owning their memory (a base of None adds id(None), which no
-        # owner has; the arrays themselves are alive, so no other array has their ids): C loops, no
-        # Python bytecode per argument (this runs every training step)
-        read = set(map(id, args))
-        read.update(map(id, map(_base_of, args)))
-        if taken.isdisjoint(read):
-            return positions
-        return tuple(p for p in positions if owners[p] not in read)
+        for a in args:      # (no set built: the common case, no shared memory, costs one pass)
+            base = a.base
+            if id(a if base is None else base) in taken:
+                read = {id(x if x.base is None else x.base) for x in args}
+                return tuple(p for p in positions if owners[p] not in read)
+        return positions
 
     def split(self, result):
         """(outputs, saved) of what ``forward.fn`` returned."""

@@ -39,9 +39,6 @@ Example::
 """
 import threading
 import weakref
-from itertools import repeat
-from operator import attrgetter, is_not
-
 from numpy import empty, ndarray
 
 from .. import monitor_state
@@ -362,12 +359,11 @@ class _Replay:
     but for the values, and ``run`` checks just what the walk, the key and the driver would find
     (ops and attributes, wiring, which arrays are one, shapes and dtypes of the arrays read, the
     call's plan, which inputs are variables, their buffers, modes, monitors) against the tape, then
-    calls the program: a fraction of their Python work (most checks are C loops, ``map``). Anything
-    else: ``None``, nothing done, and the driver goes its usual way. Holds no array: the arrays are
-    the tape's, found through it."""
+    calls the program: a fraction of their Python work. Anything else: ``None``, nothing done, and
+    the driver goes its usual way. Holds no array: the arrays are the tape's, found through it."""
 
     __slots__ = ("segment", "program", "positions", "into_order", "ops", "attrs", "links", "constants", "reads",
-                 "read_types", "not_variables", "variable_shapes", "head_index", "device", "training")
+                 "read_types", "variable_shapes", "head_index", "device", "training")
 
     @classmethod
     def of(cls, segment, call, nodes, externals, heads, grads):
@@ -406,7 +402,6 @@ class _Replay:
                     self.reads.append((j, i, first[id(x)]))
         self.links = links
         self.read_types = tuple((x._data.shape, x._data.dtype) for x, _ in externals)
-        self.not_variables = tuple(i for i, src in enumerate(call.sources) if src is None)
         self.variable_shapes = tuple(v._data.shape for v in variables)
         return self
 
@@ -414,10 +409,12 @@ class _Replay:
         """``(tape nodes, gradient buffers written)`` of ``backward()`` of ``head`` done as the
         replayed one was (see the class doc), or ``None`` without doing anything."""
         entry = head._node
-        if (entry is None or entry[1] != self.head_index or monitor_state.switches.symbolic
-                or any(map(hasattr, map(_compute_of, self.ops), repeat("_hl_plain")))):   # (op hooks, profiler)
+        if entry is None or entry[1] != self.head_index or monitor_state.switches.symbolic:
             return None
         ops, attrs, training, device = self.ops, self.attrs, self.training, self.device
+        for op in ops:
+            if hasattr(op.compute, "_hl_plain"):     # (op hooks or the profiler watch imperative ops)
+                return None
         found = [None] * (len(ops) + 1)
         found[-1] = node = entry[0]
         if (node.op is not ops[-1] or node.attrs is not attrs[-1] or node.freed or node.training != training
@@ -447,25 +444,35 @@ class _Replay:
         if (call.op.__class__ is not TapeOp or call.attrs.__class__ is not tuple or plan is None
                 or call.attrs[0] is not plan or len(set(map(id, found))) != len(found)):
             return None
-        nodes = found[1:]
-        externals = [None] * len(self.read_types)
+        # the arrays read from elsewhere: the same ones where the replayed were one, of their types
+        types = self.read_types
+        externals, datas = [None] * len(types), [None] * len(types)
         for j, i, k in self.reads:
             x = found[j].inputs[i]
             if externals[k] is None:
-                externals[k] = x
+                d = x._data
+                if x.__class__ not in DENSE_CLASSES or d.shape != types[k][0] or d.dtype != types[k][1]:
+                    return None
+                externals[k], datas[k] = x, d
             elif externals[k] is not x:
                 return None
-        datas = list(map(_data_of, externals))
-        if (len(set(map(id, externals))) != len(externals) or not set(map(type, externals)) <= _DENSE
-                or tuple(zip(map(_shape_of, datas), map(_dtype_of, datas))) != self.read_types):
+        if len(set(map(id, externals))) != len(externals):
             return None
-        # the variables: one buffer each, of their own ('write', dense NumPy), no two alike
-        variables = [src for src in call.sources if src is not None]
-        buffers = list(map(_grad_of, variables))
-        if (not all(map(is_not, buffers, repeat(None))) or set(map(_grad_req_of, variables)) != _WRITE
-                or not set(map(type, buffers)) <= _DENSE or set(map(type, map(_data_of, buffers))) != _NUMPY
-                or len(set(map(id, buffers))) != len(buffers)
-                or tuple(map(_shape_of, map(_data_of, variables))) != self.variable_shapes):
+        # the variables: a buffer each, of their own ('write', dense NumPy), no two alike
+        buffers, into, shapes = [], [], iter(self.variable_shapes)
+        for src in call.sources:
+            if src is None:
+                into.append(None)
+                continue
+            g = src._grad
+            if g is None or src._grad_req != "write" or g.__class__ not in DENSE_CLASSES:
+                return None
+            d = g._data
+            if type(d) is not ndarray or src._data.shape != next(shapes, None):
+                return None
+            buffers.append(g)
+            into.append(d)
+        if len(buffers) != len(self.variable_shapes) or len(set(map(id, buffers))) != len(buffers):
             return None
         h = head._data
         out = entry[0].out_data[self.head_index]
@@ -473,28 +480,20 @@ class _Replay:
             return None
         ones = empty(h.shape, h.dtype)
         ones.fill(1)
-        for node in nodes:
+        for node in found[1:]:
             datas += node.out_data
         datas.append(ones)
         _, saved, call_datas, _ = call.attrs
         datas += call_datas
         datas += saved
         args = list(map(datas.__getitem__, self.segment._bind_index))
-        into = list(map(_data_of, buffers))         # (per input of the call: its buffer's array, or None)
-        for i in self.not_variables:
-            into.insert(i, None)
         if plan._into_positions(into, args) != self.positions:
             return None
-        args += map(into.__getitem__, self.into_order)
+        for k in self.into_order:
+            args.append(into[k])
         self.segment.call(self.program, args)
         _latest[0] = self.segment
         return found, buffers
-
-
-_DENSE, _NUMPY, _WRITE = frozenset(DENSE_CLASSES), {ndarray}, {"write"}
-_data_of, _grad_of, _grad_req_of = attrgetter("_data"), attrgetter("_grad"), attrgetter("_grad_req")
-_shape_of, _dtype_of = attrgetter("shape"), attrgetter("dtype")
-_compute_of = attrgetter("compute")
 
 
 def _replay_last(head):
