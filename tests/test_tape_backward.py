@@ -2,6 +2,7 @@
 again (``compiler.tape_backward``): every gradient equals the op-by-op backward's, and what must
 see or do each gradient op (op hooks, recorded gradients, ``autograd.Function``) still runs op by
 op."""
+import contextlib
 import importlib
 
 import numpy as np
@@ -360,7 +361,7 @@ def test_one_program_fed_two_ways_in_turns_gives_the_op_by_op_gradients(ops, rea
 # tape against it and runs the program at once (``tape_backward._Replay``). Whatever the loop changes
 # between its steps, every step's gradients (and weights) must equal the op-by-op loop's.
 CHANGES = ("none", "add", "write", "null", "labels", "batch", "set_data", "step", "retain", "head", "zero_grad",
-           "one_constant", "two_constants", "hooks")
+           "one_constant", "two_constants", "hooks", "temperature_1", "temperature_2")
 
 
 def _replayed_loop(changes, compiled, replays):
@@ -398,10 +399,15 @@ def _replayed_loop(changes, compiled, replays):
             elif change in ("one_constant", "two_constants"):
                 loss_kind = "constants"       # the same ops reading one constant twice, or two alike
                 c2 = c if change == "one_constant" else mx.nd.array(rng.standard_normal((1, 3)).astype(np.float32))
+            elif change.startswith("temperature"):
+                loss_kind = change            # the same ops and wiring, another attribute
             with mx.autograd.record():
                 z = net(x)
                 if loss_kind == "ce":
                     loss = ce(z, y)
+                elif loss_kind.startswith("temperature"):
+                    t = float(loss_kind[-1])
+                    loss = -mx.nd.pick(mx.nd.log_softmax(z, axis=-1, temperature=t), y, axis=-1)
                 else:
                     loss = (mx.nd.broadcast_mul(z, c) + mx.nd.broadcast_mul(z, c2)).sum(axis=1)
             before = replays[0]
@@ -423,40 +429,31 @@ def _replayed_loop(changes, compiled, replays):
     return out
 
 
-@pytest.fixture
-def replays(monkeypatch):
-    """``[count]`` of the backwards the replay did."""
+@contextlib.contextmanager
+def _counting_replays():
+    """Inside: ``[count]`` of the backwards the replay did."""
     count, run = [0], tape_backward._Replay.run
 
     def counted(self, head):
         done = run(self, head)
         count[0] += done is not None
         return done
-    monkeypatch.setattr(tape_backward._Replay, "run", counted)
-    return count
+    tape_backward._Replay.run = counted
+    try:
+        yield count
+    finally:
+        tape_backward._Replay.run = run
 
 
 @settings(max_examples=30, deadline=None, derandomize=True, database=None)
 @given(changes=st.lists(st.sampled_from(CHANGES), min_size=4, max_size=12))
 @example(changes=["none"] * 3 + [c for c in CHANGES for _ in range(4)])
 def test_a_loop_whose_steps_change_in_any_way_gets_the_op_by_op_gradients_replayed_or_not(changes):
-    counts = {}
     got = {}
     for compiled in (True, False):
-        count = [0]
-        run = tape_backward._Replay.run
-
-        def counted(self, head, run=run, count=count):
-            done = run(self, head)
-            count[0] += done is not None
-            return done
-        tape_backward._Replay.run = counted
-        try:
+        with _counting_replays() as count:
             got[compiled] = _replayed_loop(changes, compiled, count)
-        finally:
-            tape_backward._Replay.run = run
-        counts[compiled] = count[0]
-    assert counts[False] == 0
+    assert not any(replayed for replayed, _ in got[False])
     for i, ((replayed, a), (_, b)) in enumerate(zip(got[True], got[False])):
         if changes[i] in ("add", "head", "hooks"):       # (a sum into the buffer, a head gradient, op hooks)
             assert not replayed, f"step {i} ({changes[i]}) was replayed"
@@ -467,6 +464,7 @@ def test_a_loop_whose_steps_change_in_any_way_gets_the_op_by_op_gradients_replay
                 np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-6, err_msg=f"step {i} ({changes[i]})")
 
 
-def test_a_training_loop_replays_its_backward(replays):
-    steps = _replayed_loop(["none"] * 6, True, replays)
+def test_a_training_loop_replays_its_backward():
+    with _counting_replays() as count:
+        steps = _replayed_loop(["none"] * 6, True, count)
     assert [r for r, _ in steps] == [False, False, True, True, True, True]     # seen, compiled, then replayed
