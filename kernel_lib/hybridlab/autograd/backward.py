@@ -16,8 +16,6 @@ Example::
     >>> mx.autograd.grad(y, [x])[0].asnumpy().tolist()
     [6.0]
 """
-from itertools import chain
-from operator import attrgetter
 from sys import getrefcount as _refcount
 
 from numpy import empty as _empty, ndarray as _ndarray
@@ -36,7 +34,6 @@ _NOT_IN_GRAPH = ("Cannot differentiate node because it is not in a computational
                  "to backward.")
 
 
-_inputs_of = attrgetter("inputs")
 _segment_backward = [None]    # compiler.tape_backward.run_segment, registered by that layer (above this one)
 _replay = [None]              # and its replay of the last whole backward
 
@@ -195,16 +192,16 @@ def _pass_on(pairs, node_grads, leaf_grads):
         if src.__class__ is tuple:
             _accumulate(node_grads.setdefault(id(src[0]), {}), src[1], g)
         else:
-            key = id(src) if src._grad is None else id(src._grad)     # (leaf_key, inlined: once per gradient)
+            key = leaf_key(src)
             old = leaf_grads.get(key)
             leaf_grads[key] = (src, g if old is None else F.elemwise_add(old[1], g))
 
 
 def _drop_null_grads(inputs):
-    """As MXNet's backward clears the graph it frees: the variables among ``inputs`` (of tape nodes)
+    """As MXNet's backward clears the graph it frees: the variables among ``inputs`` (a tape node's)
     with ``grad_req`` 'null' lose their gradient buffers (constants from then on)."""
     for x in inputs:        # (NDArrays: recording read their _node and _grad_req)
-        if x._grad is not None and x._node is None and x._grad_req == "null":
+        if x._node is None and x._grad_req == "null":
             x._grad = None
 
 
@@ -313,8 +310,8 @@ def _replayed(head, retain_graph, train_mode):
         return False
     nodes, buffers = done
     if not retain_graph:
-        _drop_null_grads(chain.from_iterable(map(_inputs_of, nodes)))
         for node in nodes:
+            _drop_null_grads(node.inputs)
             _free(node)
     for buf in buffers:
         mark_fresh(buf)

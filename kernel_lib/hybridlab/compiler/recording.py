@@ -5,8 +5,6 @@ and ONE tape node is recorded, whose gradient runs the compiled backward program
 that backward cannot be compiled (``fallbacks`` says why), and for ``create_graph=True``, the
 optimized graph runs node by node through the imperative dispatcher instead (``Interpreter``), so
 autograd records every op."""
-from operator import attrgetter
-
 from .. import monitor_state
 from ..autograd import state as autograd_state
 from ..autograd.backward import run_backward, tape_order
@@ -20,7 +18,6 @@ from .program_error import program_error
 __all__ = ["RecordedCalls", "TapeOp", "needs_record"]
 
 _state = autograd_state.flags
-_data_of = attrgetter("_data")
 
 
 class RecordedCalls:
@@ -46,7 +43,7 @@ class RecordedCalls:
         """The recorded call of ``args`` with ``plan`` (theirs: see ``CachedOp.train_plan``): the train forward,
         then ONE tape node whose gradient runs the plan's backward (``sources``: the args' ``source_of``,
         when the caller has them)."""
-        datas = list(map(_data_of, args))
+        datas = [x._data for x in args]
         x0 = args[0]
         try:
             if monitor is None:

@@ -19,6 +19,11 @@ program returns the gradients of the block's inputs too, writing a parameter's i
 buffer where the block's own backward would (``backward``: ``buffers``). Not while the profiler
 times hybridized blocks (their backward runs instrumented).
 
+When such a joined program did a ``backward()`` whole (every parameter's gradient written into
+its buffer), the next ``backward()`` of a tape of the same structure is replayed (``_Replay``): the
+tape is checked against the last one and the program runs at once, without the walk, the key and
+the driver's bookkeeping per gradient; any difference declines the replay (see ``_Replay.run``).
+
 Not compiled, so run op by op as before: runs of fewer than two calls, calls on a GPU, of
 ``autograd.Function`` or of a block's cached op, recorded gradients (``create_graph``), calls whose
 attributes are not hashable, while op hooks or the profiler watch imperative ops (they must see
@@ -39,6 +44,7 @@ Example::
 """
 import threading
 import weakref
+
 from numpy import empty, ndarray
 
 from .. import monitor_state
