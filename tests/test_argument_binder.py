@@ -1,11 +1,14 @@
 """One argument binder for every generated op function (``mx.nd``, ``mx.sym``, ``mx.np``, ``mx.npx``):
 the same positional order and the same errors for extra or duplicate arguments in every namespace,
 checked across all registered ops."""
+import re
+
 import numpy as np
 import pytest
 
 import hybridlab as mx
 from hybridlab.base import MXNetError, MXNetTypeError
+from hybridlab.ops.attrs import REQUIRED
 from hybridlab.ops.registry import all_ops
 
 
@@ -184,3 +187,31 @@ def test_np_and_npx_functions_go_through_the_same_binder():
                     fn(*args)
                 checked += 1
     assert checked >= 30
+
+
+@pytest.mark.parametrize("op, name", PAIRS[::3], ids=[n for _, n in PAIRS[::3]])
+def test_tensors_and_attribute_keywords_bind_as_the_general_path_binds_them(op, name):
+    """The binder takes the common call (tensors for the first inputs, keywords naming attributes
+    only) without its general scans: it binds it exactly as they do (the general path is the one a
+    binder without a tensor class takes), and leaves every other call to them."""
+    from hybridlab.ndarray.namespace import _is_tensor
+    from hybridlab.ops.binder import make_binder
+    fast, general = (make_binder(op, is_tensor=_is_tensor, tensor_class=cls, drop_missing=True)
+                     for cls in (mx.nd.NDArray, None))
+    attrs = {k: spec.default for k, spec in list(op.attrs.items())[:2] if k != "num_args" and spec.default is not REQUIRED}
+    def same(args, kwargs):
+        try:
+            want = general(args, dict(kwargs))
+        except MXNetError as err:          # (Custom without its op_type): refused alike
+            with pytest.raises(type(err), match=re.escape(str(err))):
+                fast(args, dict(kwargs))
+            return
+        got = fast(args, dict(kwargs))
+        assert [id(a) for a in got[0]] == [id(a) for a in want[0]] and got[1] == want[1]
+    inputs = getattr(mx.nd, name).binder.inputs
+    for k in range(len(inputs) + 1):
+        args = tuple(mx.nd.ones((2, 2)) for _ in range(k))
+        for kwargs in ({}, attrs):
+            same(args, kwargs)
+    if inputs:                             # an input given by keyword: the general path's
+        same((), {inputs[0]: mx.nd.ones((2, 2))})

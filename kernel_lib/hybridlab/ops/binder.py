@@ -93,7 +93,18 @@ def make_binder(op, ns=None, *, is_tensor, tensor_class=None, numbers_are_inputs
     def is_input(x):
         return is_tensor(x) or (numbers_in and isinstance(x, _NUMBERS))
 
+    # the common call binds as is: tensors (of tensor_class) for the first inputs, keywords that name no
+    # input, nothing to rename or default (what the general path below gives it, without its scans)
+    plain = not (rename or defaults or leading or dynamic) and cls is not None
+    input_names = frozenset(possible)
+
     def bind(args, kwargs):
+        if plain and len(args) <= n_possible and input_names.isdisjoint(kwargs):
+            for a in args:
+                if a.__class__ is not cls:
+                    break
+            else:
+                return list(args), kwargs
         if rename:
             kwargs = {rename.get(k, k): v for k, v in kwargs.items()}
         n_args = len(args)
