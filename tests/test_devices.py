@@ -56,3 +56,18 @@ def test_entering_one_device_twice_restores_the_outer_device():
                 pass
             assert mx.current_device() == mx.gpu(1)
     assert mx.current_device() == mx.cpu()
+
+
+def test_an_imperative_block_call_runs_on_its_input_device():
+    """A non-hybridized block's ops run with its input's device current (arrays it creates land there),
+    and the device current outside is back after the call, on the current device or another."""
+    class Ones(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return F.zeros((2,)) + mx.device.current_device().device_id + x
+
+    block = Ones()
+    for outside, device in ((mx.cpu(0), mx.cpu(0)), (mx.cpu(0), mx.cpu(1)), (mx.cpu(1), mx.cpu(1)), (mx.cpu(2), mx.cpu(1))):
+        with outside:
+            out = block(mx.nd.ones((2,), ctx=device))
+            assert out.context == device and out.asnumpy().tolist() == [1.0 + device.device_id] * 2
+            assert mx.device.current_device() == outside

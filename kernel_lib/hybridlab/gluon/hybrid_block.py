@@ -43,6 +43,7 @@ from inspect import unwrap as _inspect_unwrap
 
 from .. import ndarray
 from ..base import MXNetValueError
+from ..device import current_device
 from ..numpy_extension import is_np_array as _np_mode
 from .. import deferred as _dc
 from ..ndarray.ndarray import DENSE_CLASSES, NDArray
@@ -208,7 +209,11 @@ class HybridBlock(Block):
         if _unwrap(type(self).hybrid_forward) is HybridBlock.hybrid_forward:
             raise NotImplementedError(f"{type(self).__name__} must define forward(self, x, ...) (MXNet 2.0) or "
                                       f"hybrid_forward(self, F, x, ...) (MXNet 1.x)")
-        arrays_only = x.__class__ in DENSE_CLASSES and all(a.__class__ in DENSE_CLASSES for a in args)
+        arrays_only = x.__class__ in DENSE_CLASSES
+        for a in args:              # (a loop: a loss's one label, no generator frame)
+            if a.__class__ not in DENSE_CLASSES:
+                arrays_only = False
+                break
         if arrays_only:
             first = x               # (the common call, arrays only: a loss's prediction and label)
         else:
@@ -225,23 +230,31 @@ class HybridBlock(Block):
             if not isinstance(first, NDArray):
                 raise AssertionError(f"HybridBlock requires the first argument to forward be either Symbol or "
                                      f"NDArray, but got {type(first)}")
-        if self._hybridization.active and not _dc.is_deferred_compute():
+        deferred = _dc.state.tracing.active
+        if self._hybridization.active and not deferred:
             arrays = (x, *args) if arrays_only else [a for a in _flat_inputs([x, *args]) if isinstance(a, NDArray)]
             self._check_devices({a._device for a in arrays})
             return self._call_cached_op(x, *args)
-        if _dc.is_deferred_compute():
+        if deferred:
             out = traced_forward(self, x, *args)
+        elif first._device is current_device():     # (the common call: no device scope to enter)
+            out = self._imperative_forward(first._device, x, args)
         else:
             with first.device as device:
-                try:
-                    params = {k: p.data(device) for k, p in self._reg_params.items()}
-                except DeferredInitializationError:
-                    self._finish_own_deferred_init(x, *args)
-                    params = {k: p.data(device) for k, p in self._reg_params.items()}
-                out = self.hybrid_forward(ndarray, x, *args, **params)
+                out = self._imperative_forward(device, x, args)
         # mx.np in, mx.np out (as the cached op path: the layers' mx.nd ops give mx.nd arrays); outputs of
         # both kinds stay as they are, for __call__ to reject in np mode as MXNet does
         return _np_style(out) if first._np and len(_kinds(out)) == 1 else out
+
+    def _imperative_forward(self, device, x, args):
+        """``hybrid_forward(mx.nd, ...)`` with the parameters' arrays on ``device`` (initialized now
+        where their initialization was deferred to this call)."""
+        try:
+            params = {k: p.data(device) for k, p in self._reg_params.items()}
+        except DeferredInitializationError:
+            self._finish_own_deferred_init(x, *args)
+            params = {k: p.data(device) for k, p in self._reg_params.items()}
+        return self.hybrid_forward(ndarray, x, *args, **params)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """Override to define the computation with ``F`` (``mx.nd`` or ``mx.sym``), MXNet 1.x style."""
