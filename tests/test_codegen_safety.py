@@ -767,3 +767,54 @@ def test_stop39_bias_sums_over_many_rows_keep_hostile_names_out_of_generated_cod
         np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)
     assert_inert(source)
     assert source.count("sum_rows(") == 2 and any(CANARY in line for line in source.split("\n"))
+
+
+def test_stop40_replayed_training_loop_keeps_hostile_names_out_of_generated_code(canary):
+    """A training loop (hybridized net, a loss written with ``mx.nd``, ``Trainer.step``) runs the joined
+    backward program, then replays it from its third step (``tape_backward._Replay``); with every name
+    of the net hostile (line breaks, payloads) the program stays inert, is replayed, and every step's
+    gradients and weights equal the plain-named loop's."""
+    rng = np.random.RandomState(4)
+    weights = [rng.uniform(-1, 1, s).astype(np.float32) for s in ((5, 4), (5,), (3, 5), (3,))]
+    x = mx.nd.array(rng.uniform(-1, 1, (6, 4)).astype(np.float32))
+    y = mx.nd.array(rng.randint(0, 3, 6).astype(np.float32))
+
+    def run(name):
+        data = mx.sym.var(name("data"))
+        h = mx.sym.relu(mx.sym.FullyConnected(data, num_hidden=5, name=name("fc0")), name=name("r0"))
+        net = mx.gluon.SymbolBlock(mx.sym.FullyConnected(h, num_hidden=3, name=name("fc1")), [data])
+        params = list(net.collect_params().values())
+        for p, w in zip(params, weights):
+            p.initialize()
+            p.set_data(mx.nd.array(w))
+        net.hybridize()
+        trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
+        loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+        replayed, steps, run_replay = [], [], tape_backward._Replay.run
+
+        def counted(self, head):
+            done = run_replay(self, head)
+            replayed.append(done is not None)
+            return done
+        tape_backward._Replay.run = counted
+        try:
+            for _ in range(5):
+                with mx.autograd.record():
+                    loss = loss_fn(net(x), y)
+                loss.backward()
+                steps.append([p.grad().asnumpy().copy() for p in params])
+                trainer.step(6)
+                steps.append([p.data().asnumpy().copy() for p in params])
+        finally:
+            tape_backward._Replay.run = run_replay
+        return steps, replayed, tape_backward.last_program().source
+
+    clean, clean_replayed, _ = run(lambda n: n)
+    got, got_replayed, source = run(hostile)
+    assert got_replayed[-3:] == clean_replayed[-3:] == [True] * 3     # (steps 3 to 5, both loops)
+    for step, (g, c) in enumerate(zip(got, clean)):
+        for a, b in zip(g, c):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6, err_msg=f"step {step}")
+    assert_inert(source)
+    assert "after the backward of" in source.splitlines()[0]
+    assert any(CANARY in line for line in source.split("\n"))
