@@ -108,9 +108,9 @@ def run_segment(order, node_grads, buffers=None):
         segment = _compiled(joined_key, nodes, externals, heads, device, training, call)
         if segment is not None:
             _latest[0] = segment
-            grads = segment.run(nodes, externals, heads, device, call, buffers)
-            if start == 1 and buffers is not None:     # the whole tape, for backward(): replayable?
-                replay = _Replay.of(segment, call, nodes, externals, heads, grads)
+            grads, written = segment.run(nodes, externals, heads, device, call, buffers)
+            if start == 1 and written:      # the whole tape, gradients into buffers (backward()): replayable?
+                replay = _Replay.of(segment, call, nodes, externals, heads, grads, written)
                 if replay is not None:
                     _replay[0] = replay
             return start - 1, grads
@@ -121,7 +121,7 @@ def run_segment(order, node_grads, buffers=None):
     if segment is None:
         return None
     _latest[0] = segment
-    return start, segment.run(nodes, externals, heads, device)
+    return start, segment.run(nodes, externals, heads, device)[0]
 
 
 def _forget_dead_plans():
@@ -234,7 +234,6 @@ class _Segment:
         self.plan = weakref.ref(plan) if plan is not None else None
         self._into = {}                  # positions written into given arrays -> program
         self.ran = program               # the program run last (``program`` or an into variant)
-        self.last_into = ()              # the positions written into given arrays by the last run
 
     @classmethod
     def build(cls, nodes, externals, heads, device, training, call=None):
@@ -281,9 +280,10 @@ class _Segment:
             raise program_error(err) from err.__cause__
 
     def run(self, nodes, externals, heads, device, call=None, buffers=None):
-        """``[(source, gradient NDArray)]`` of the arrays read from elsewhere (and of the inputs of
-        the cached op's ``call``), from the values the tape kept for ``nodes`` and ``call`` and the
-        ``heads``' gradients; ``buffers``: see ``run_segment``."""
+        """``([(source, gradient NDArray)], written)``: the gradients of the arrays read from elsewhere
+        (and of the inputs of the cached op's ``call``), from the values the tape kept for ``nodes``
+        and ``call`` and the ``heads``' gradients; ``buffers``: see ``run_segment``; ``written``: the
+        positions among the call's gradients that went into those buffers (``()``: none)."""
         values = [x._data for x, _ in externals]
         for node in nodes:
             values += node.out_data
@@ -306,7 +306,6 @@ class _Segment:
                         program = self._into[positions] = compile_backward(d, outputs, shapes, dtypes, dev,
                                                                            training, title, into=positions)
                     args += [into[plan.grad_inputs[p]]._data for p in positions]
-        self.last_into = positions
         res = self.call(program, args)
         n_call = 0 if call is None else len(plan.grad_inputs)
         if n_call + len(self.grad_inputs) == 1:
@@ -321,7 +320,7 @@ class _Segment:
                     out.append((src, into[k] if written else NDArray._wrap(g, x0._device, x0._np)))
         for k, g in zip(self.grad_inputs, res[n_call:]):
             out.append((externals[k][1], NDArray._wrap(g, device)))
-        return out
+        return out, positions
 
 
 def _joined(d, plan, externals, call, outputs, shapes, dtypes):
@@ -372,18 +371,19 @@ class _Replay:
                  "read_types", "variable_shapes", "head_index", "device", "training")
 
     @classmethod
-    def of(cls, segment, call, nodes, externals, heads, grads):
+    def of(cls, segment, call, nodes, externals, heads, grads, written):
         """The replay of the run just done (``run_segment``'s arguments with ``order`` being
-        ``[call] + nodes``, and its result ``grads``), or ``None`` when it is not one to replay."""
+        ``[call] + nodes``, and what ``_Segment.run`` gave: ``grads``, ``written``), or ``None`` when
+        it is not one to replay."""
         if len(heads) != 1 or heads[0][0] != len(nodes) - 1 or segment.grad_inputs:
             return None
         variables = [src for src in call.sources if src is not None]
         if len(grads) != len(variables) or not all(g is src._grad for src, g in grads):
             return None         # (a gradient not written into its buffer)
         self = cls()
-        self.segment, self.positions = segment, segment.last_into
-        self.into_order = tuple(segment.plan().grad_inputs[p] for p in self.positions)   # (the call's inputs)
-        self.program = segment.ran
+        self.segment, self.positions = segment, written
+        self.into_order = tuple(segment.plan().grad_inputs[p] for p in written)   # (the call's inputs)
+        self.program = segment._into[written]
         self.head_index, self.device, self.training = heads[0][1], call.device, call.training
         self.ops = tuple(node.op for node in nodes)
         self.attrs = tuple(node.attrs for node in nodes)
