@@ -267,8 +267,11 @@ class Trainer:
 
     def _trainable(self):
         """``[(index, Parameter)]`` of the parameters with a gradient, all initialized (else the error)."""
-        found = [(i, param) for i, param in enumerate(self._params) if param.grad_req != "null"]
-        for _, param in found:
+        found = []
+        for i, param in enumerate(self._params):
+            if param.grad_req == "null":
+                continue
+            found.append((i, param))
             if param._data is None:
                 if param._deferred_init:
                     raise MXNetError(f"Trainer: Parameter '{param.name}' has not been initialized yet (its "
@@ -303,12 +306,12 @@ class Trainer:
         loss_scaler = getattr(self, "_amp_loss_scaler", None)    # attached by contrib.amp.init_trainer
         if loss_scaler is not None and loss_scaler.has_overflow(self._params):
             return                          # an overflowing AMP step is skipped (MXNet)
-        trainable = [(i, param, param._data) for i, param in self._trainable()]   # (weights per device)
+        trainable = self._trainable()
         if not ignore_stale_grad:
-            for _, param, weights in trainable:
-                for w in weights:
+            for _, param in trainable:
+                for w in param._data:
                     g = w._grad
-                    if not autograd_state.is_fresh(g):
+                    if not getattr(g, "_fresh", False):     # (autograd_state.is_fresh)
                         raise UserWarning(
                             f"Gradient of Parameter `{param.name}` on context {g.device} has not been updated by "
                             f"backward since last `step`. This could mean a bug in your model that made it only use "
@@ -319,7 +322,17 @@ class Trainer:
             return                          # the store updated the weights (MXNet keeps the grads 'fresh')
         per_device = []         # per device: (indices, gradients, weights)
         take_fresh = autograd_state.take_fresh
-        for i, _, weights in trainable:
+        for i, param in trainable:
+            weights = param._data
+            if len(weights) == 1 and per_device and not ignore_stale_grad:   # (the common case, one device)
+                w = weights[0]
+                g = w._grad
+                g._fresh = False            # (take_fresh: checked fresh above)
+                idx, gs, ws = per_device[0]
+                idx.append(i)
+                gs.append(g)
+                ws.append(w)
+                continue
             for j, w in enumerate(weights):
                 if not take_fresh(w._grad) and ignore_stale_grad:
                     continue                # MXNet: a stale gradient's parameter is not updated

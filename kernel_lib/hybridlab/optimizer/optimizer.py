@@ -262,7 +262,21 @@ class Optimizer:
         ``_update_impl`` order: the rates are asked after all the counts)."""
         self._update_count(indices)
         counts = self._index_update_count
-        return [(self._get_lr(index), self._get_wd(index), counts[index]) for index in indices]
+        mine = self.__dict__          # (the rate methods may be set on the instance too)
+        if not _base_rates(type(self)) or "_get_lr" in mine or "_get_wd" in mine or "_mult" in mine \
+                or "_scheduled_lr" in mine:
+            return [(self._get_lr(index), self._get_wd(index), counts[index]) for index in indices]
+        # (the rates as _get_lr and _get_wd give them, the scheduled rate asked once: a step's hot loop)
+        lr, wd, params = self._scheduled_lr(), self.wd, self.param_dict
+        hyper = []
+        for index in indices:
+            param = params.get(index)
+            if param is None:
+                hyper.append((lr * self._mult(index, self.lr_mult, "lr_mult"),
+                              wd * self._mult(index, self.wd_mult, "wd_mult"), counts[index]))
+            else:
+                hyper.append((lr * param.lr_mult, wd * param.wd_mult, counts[index]))
+        return hyper
 
     def _apply(self, indices, weights, grads, states, hyper):
         """The update of each weight with its counted ``(lr, wd, t)``."""
@@ -382,6 +396,16 @@ def _packable(cls):
     """Whether optimizer class ``cls`` updates with hybridlab's own methods only, ``_step_raw`` included
     (an elementwise rule, so one call over packed parameters equals one call per parameter)."""
     return _own_update(cls) and cls._step_raw.__module__.startswith("hybridlab.optimizer")
+
+
+_RATE_METHODS = ("_get_lr", "_get_wd", "_mult", "_scheduled_lr")
+
+
+@functools.lru_cache(maxsize=None)
+def _base_rates(cls):
+    """Whether optimizer class ``cls`` asks each index's rates through the base class's methods (which
+    ``Optimizer._count`` then computes in one loop)."""
+    return all(getattr(cls, m) is getattr(Optimizer, m) for m in _RATE_METHODS)
 
 
 @functools.lru_cache(maxsize=None)

@@ -22,15 +22,11 @@ Example::
     >>> pack.intact(ws, gs, [None, None])
     True
 """
-from operator import attrgetter, is_
-
 import numpy as np
 
 from ..ndarray.ndarray import DENSE_CLASSES
 
 __all__ = ["Pack"]
-
-_data_of = attrgetter("_data")
 
 
 class Pack:
@@ -78,9 +74,15 @@ class Pack:
         the view of the pack it was given."""
         # (a state is None, an NDArray or a tuple of them: the same state objects hold the same arrays)
         for given, mine in zip((weights, grads, states), self._given):
-            if len(given) != len(mine) or not all(map(is_, given, mine)):
+            if len(given) != len(mine):
                 return False
-        return all(map(is_, map(_data_of, self._arrays), self._views))
+            for a, b in zip(given, mine):
+                if a is not b:
+                    return False
+        for a, view in zip(self._arrays, self._views):
+            if a._data is not view:
+                return False
+        return True
 
 
 def _all(weights, grads, parts):
