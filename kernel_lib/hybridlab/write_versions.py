@@ -67,16 +67,16 @@ def version(arr):
     return tuple(_counts[id(a)][0] if id(a) in _counts else None for a in _chain(arr))
 
 
-def wrote(arr):
-    """Record an in-place write to ``arr`` (an NDArray, a NumPy or a CuPy array)."""
+def wrote(*arrays):
+    """Record an in-place write to each of ``arrays`` (NDArrays, NumPy or CuPy arrays)."""
     if not _counts:
         return
-    data = getattr(arr, "_data", arr)
-    for a in _chain(data):
-        entry = _counts.get(id(a))
-        if entry is not None:
-            entry[0] += 1
-            _writes[0] += 1
+    for arr in arrays:
+        for a in _chain(getattr(arr, "_data", arr)):
+            entry = _counts.get(id(a))
+            if entry is not None:
+                entry[0] += 1
+                _writes[0] += 1
 
 
 def exported_for_write(arr):

@@ -205,10 +205,11 @@ def _drop_null_grads(inputs):
             x._grad = None
 
 
-def _free(node):
+def _free(*nodes):
     """The graph a backward without ``retain_graph`` has gone through is freed, as in MXNet."""
-    node.freed = True
-    node.inputs, node.out_data = (), ()
+    for node in nodes:
+        node.freed = True
+        node.inputs, node.out_data = (), ()
 
 
 def _walk(heads, drop_null):
@@ -312,10 +313,9 @@ def _replayed(head, retain_graph, train_mode):
     if not retain_graph:
         for node in nodes:
             _drop_null_grads(node.inputs)
-            _free(node)
-    for buf in buffers:
-        mark_fresh(buf)
-        wrote(buf)
+        _free(*nodes)
+    mark_fresh(*buffers)
+    wrote(*buffers)
     return True
 
 

@@ -210,9 +210,10 @@ def check_grad_req(req):
 # stale-gradient check) carries ``_fresh = True`` (an NDArray slot, unset until the first backward).
 
 
-def mark_fresh(grad):
-    """Note that backward just wrote the gradient buffer ``grad``."""
-    grad._fresh = True
+def mark_fresh(*grads):
+    """Note that backward just wrote the gradient buffers ``grads``."""
+    for grad in grads:
+        grad._fresh = True
 
 
 def is_fresh(grad):

@@ -47,7 +47,7 @@ import weakref
 
 from numpy import empty, ndarray
 
-from .. import monitor_state
+from .. import monitor_state, op_monitor
 from ..autograd.backward import register_segment_backward
 from ..ndarray.ndarray import DENSE_CLASSES, NDArray
 from ..ops.registry import OpDef
@@ -367,8 +367,8 @@ class _Replay:
     calls the program: a fraction of their Python work. Anything else: ``None``, nothing done, and
     the driver goes its usual way. Holds no array: the arrays are the tape's, found through it."""
 
-    __slots__ = ("segment", "program", "positions", "into_order", "ops", "attrs", "links", "constants", "reads",
-                 "read_types", "variable_shapes", "head_index", "device", "training")
+    __slots__ = ("segment", "program", "positions", "into_order", "ops", "attrs", "alike", "links", "constants",
+                 "reads", "read_types", "variable_shapes", "head_index", "device", "training")
 
     @classmethod
     def of(cls, segment, call, nodes, externals, heads, grads, written):
@@ -387,6 +387,7 @@ class _Replay:
         self.head_index, self.device, self.training = heads[0][1], call.device, call.training
         self.ops = tuple(node.op for node in nodes)
         self.attrs = tuple(node.attrs for node in nodes)
+        self.alike = len({(id(op), id(a)) for op, a in zip(self.ops, self.attrs)}) != len(nodes)
         where = {id(call): 0}
         where.update((id(node), j) for j, node in enumerate(nodes, 1))
         first = {id(x): k for k, (x, _) in enumerate(externals)}
@@ -415,12 +416,10 @@ class _Replay:
         """``(tape nodes, gradient buffers written)`` of ``backward()`` of ``head`` done as the
         replayed one was (see the class doc), or ``None`` without doing anything."""
         entry = head._node
-        if entry is None or entry[1] != self.head_index or monitor_state.switches.symbolic:
-            return None
+        if entry is None or entry[1] != self.head_index or monitor_state.switches.symbolic \
+                or op_monitor.installed():
+            return None         # (installed: op hooks or the profiler watch imperative ops)
         ops, attrs, training, device = self.ops, self.attrs, self.training, self.device
-        for op in ops:
-            if hasattr(op.compute, "_hl_plain"):     # (op hooks or the profiler watch imperative ops)
-                return None
         found = [None] * (len(ops) + 1)
         found[-1] = node = entry[0]
         if (node.op is not ops[-1] or node.attrs is not attrs[-1] or node.freed or node.training != training
@@ -448,8 +447,8 @@ class _Replay:
         plan = self.segment.plan()
         # (the plan is built for which of the call's inputs are variables: their sources say the same)
         if (call.op.__class__ is not TapeOp or call.attrs.__class__ is not tuple or plan is None
-                or call.attrs[0] is not plan or len(set(map(id, found))) != len(found)):
-            return None
+                or call.attrs[0] is not plan or (self.alike and len(set(map(id, found))) != len(found))):
+            return None         # (one node found at two positions: only where two have one op and attributes)
         # the arrays read from elsewhere: the same ones where the replayed were one, of their types
         types = self.read_types
         externals, datas = [None] * len(types), [None] * len(types)
@@ -465,20 +464,24 @@ class _Replay:
         if len(set(map(id, externals))) != len(externals):
             return None
         # the variables: a buffer each, of their own ('write', dense NumPy), no two alike
-        buffers, into, shapes = [], [], iter(self.variable_shapes)
-        for src in call.sources:
-            if src is None:
-                into.append(None)
-                continue
-            g = src._grad
-            if g is None or src._grad_req != "write" or g.__class__ not in DENSE_CLASSES:
-                return None
-            d = g._data
-            if type(d) is not ndarray or src._data.shape != next(shapes, None):
-                return None
-            buffers.append(g)
-            into.append(d)
-        if len(buffers) != len(self.variable_shapes) or len(set(map(id, buffers))) != len(buffers):
+        buffers, into, shapes, k = [], [], self.variable_shapes, 0
+        try:
+            for src in call.sources:
+                if src is None:
+                    into.append(None)
+                    continue
+                g = src._grad         # (None: not a dense class)
+                if g.__class__ not in DENSE_CLASSES or src._grad_req != "write":
+                    return None
+                d = g._data
+                if type(d) is not ndarray or src._data.shape != shapes[k]:
+                    return None
+                k += 1
+                buffers.append(g)
+                into.append(d)
+        except IndexError:          # (more variables than the replayed call had)
+            return None
+        if k != len(shapes) or len(set(map(id, buffers))) != k:
             return None
         h = head._data
         out = entry[0].out_data[self.head_index]

@@ -272,7 +272,7 @@ class Trainer:
             if param.grad_req == "null":
                 continue
             found.append((i, param))
-            if param._data is None:
+            if param._data_arrays is None:
                 if param._deferred_init:
                     raise MXNetError(f"Trainer: Parameter '{param.name}' has not been initialized yet (its "
                                      "initialization is deferred to the first forward pass): run a forward "
@@ -309,7 +309,7 @@ class Trainer:
         trainable = self._trainable()
         if not ignore_stale_grad:
             for _, param in trainable:
-                for w in param._data:
+                for w in param._data_arrays:        # (the _data property, without its call)
                     g = w._grad
                     if not getattr(g, "_fresh", False):     # (autograd_state.is_fresh)
                         raise UserWarning(
@@ -323,7 +323,7 @@ class Trainer:
         per_device = []         # per device: (indices, gradients, weights)
         take_fresh = autograd_state.take_fresh
         for i, param in trainable:
-            weights = param._data
+            weights = param._data_arrays
             if len(weights) == 1 and per_device and not ignore_stale_grad:   # (the common case, one device)
                 w = weights[0]
                 g = w._grad

@@ -246,8 +246,7 @@ class Optimizer:
         hyper = self._count(indices)
         if hyper.count(hyper[0]) == len(hyper) and self._step_raw(np, pack.weight, pack.grad, pack.state, *hyper[0],
                                                                           scratch=pack.scratch):
-            for w in weights:
-                wrote(w)
+            wrote(*weights)
             return True
         self._apply(indices, weights, grads, states, hyper)
         return True
@@ -500,8 +499,7 @@ class Updater:
                 self.states_synced[i] = True
         self.optimizer.update_multi_precision(list(index), list(weight), list(grad), [self.states[i] for i in index])
         if not _own_update(type(self.optimizer)):   # (an optimizer of the user's own may write raw arrays too)
-            for w in weight:
-                wrote(w)
+            wrote(*weight)
 
     def get_states(self, dump_optimizer=False):
         """The states (and with ``dump_optimizer`` the optimizer's hyperparameters and counters) as the
