@@ -361,7 +361,7 @@ def test_one_program_fed_two_ways_in_turns_gives_the_op_by_op_gradients(ops, rea
 # tape against it and runs the program at once (``tape_backward._Replay``). Whatever the loop changes
 # between its steps, every step's gradients (and weights) must equal the op-by-op loop's.
 CHANGES = ("none", "add", "write", "null", "labels", "batch", "set_data", "step", "retain", "head", "zero_grad",
-           "one_constant", "two_constants", "hooks", "temperature_1", "temperature_2")
+           "one_constant", "two_constants", "one_product", "hooks", "temperature_1", "temperature_2")
 
 
 def _replayed_loop(changes, compiled, replays):
@@ -399,12 +399,16 @@ def _replayed_loop(changes, compiled, replays):
             elif change in ("one_constant", "two_constants"):
                 loss_kind = "constants"       # the same ops reading one constant twice, or two alike
                 c2 = c if change == "one_constant" else mx.nd.array(rng.standard_normal((1, 3)).astype(np.float32))
-            elif change.startswith("temperature"):
-                loss_kind = change            # the same ops and wiring, another attribute
+            elif change.startswith("temperature") or change == "one_product":
+                loss_kind = change            # the same ops and wiring, another attribute; or one product used
+                c2 = c                        # twice where "constants" has two alike (one call at two places)
             with mx.autograd.record():
                 z = net(x)
                 if loss_kind == "ce":
                     loss = ce(z, y)
+                elif loss_kind == "one_product":
+                    product = mx.nd.broadcast_mul(z, c)
+                    loss = (product + product).sum(axis=1)
                 elif loss_kind.startswith("temperature"):
                     t = float(loss_kind[-1])
                     loss = -mx.nd.pick(mx.nd.log_softmax(z, axis=-1, temperature=t), y, axis=-1)
