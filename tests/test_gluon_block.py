@@ -238,6 +238,32 @@ def test_mxnet1_naming_prefix_params_and_name_scope():
     assert sorted(net.params) == ["net0_w"]
 
 
+def test_a_name_scope_entered_again_inside_itself_names_and_restores_as_once():
+    """A block's scope entered again inside itself (a hybridized call tracing inside a user's scope,
+    an error raised there): children are named after the block, and each exit restores the scope
+    that was current at its entry."""
+    with mx.name.NameManager():
+        net = nn.Dense(2)
+        with net.name_scope():
+            with net.name_scope():
+                inner = nn.Dense(3)
+            after = nn.Dense(3)
+            with pytest.raises(ValueError):
+                with net.name_scope():
+                    raise ValueError("inside")
+            last = nn.Dense(3)
+        outside = nn.Dense(3)
+    assert [b.name for b in (inner, after, last)] == ["dense0_dense0", "dense0_dense1", "dense0_dense2"]
+    assert outside.name == "dense1"
+
+    class NoForward(gluon.HybridBlock):
+        pass
+    block = NoForward()
+    block.hybridize()
+    with pytest.raises(NotImplementedError, match="NoForward must define forward"):
+        block(mx.nd.ones((2,)))
+
+
 def test_repr_nested():
     with mx.name.NameManager():
         net = _model()

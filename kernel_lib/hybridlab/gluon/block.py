@@ -53,8 +53,7 @@ class _BlockScope:
     def __init__(self, block):
         self._block = block
         self._counter = {}
-        self._old_scope = None
-        self._name_scope = None
+        self._entered = []      # per entry (nested ones too: one block's scope entered again): what to restore
 
     @staticmethod
     def create(prefix, params, hint):
@@ -83,18 +82,19 @@ class _BlockScope:
     def __enter__(self):
         if self._block._empty_prefix:
             return self
-        self._old_scope = getattr(_BlockScope._current, "value", None)
+        old_scope = getattr(_BlockScope._current, "value", None)
         _BlockScope._current.value = self
-        self._name_scope = _name.Prefix(self._block.prefix)
-        self._name_scope.__enter__()
+        name_scope = _name.Prefix(self._block.prefix)
+        name_scope.__enter__()
+        self._entered.append((old_scope, name_scope))
         return self
 
     def __exit__(self, *exc):
         if self._block._empty_prefix:
             return False
-        self._name_scope.__exit__(*exc)
-        self._name_scope = None
-        _BlockScope._current.value = self._old_scope
+        old_scope, name_scope = self._entered.pop()
+        name_scope.__exit__(*exc)
+        _BlockScope._current.value = old_scope
         return False
 
 
