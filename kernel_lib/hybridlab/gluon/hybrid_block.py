@@ -192,7 +192,8 @@ class HybridBlock(Block):
         if self._forward_pre_hooks:
             for hook in list(self._forward_pre_hooks.values()):
                 hook(self, (x,) + args)
-        if _unwrap(type(self).forward) is HybridBlock.forward:    # MXNet 1.x style (hybrid_forward)
+        forward = type(self).forward
+        if forward is HybridBlock.forward or _unwrap(forward) is HybridBlock.forward:   # MXNet 1.x style
             out = self.forward(x, *args)
         else:
             out = self._call_forward_style(x, *args)
@@ -206,9 +207,6 @@ class HybridBlock(Block):
         hybridized), Symbols build the graph with ``hybrid_forward(mx.sym, ...)``."""
         if self._hybridization.active and not args and x.__class__ in DENSE_CLASSES and not _dc.state.tracing.active:
             return self._call_cached_op(x)           # the hot path: one array into the cached op
-        if _unwrap(type(self).hybrid_forward) is HybridBlock.hybrid_forward:
-            raise NotImplementedError(f"{type(self).__name__} must define forward(self, x, ...) (MXNet 2.0) or "
-                                      f"hybrid_forward(self, F, x, ...) (MXNet 1.x)")
         arrays_only = x.__class__ in DENSE_CLASSES
         for a in args:              # (a loop: a loss's one label, no generator frame)
             if a.__class__ not in DENSE_CLASSES:
@@ -249,6 +247,8 @@ class HybridBlock(Block):
     def _imperative_forward(self, device, x, args):
         """``hybrid_forward(mx.nd, ...)`` with the parameters' arrays on ``device`` (initialized now
         where their initialization was deferred to this call)."""
+        if not self._reg_params:        # (a loss: no parameters, no dictionary to build)
+            return self.hybrid_forward(ndarray, x, *args)
         try:
             params = {k: p.data(device) for k, p in self._reg_params.items()}
         except DeferredInitializationError:
@@ -258,7 +258,8 @@ class HybridBlock(Block):
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """Override to define the computation with ``F`` (``mx.nd`` or ``mx.sym``), MXNet 1.x style."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define forward(self, x, ...) (MXNet 2.0) or "
+                                  f"hybrid_forward(self, F, x, ...) (MXNet 1.x)")
 
     def _call_forward_style(self, *args):
         """MXNet 2.0 style: the user's ``forward`` runs imperatively, traced, or as the cached op."""

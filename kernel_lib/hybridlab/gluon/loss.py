@@ -50,10 +50,6 @@ def _reshape_like(F, x, y):
     return F.reshape_like(x, y)
 
 
-def _batch_mean(F, loss, batch_axis):
-    return F.mean(loss, axis=batch_axis, exclude=True)
-
-
 class Loss(HybridBlock):
     """Base class of the losses: keeps ``weight`` and ``batch_axis``."""
 
@@ -79,7 +75,7 @@ class L2Loss(Loss):
         label = _reshape_like(F, label, pred)
         loss = F.square(label - pred)
         loss = _apply_weighting(F, loss, self._weight / 2, sample_weight)
-        return _batch_mean(F, loss, self._batch_axis)
+        return F.mean(loss, axis=self._batch_axis, exclude=True)
 
 
 class L1Loss(Loss):
@@ -92,7 +88,7 @@ class L1Loss(Loss):
         label = _reshape_like(F, label, pred)
         loss = F.abs(label - pred)
         loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return _batch_mean(F, loss, self._batch_axis)
+        return F.mean(loss, axis=self._batch_axis, exclude=True)
 
 
 def _softrelu_neg_abs(F, x):
@@ -126,7 +122,7 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
                 loss = -(F.broadcast_mul(F.log(pred + eps) * label, pos_weight)
                          + F.log(1.0 - pred + eps) * (1.0 - label))
         loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return _batch_mean(F, loss, self._batch_axis)
+        return F.mean(loss, axis=self._batch_axis, exclude=True)
 
 
 SigmoidBCELoss = SigmoidBinaryCrossEntropyLoss
@@ -151,7 +147,7 @@ class SoftmaxCrossEntropyLoss(Loss):
             label = _reshape_like(F, label, pred)
             loss = -F.sum(pred * label, axis=self._axis, keepdims=True)
         loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return _batch_mean(F, loss, self._batch_axis)
+        return F.mean(loss, axis=self._batch_axis, exclude=True)
 
 
 SoftmaxCELoss = SoftmaxCrossEntropyLoss
@@ -217,7 +213,7 @@ class HuberLoss(Loss):
         loss = F.abs(label - pred)
         loss = F.where(loss > self._rho, loss - 0.5 * self._rho, (0.5 / self._rho) * F.square(loss))
         loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return _batch_mean(F, loss, self._batch_axis)
+        return F.mean(loss, axis=self._batch_axis, exclude=True)
 
 
 class HingeLoss(Loss):
@@ -231,7 +227,7 @@ class HingeLoss(Loss):
         label = _reshape_like(F, label, pred)
         loss = F.relu(self._margin - pred * label)
         loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return _batch_mean(F, loss, self._batch_axis)
+        return F.mean(loss, axis=self._batch_axis, exclude=True)
 
 
 class SquaredHingeLoss(Loss):
@@ -245,7 +241,7 @@ class SquaredHingeLoss(Loss):
         label = _reshape_like(F, label, pred)
         loss = F.square(F.relu(self._margin - pred * label))
         loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return _batch_mean(F, loss, self._batch_axis)
+        return F.mean(loss, axis=self._batch_axis, exclude=True)
 
 
 class LogisticLoss(Loss):
@@ -263,7 +259,7 @@ class LogisticLoss(Loss):
             label = (label + 1.0) / 2.0
         loss = F.relu(pred) - pred * label + _softrelu_neg_abs(F, pred)
         loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return _batch_mean(F, loss, self._batch_axis)
+        return F.mean(loss, axis=self._batch_axis, exclude=True)
 
 
 class TripletLoss(Loss):

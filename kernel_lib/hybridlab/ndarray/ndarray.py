@@ -22,6 +22,7 @@ from ..deferred import state as _deferred
 from ..deferred.state import TracedValue
 from ..device import Device, current_device
 from .. import write_versions
+from ..ops.registry import get_op
 
 __all__ = ["NDArray", "NumpyNDArray", "DENSE_CLASSES", "array", "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write"]
 
@@ -103,7 +104,7 @@ def _binary(lhs, rhs, array_op, scalar_op, reflected=False, np_op=None):
 
 
 def _call(name, *inputs, **attrs):
-    return dispatch.invoke_name(name, inputs, attrs)
+    return dispatch.invoke(get_op(name), inputs, attrs)
 
 
 from .operators import NDArrayOperators  # noqa: E402  (imports the helpers above)
@@ -429,7 +430,6 @@ class NDArray(NDArrayOperators, NDArrayPrinting):
         from .indexing import can_view
         if can_view(self) and self._data.flags.c_contiguous:     # a view, as MXNet's legacy reshape
             from ..ops.infer import InferError
-            from ..ops.registry import get_op
             op = get_op("Reshape")
             a = op.parse_attrs({"shape": tuple(shape), "reverse": reverse})
             try:
