@@ -141,7 +141,7 @@ def test_backward_inlines_dense_gradients_bit_for_bit():
     _step(net, x)
     op = net.cached_op
     src = op.source(kind="backward")
-    assert "matmul(" in src and "greater(" in src and "multiply(" in src and ".sum(axis=0)" in src
+    assert "matmul(" in src and "greater(" in src and "multiply(" in src and "add.reduce(" in src
     assert "dot(ctx" not in src and "sum_1(ctx" not in src and "no kernels (every op inlined)" in src
     # relu's gradient reads relu's output, as MXNet's _backward_relu: the train forward keeps no
     # pre-activation value for it and computes each relu over the dense output it alone reads
@@ -173,7 +173,7 @@ def test_backward_inlines_convolution_bias_sums_bit_for_bit(flags):
     op = net.cached_op
     plan = op.backward_plan()
     src = plan.backward.source
-    assert src.count(".sum(axis=0).sum(axis=(1, 2,)") == 2 and "sum_1(ctx" not in src     # both convolutions
+    assert src.count(", 0).sum(axis=(1, 2,)") == 2 and "sum_1(ctx" not in src     # both convolutions
     params = {p.name: p.data() for p in net.collect_params().values()}
     datas = [params.get(name, x)._data for name in op.input_names]
     outs, saved = plan.split(plan.forward.fn(*datas))

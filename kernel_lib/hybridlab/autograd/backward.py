@@ -24,7 +24,7 @@ from .. import ndarray as F
 from ..base import MXNetError
 from ..write_versions import wrote
 from ..ndarray.ndarray import DENSE_CLASSES, NDArray
-from .state import check_grad_req, mark_fresh, set_recording, set_training
+from .state import check_grad_req, flags as _flags, mark_fresh, set_recording, set_training
 
 __all__ = ["backward", "grad", "mark_variables", "run_backward", "tape_order", "attach", "register_segment_backward"]
 
@@ -301,12 +301,12 @@ def _replayed(head, retain_graph, train_mode):
     """``backward`` of ``head`` by the compiler's replay (``register_segment_backward``), with what
     ``run_backward`` and ``backward`` do around a compiled program: the modes, freeing the graph
     (``retain_graph``), the gradients marked fresh and written. False when it declines."""
-    prev_rec, prev_train = set_recording(False), set_training(train_mode)
+    prev_rec, prev_train = _flags.recording, _flags.training      # (set_recording, set_training)
+    _flags.recording, _flags.training = False, bool(train_mode)
     try:
         done = _replay[0](head)
     finally:
-        set_recording(prev_rec)
-        set_training(prev_train)
+        _flags.recording, _flags.training = prev_rec, prev_train
     if done is None:
         return False
     nodes, buffers = done

@@ -311,8 +311,8 @@ def _sum_inline(a, site):
     shape, x = site.shapes[0], site.args[0]
     if a["keepdims"] or a["exclude"] or shape is None or not all(shape):
         return None
-    def rows(out_arg):
-        return f"sum_rows({x}{out_arg})" if shape[0] >= BLOCKED_ROWS else f"{x}.sum(axis=0{out_arg})"
+    def rows(out_arg):      # (add.reduce: x.sum's own call, without NumPy's Python wrapper around it)
+        return f"sum_rows({x}{out_arg})" if shape[0] >= BLOCKED_ROWS else f"add.reduce({x}, 0{out_arg})"
     if a["axis"] == (0,) and len(shape) == 2:
         return rows(site.out_arg)
     if a["axis"] is not None and _channel_axes(a["axis"], len(shape)):
@@ -322,7 +322,7 @@ def _sum_inline(a, site):
 
 
 reduction("sum", _K_SUM, _grad_sum, legacy=True, aliases=("sum_axis",), doc="Sum" + _LEGACY_DOC,
-          grad_op="_backward_sum", inline=InlineRule(_sum_inline, functions=(sum_rows,), methods=("sum",)),
+          grad_op="_backward_sum", inline=InlineRule(_sum_inline, functions=(sum_rows, _numpy.add), methods=("sum",)),
           unit_axes="add")
 reduction("mean", _k_mean, _grad_mean, legacy=True, doc="Mean" + _LEGACY_DOC + " Integer inputs keep their dtype.",
           grad_op="_backward_mean", unit_axes="add")
