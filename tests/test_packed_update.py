@@ -64,7 +64,7 @@ def _assert_same(net, want):
 @pytest.mark.parametrize("optimizer, params", [("sgd", {"learning_rate": 0.1, "momentum": 0.9}),
                                                ("sgd", {"learning_rate": 0.1, "wd": 0.01}),
                                                ("adam", {"learning_rate": 0.01})])
-def test_packed_steps_equal_per_parameter_updates(optimizer, params):
+def test_packed_steps_equal_per_parameter_updates(optimizer, params, update_kernels):
     net = _net()
     held = net[0].weight.data()              # an NDArray taken before the parameters are packed
     trainer = mx.gluon.Trainer(net.collect_params(), optimizer, dict(params))
@@ -73,6 +73,8 @@ def test_packed_steps_equal_per_parameter_updates(optimizer, params):
     assert isinstance(pack, Pack) and trainer._updaters[0].packed_last    # the later steps ran packed
     assert net[0].weight.data()._data.base is pack.weight and net[1].bias.grad()._data.base is pack.grad
     _assert_same(net, _PerParameter(_net(), optimizer, params).train(4))
+    path, blas_calls = update_kernels
+    assert (blas_calls[0] > 0) == (path == "blas")
     np.testing.assert_array_equal(held.asnumpy(), net[0].weight.data().asnumpy())
     x, _ = _batch(9)                                      # the hybridized block reads the packed arrays
     got = net(x).asnumpy()

@@ -103,7 +103,7 @@ OPTIMIZERS = {   # name: (create kwargs, reference, initial reference state for 
 
 
 @pytest.mark.parametrize("name", sorted(OPTIMIZERS))
-def test_optimizer_update_matches_numpy_formula(name):
+def test_optimizer_update_matches_numpy_formula(name, update_kernels):
     kwargs, ref, state0 = OPTIMIZERS[name]
     opt_name = name.split("_")[0]
     lr, wd, rescale, clip = 0.05, 0.01, 0.5, 0.8
@@ -129,6 +129,29 @@ def test_optimizer_update_matches_numpy_formula(name):
             np.testing.assert_allclose(weights[i].asnumpy(), ws[i], rtol=2e-5, atol=2e-6,
                                        err_msg=f"{name}: weight {i} after step {t}")
     assert opt.num_update == 4
+
+
+@pytest.mark.parametrize("name, kwargs", [("sgd", {}), ("sgd", {"wd": 0.01}), ("sgd", {"momentum": 0.9}),
+                                          ("sgd", {"momentum": 0.9, "wd": 0.01}), ("adam", {})])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_unclipped_updates_match_numpy_formula_on_each_path(name, kwargs, dtype, update_kernels):
+    """Without clipping, SGD and Adam update from the raw gradient (``_step_raw``): with NumPy's ufuncs,
+    or BLAS's scal/axpy for large contiguous arrays; either way MXNet's formula, step after step."""
+    path, blas_calls = update_kernels
+    momentum, lr, wd, rescale = kwargs.get("momentum", 0.0), 0.05, kwargs.get("wd", 0.0), 0.5
+    opt = mx.optimizer.create(name, learning_rate=lr, rescale_grad=rescale, **kwargs)
+    w0 = RNG.randn(40, 50).astype(dtype)
+    weight = mx.nd.array(w0, dtype=dtype)
+    state = opt.create_state(0, weight)
+    ref = ref_adam if name == "adam" else lambda *a: ref_sgd(*a, momentum=momentum)
+    want, ref_state = w0.astype(np.float64), (Z(w0.shape), Z(w0.shape)) if name == "adam" else Z(w0.shape)
+    for t in range(1, 6):
+        g = (RNG.randn(40, 50) * 2).astype(dtype)
+        opt.update(0, weight, mx.nd.array(g, dtype=dtype), state)
+        want, ref_state = ref(want, g.astype(np.float64) * rescale, ref_state, lr, wd, t)
+        tolerance = 2e-5 if dtype == np.float32 else 1e-12
+        np.testing.assert_allclose(weight.asnumpy(), want, rtol=tolerance, atol=tolerance, err_msg=f"step {t}")
+    assert (blas_calls[0] > 0) == (path == "blas")
 
 
 def test_optimizer_registry_and_errors():

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from ..ops.blas_level1 import axpy, scal, usable
 from .optimizer import Optimizer, register
 
 __all__ = ["Adam", "AdamW", "LAMB", "Adamax", "Nadam", "FTML"]
@@ -59,6 +60,17 @@ class Adam(Optimizer):
         b1, b2, r = self.beta1, self.beta2, self.rescale_grad
         lr *= math.sqrt(1.0 - b2 ** t) / (1.0 - b1 ** t)
         m, v = state
+        if usable(w, g, m, v) and (scratch is None or usable(g, scratch)):    # (BLAS: a pass fewer per term)
+            scal(b1, m)
+            axpy((1.0 - b1) * r, g, m)
+            s = xp.multiply(g, g, out=scratch)
+            scal(b2, v)
+            axpy((1.0 - b2) * r * r, s, v)
+            xp.sqrt(v, out=s)
+            s += self.epsilon
+            xp.divide(m, s, out=s)
+            axpy(-lr, s, w)
+            return True
         s = xp.multiply(g, (1.0 - b1) * r, out=scratch)
         m *= b1
         m += s

@@ -14,6 +14,7 @@ Example::
     >>> round(float(w.asscalar()), 4)          # 1 - 0.5 - (0.9 * 0.5 + 0.5)
     -0.45
 """
+from ..ops.blas_level1 import axpy, scal, usable
 from .optimizer import Optimizer, register
 
 __all__ = ["SGD", "NAG"]
@@ -40,7 +41,20 @@ class SGD(Optimizer):
     def _step_raw(self, xp, w, g, mom, lr, wd, t, scratch=None):
         """MXNet's ``sgd_update`` / ``sgd_mom_update`` from the raw gradient, in its order of operations:
         ``w = (1 - lr * wd) * w - (lr * rescale_grad) * g``, or
-        ``mom = momentum * mom - (lr * wd) * w - (lr * rescale_grad) * g; w += mom``."""
+        ``mom = momentum * mom - (lr * wd) * w - (lr * rescale_grad) * g; w += mom``; large arrays
+        through BLAS's ``scal`` and ``axpy`` (``ops.blas_level1``: a pass over memory fewer per term)."""
+        if mom is None and usable(w, g):
+            if wd:
+                scal(1 - lr * wd, w)
+            axpy(-(lr * self.rescale_grad), g, w)
+            return True
+        if mom is not None and usable(w, g, mom):
+            scal(self.momentum, mom)
+            if wd:
+                axpy(-(lr * wd), w, mom)
+            axpy(-(lr * self.rescale_grad), g, mom)
+            w += mom
+            return True
         scaled = xp.multiply(g, lr * self.rescale_grad, out=scratch)
         if mom is None:
             if wd:
