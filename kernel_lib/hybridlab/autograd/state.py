@@ -156,7 +156,7 @@ class TapeNode:
         self.op = op
         self.attrs = attrs
         self.inputs = inputs
-        self.sources = list(map(source_of, inputs)) if sources is None else sources   # (given: the caller's)
+        self.sources = sources_of(inputs) if sources is None else sources   # (given: the caller's)
         self.out_data = out_data
         self.device = device
         self.training = flags.training   # the forward's mode: its gradient is computed in the same mode
@@ -170,10 +170,19 @@ def source_of(x):
     """Where the gradient of the array ``x`` goes when an op reads it: its ``(TapeNode, output)``
     entry, itself (a variable), or ``None`` (a constant). As in MXNet, an array computed in a graph
     that a backward has since freed (``retain_graph=False``) is a constant again."""
-    node = x._node
-    if node is not None and not node[0].freed:
-        return node
-    return x if x._grad_req != "null" else None
+    return sources_of((x,))[0]
+
+
+def sources_of(arrays):
+    """``[source_of(x) for x in arrays]`` (the rule is here: one call for a recorded call's inputs)."""
+    sources = []
+    for x in arrays:
+        node = x._node
+        if node is not None and not node[0].freed:
+            sources.append(node)
+        else:
+            sources.append(x if x._grad_req != "null" else None)
+    return sources
 
 
 def gradient_mask(arrays):
@@ -187,7 +196,7 @@ def gradient_mask(arrays):
     >>> gradient_mask([x, c])
     (True, False)
     """
-    return sources_mask(map(source_of, arrays))
+    return sources_mask(sources_of(arrays))
 
 
 def sources_mask(sources):
@@ -197,7 +206,7 @@ def sources_mask(sources):
 
 def needs_record(inputs):
     """True when an op call on ``inputs`` must be recorded (recording, and some input needs a grad)."""
-    return flags.recording and any(map(is_not, map(source_of, inputs), repeat(None)))
+    return flags.recording and any(map(is_not, sources_of(inputs), repeat(None)))
 
 
 def check_grad_req(req):

@@ -210,7 +210,7 @@ class HybridizationState:
     def _run_train(self, plan, cargs):
         """The recorded call of the cached op's arguments ``cargs`` with ``plan`` when the same of them
         need gradients as when the plan was built, else ``None``."""
-        sources = list(map(autograd_state.source_of, cargs))
+        sources = autograd_state.sources_of(cargs)
         if autograd_state.sources_mask(sources) != plan.need:
             return None
         return self.cached_op.run_train(plan, cargs, sources=sources)

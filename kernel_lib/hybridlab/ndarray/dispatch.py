@@ -25,7 +25,7 @@ class OutOfMemory(MXNetError, MemoryError):
 
 
 _autograd_flags = autograd_state.flags
-_source_of = autograd_state.source_of
+_sources_of = autograd_state.sources_of
 _wrap_array = NDArray._wrap
 _tracing = deferred_state.tracing
 _MAX_CHECKED = 4096          # shape checks remembered per op (see invoke)
@@ -98,7 +98,7 @@ def invoke(op, inputs, attrs, out=None, np_style=None):
         nvis, outs, res = 1, [_wrap(res, device, np_style) if type(res) is not _ndarray
                               else _wrap_array(res, device, np_style)], (res,)
     if _autograd_flags.recording and (op.grad is not None or op.zero_grad):
-        sources = list(map(_source_of, arrays))
+        sources = _sources_of(arrays)
         if any(map(is_not, sources, repeat(None))):      # (some input needs a gradient: recorded)
             node = autograd_state.TapeNode(op, a, arrays, res, device, sources)
             for i, o in enumerate(outs):
