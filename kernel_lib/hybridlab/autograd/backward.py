@@ -35,19 +35,20 @@ _NOT_IN_GRAPH = ("Cannot differentiate node because it is not in a computational
 
 
 _segment_backward = [None]    # compiler.tape_backward.run_segment, registered by that layer (above this one)
-_replay = [None]              # and its replay of the last whole backward
+_replays = [None]             # and the list it keeps its replay of the last whole backward in
 
 
-def register_segment_backward(fn, replay=None):
+def register_segment_backward(fn, replays=None):
     """Let ``fn(order, node_grads, buffers)`` differentiate the imperative calls at the end of the
     tape walk ``order`` at once: it returns ``(start, [(source, gradient)...])`` for
     ``order[start:]`` or ``None`` (then they run op by op); ``buffers(node)`` (``backward`` only,
     else ``None``): per input of a node, the gradient buffer its gradient may be written into (see
-    ``run_backward``). ``replay(head)``: ``backward`` of the one array ``head`` with ones as its
-    gradient done again the way ``fn`` did the last one whole, every variable's gradient written
-    into its buffer: ``(tape nodes, buffers written)``, or ``None`` (having done nothing) where the
-    tape differs. The compiler registers its compiled backward (``compiler.tape_backward``)."""
-    _segment_backward[0], _replay[0] = fn, replay
+    ``run_backward``). ``replays``: a one-element list where ``fn`` keeps ``None`` or an object whose
+    ``run(head)`` does ``backward`` of the one array ``head`` with ones as its gradient again the way
+    ``fn`` did the last one whole, every variable's gradient written into its buffer, and returns
+    ``(tape nodes, buffers written)``, or ``None`` (having done nothing) where the tape differs. The
+    compiler registers its compiled backward (``compiler.tape_backward``)."""
+    _segment_backward[0], _replays[0] = fn, replays
 
 
 def mark_variables(variables, gradients, grad_reqs="write"):
@@ -277,8 +278,9 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     """
     if isinstance(heads, NDArray):
         heads = [heads]
-    if (head_grads is None and len(heads) == 1 and _segment_backward[0] is not None and _replay[0] is not None
-            and _replayed(heads[0], retain_graph, train_mode)):
+    replays = _replays[0]
+    if (head_grads is None and len(heads) == 1 and replays is not None and replays[0] is not None
+            and _segment_backward[0] is not None and _replayed(replays[0], heads[0], retain_graph, train_mode)):
         return
     result = run_backward(heads, head_grads, retain_graph, False, train_mode, store=True)
     while result:
@@ -297,14 +299,14 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
         wrote(leaf._grad)
 
 
-def _replayed(head, retain_graph, train_mode):
+def _replayed(replay, head, retain_graph, train_mode):
     """``backward`` of ``head`` by the compiler's replay (``register_segment_backward``), with what
     ``run_backward`` and ``backward`` do around a compiled program: the modes, freeing the graph
     (``retain_graph``), the gradients marked fresh and written. False when it declines."""
     prev_rec, prev_train = _flags.recording, _flags.training      # (set_recording, set_training)
     _flags.recording, _flags.training = False, bool(train_mode)
     try:
-        done = _replay[0](head)
+        done = replay.run(head)
     finally:
         _flags.recording, _flags.training = prev_rec, prev_train
     if done is None:

@@ -505,9 +505,4 @@ class _Replay:
         return found, buffers
 
 
-def _replay_last(head):
-    replay = _replay[0]
-    return None if replay is None else replay.run(head)
-
-
-register_segment_backward(run_segment, _replay_last)
+register_segment_backward(run_segment, _replay)
