@@ -38,6 +38,18 @@ def test_axpy_and_scal_compute_in_place_as_numpy(dtype):
     np.testing.assert_array_equal(z, before * dtype(1.75))     # (one product each: NumPy's bits)
 
 
+@needs_openblas
+def test_a_zero_factor_keeps_numpy_s_nan_and_inf():
+    """BLAS skips axpy's pass and zero-fills for scal when the factor is 0; NumPy computes 0 * inf =
+    nan: the functions give NumPy's values."""
+    x = np.full(N, np.inf, np.float32)
+    y = np.ones(N, np.float32)
+    with np.errstate(invalid="ignore"):         # (NumPy's own warning, as the ufuncs would give it)
+        assert blas_level1.axpy(0.0, x, y) and np.isnan(y).all()
+    z = np.full(N, np.nan, np.float32)
+    assert blas_level1.scal(0.0, z) and np.isnan(z).all()
+
+
 @pytest.mark.parametrize("case", ["small", "strided", "float16", "int32", "same array", "overlap", "read-only",
                                   "sizes", "off", "not an array"])
 def test_what_blas_must_not_touch_is_declined_untouched(case):

@@ -157,6 +157,9 @@ def axpy(alpha, x, y):
     kind = _kind((x, y))
     if kind is None:
         return False
+    if alpha == 0:      # (BLAS skips the pass; NumPy's 0 * inf or nan would write nan: as NumPy)
+        np.add(y, np.multiply(x, y.dtype.type(0)), out=y)
+        return True
     _state["routines"][kind, "axpy"](y.size, alpha, x.ctypes.data, 1, y.ctypes.data, 1)
     return True
 
@@ -166,5 +169,8 @@ def scal(alpha, x):
     kind = _kind((x,))
     if kind is None:
         return False
+    if alpha == 0:      # (BLAS writes zeros; NumPy's 0 * inf or nan is nan: as NumPy)
+        np.multiply(x, x.dtype.type(0), out=x)
+        return True
     _state["routines"][kind, "scal"](x.size, alpha, x.ctypes.data, 1)
     return True
