@@ -472,3 +472,48 @@ def test_a_training_loop_replays_its_backward():
     with _counting_replays() as count:
         steps = _replayed_loop(["none"] * 6, True, count)
     assert [r for r, _ in steps] == [False, False, True, True, True, True]     # seen, compiled, then replayed
+
+
+def _alternating_loop(compiled, replays, rounds=5):
+    """Two nets, each with its loss and trainer, stepping in turn (a GAN's discriminator and generator
+    steps, alike in form): per step, whether it was replayed, its net's gradients and weights."""
+    rng = np.random.default_rng(5)
+    steps, saved = [], driver._segment_backward
+    driver._segment_backward = saved if compiled else [None]
+    try:
+        pairs = []
+        for units in (3, 3):        # (one loss structure: only the nets' cached ops tell the two apart)
+            net = mx.gluon.nn.Dense(units, in_units=4)
+            net.initialize()
+            _set_params(net, rng)
+            net.hybridize()
+            pairs.append((net, mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})))
+        loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+        for _ in range(rounds):
+            for net, trainer in pairs:
+                x = mx.nd.array(rng.standard_normal((5, 4)).astype(np.float32))
+                y = mx.nd.array(rng.integers(0, 3, 5))
+                with mx.autograd.record():
+                    loss = loss_fn(net(x), y)
+                before = replays[0]
+                loss.backward()
+                trainer.step(5)
+                steps.append((replays[0] > before, [a.asnumpy().copy() for a in (net.weight.grad(), net.bias.grad(),
+                                                                                   net.weight.data())]))
+    finally:
+        driver._segment_backward = saved
+    return steps
+
+
+def test_a_loop_alternating_two_nets_replays_both():
+    """Each net's backward is replayed from its third step on (a template kept per compiled segment, not
+    only the last one), and every step equals the op-by-op loop's."""
+    got = {}
+    for compiled in (True, False):
+        with _counting_replays() as count:
+            got[compiled] = _alternating_loop(compiled, count)
+    assert [r for r, _ in got[True]] == [False] * 4 + [True] * 6      # (steps alternate: net 0, net 1, ...)
+    assert not any(r for r, _ in got[False])
+    for i, ((_, a), (_, b)) in enumerate(zip(got[True], got[False])):
+        for g, want in zip(a, b):
+            np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-6, err_msg=f"step {i}")

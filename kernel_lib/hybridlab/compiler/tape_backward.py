@@ -66,7 +66,8 @@ MAX_SEEN = 1024             # structures seen once (forgotten all at once past i
 _programs = {}              # key -> _Segment, or None: its gradient cannot be traced
 _seen = set()               # keys seen once: a structure compiles when it comes again (one-offs never do)
 _latest = [None]
-_replay = [None]            # the _Replay of the last whole backward() that can be replayed
+_replay = [None]            # the _Replays of the last whole backward()s that can be replayed (None before any)
+MAX_REPLAYS = 4             # kept: a loop alternating nets (a GAN's two steps) replays each of them
 _lock = threading.Lock()
 
 
@@ -112,7 +113,9 @@ def run_segment(order, node_grads, buffers=None):
             if start == 1 and written:      # the whole tape, gradients into buffers (backward()): replayable?
                 replay = _Replay.of(segment, call, nodes, externals, heads, grads, written)
                 if replay is not None:
-                    _replay[0] = replay
+                    if _replay[0] is None:
+                        _replay[0] = _Replays()
+                    _replay[0].keep(replay)
             return start - 1, grads
         if _programs.get(joined_key, False) is not None:
             return None       # seen once (or no room): op by op
@@ -503,6 +506,34 @@ class _Replay:
         self.segment.call(self.program, args)
         _latest[0] = self.segment
         return found, buffers
+
+
+class _Replays:
+    """The last ``MAX_REPLAYS`` replayable backwards (``_Replay``, one per compiled segment), the one
+    replayed or made last first: a loop alternating two nets with their losses (a GAN's discriminator
+    and generator steps) replays both, where one kept template would be made again at every step."""
+
+    __slots__ = ("replays",)
+
+    def __init__(self):
+        self.replays = []
+
+    def keep(self, replay):
+        """Keep ``replay`` first, in place of any of its segment's."""
+        others = [r for r in self.replays if r.segment is not replay.segment]
+        self.replays = [replay] + others[:MAX_REPLAYS - 1]
+
+    def run(self, head):
+        """The first kept replay's ``run(head)`` that does the backward (``None``: none could)."""
+        replays = self.replays
+        done = replays[0].run(head)         # (a training loop's: the first)
+        if done is None:
+            for k in range(1, len(replays)):
+                done = replays[k].run(head)
+                if done is not None:
+                    replays.insert(0, replays.pop(k))
+                    break
+        return done
 
 
 register_segment_backward(run_segment, _replay)
