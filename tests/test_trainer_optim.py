@@ -103,7 +103,7 @@ OPTIMIZERS = {   # name: (create kwargs, reference, initial reference state for 
 
 
 @pytest.mark.parametrize("name", sorted(OPTIMIZERS))
-def test_optimizer_update_matches_numpy_formula(name, update_kernels):
+def test_optimizer_update_matches_numpy_formula(name):
     kwargs, ref, state0 = OPTIMIZERS[name]
     opt_name = name.split("_")[0]
     lr, wd, rescale, clip = 0.05, 0.01, 0.5, 0.8
