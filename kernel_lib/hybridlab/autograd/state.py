@@ -19,8 +19,8 @@ from operator import is_not
 from ..base import MXNetError
 
 __all__ = ["flags", "Scope", "record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
-           "set_recording", "set_training", "TapeNode", "gradient_mask", "sources_mask", "needs_record", "check_grad_req", "mark_fresh",
-           "take_fresh"]
+           "set_recording", "set_training", "TapeNode", "sources_of", "gradient_mask", "sources_mask", "recorded_sources",
+           "needs_record", "check_grad_req", "mark_fresh", "take_fresh"]
 
 
 class _Flags(threading.local):
@@ -204,9 +204,16 @@ def sources_mask(sources):
     return tuple(map(is_not, sources, repeat(None)))
 
 
+def recorded_sources(inputs):
+    """``sources_of(inputs)`` when a recorded call on ``inputs`` needs a tape node (some input needs a
+    gradient), else ``None``."""
+    sources = sources_of(inputs)
+    return sources if any(map(is_not, sources, repeat(None))) else None
+
+
 def needs_record(inputs):
     """True when an op call on ``inputs`` must be recorded (recording, and some input needs a grad)."""
-    return flags.recording and any(map(is_not, sources_of(inputs), repeat(None)))
+    return flags.recording and recorded_sources(inputs) is not None
 
 
 def check_grad_req(req):

@@ -526,14 +526,13 @@ class _Replays:
     def run(self, head):
         """The first kept replay's ``run(head)`` that does the backward (``None``: none could)."""
         replays = self.replays
-        done = replays[0].run(head)         # (a training loop's: the first)
-        if done is None:
-            for k in range(1, len(replays)):
-                done = replays[k].run(head)
-                if done is not None:
+        for k, replay in enumerate(replays):
+            done = replay.run(head)
+            if done is not None:
+                if k:
                     replays.insert(0, replays.pop(k))
-                    break
-        return done
+                return done
+        return None
 
 
 register_segment_backward(run_segment, _replay)

@@ -307,11 +307,12 @@ class Trainer:
         if loss_scaler is not None and loss_scaler.has_overflow(self._params):
             return                          # an overflowing AMP step is skipped (MXNet)
         trainable = self._trainable()
+        is_fresh, take_fresh = autograd_state.is_fresh, autograd_state.take_fresh
         if not ignore_stale_grad:
             for _, param in trainable:
                 for w in param._data_arrays:        # (the _data property, without its call)
                     g = w._grad
-                    if not getattr(g, "_fresh", False):     # (autograd_state.is_fresh)
+                    if not is_fresh(g):
                         raise UserWarning(
                             f"Gradient of Parameter `{param.name}` on context {g.device} has not been updated by "
                             f"backward since last `step`. This could mean a bug in your model that made it only use "
@@ -321,13 +322,12 @@ class Trainer:
         if self._kvstore and self._update_on_kvstore:
             return                          # the store updated the weights (MXNet keeps the grads 'fresh')
         per_device = []         # per device: (indices, gradients, weights)
-        take_fresh = autograd_state.take_fresh
         for i, param in trainable:
             weights = param._data_arrays
             if len(weights) == 1 and per_device and not ignore_stale_grad:   # (the common case, one device)
                 w = weights[0]
                 g = w._grad
-                g._fresh = False            # (take_fresh: checked fresh above)
+                take_fresh(g)               # (checked fresh above)
                 idx, gs, ws = per_device[0]
                 idx.append(i)
                 gs.append(g)

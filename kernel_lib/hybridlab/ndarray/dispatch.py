@@ -2,9 +2,6 @@
 (once per attributes and input shapes: ``OpDef.shapes_checked``), compute with the device's array
 module, wrap the outputs, and record a tape node when autograd needs one. This is the hot path of
 every imperative call: keep it lean."""
-from itertools import repeat
-from operator import is_not
-
 from numpy import asarray as _asarray, generic as _generic, ndarray as _ndarray
 
 from ..autograd import state as autograd_state
@@ -25,7 +22,7 @@ class OutOfMemory(MXNetError, MemoryError):
 
 
 _autograd_flags = autograd_state.flags
-_sources_of = autograd_state.sources_of
+_recorded_sources = autograd_state.recorded_sources
 _wrap_array = NDArray._wrap
 _tracing = deferred_state.tracing
 _MAX_CHECKED = 4096          # shape checks remembered per op (see invoke)
@@ -98,8 +95,8 @@ def invoke(op, inputs, attrs, out=None, np_style=None):
         nvis, outs, res = 1, [_wrap(res, device, np_style) if type(res) is not _ndarray
                               else _wrap_array(res, device, np_style)], (res,)
     if _autograd_flags.recording and (op.grad is not None or op.zero_grad):
-        sources = _sources_of(arrays)
-        if any(map(is_not, sources, repeat(None))):      # (some input needs a gradient: recorded)
+        sources = _recorded_sources(arrays)
+        if sources is not None:
             node = autograd_state.TapeNode(op, a, arrays, res, device, sources)
             for i, o in enumerate(outs):
                 o._node = (node, i)

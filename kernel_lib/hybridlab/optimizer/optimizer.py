@@ -261,9 +261,8 @@ class Optimizer:
         ``_update_impl`` order: the rates are asked after all the counts)."""
         self._update_count(indices)
         counts = self._index_update_count
-        mine = self.__dict__          # (the rate methods may be set on the instance too)
-        if not _base_rates(type(self)) or "_get_lr" in mine or "_get_wd" in mine or "_mult" in mine \
-                or "_scheduled_lr" in mine:
+        # (the rate methods may be overridden by the class or set on the instance)
+        if not (_base_rates(type(self)) and self.__dict__.keys().isdisjoint(_RATE_METHODS)):
             return [(self._get_lr(index), self._get_wd(index), counts[index]) for index in indices]
         # (the rates as _get_lr and _get_wd give them, the scheduled rate asked once: a step's hot loop)
         lr, wd, params = self._scheduled_lr(), self.wd, self.param_dict
