@@ -737,6 +737,21 @@ def test_stop38_one_row_buffer_rows_keep_hostile_names_out_of_generated_code(can
     assert source.count("_row)") >= 3 and any(CANARY in line for line in source.split("\n"))
 
 
+def _dense_relu_dense(name, weights):
+    """A hybridized SymbolBlock ``fc1(relu(fc0(data)))`` whose every name is ``name(...)`` of the plain
+    one, with the parameters ``weights`` (fc0's weight and bias, then fc1's: their shapes give the sizes),
+    and its parameters."""
+    data = mx.sym.var(name("data"))
+    h = mx.sym.relu(mx.sym.FullyConnected(data, num_hidden=weights[0].shape[0], name=name("fc0")), name=name("r0"))
+    net = mx.gluon.SymbolBlock(mx.sym.FullyConnected(h, num_hidden=weights[2].shape[0], name=name("fc1")), [data])
+    params = list(net.collect_params().values())
+    for p, w in zip(params, weights):
+        p.initialize()
+        p.set_data(mx.nd.array(w))
+    net.hybridize()
+    return net, params
+
+
 def test_stop39_bias_sums_over_many_rows_keep_hostile_names_out_of_generated_code(canary):
     """From 128 rows a backward program adds a dense layer's bias gradient with ``sum_rows`` (blocks of
     rows); with every name hostile (line breaks, payloads) the backward stays inert, calls it, and
@@ -747,14 +762,7 @@ def test_stop39_bias_sums_over_many_rows_keep_hostile_names_out_of_generated_cod
     head = mx.nd.array(rng.uniform(-1, 1, (256, 2)).astype(np.float32))
 
     def run(name):
-        data = mx.sym.var(name("data"))
-        h = mx.sym.relu(mx.sym.FullyConnected(data, num_hidden=5, name=name("fc0")), name=name("r0"))
-        net = mx.gluon.SymbolBlock(mx.sym.FullyConnected(h, num_hidden=2, name=name("fc1")), [data])
-        params = list(net.collect_params().values())
-        for p, w in zip(params, weights):
-            p.initialize()
-            p.set_data(mx.nd.array(w))
-        net.hybridize()
+        net, params = _dense_relu_dense(name, weights)
         for _ in range(2):
             with mx.autograd.record():
                 y = net(x)
@@ -780,14 +788,7 @@ def test_stop40_replayed_training_loop_keeps_hostile_names_out_of_generated_code
     y = mx.nd.array(rng.randint(0, 3, 6).astype(np.float32))
 
     def run(name):
-        data = mx.sym.var(name("data"))
-        h = mx.sym.relu(mx.sym.FullyConnected(data, num_hidden=5, name=name("fc0")), name=name("r0"))
-        net = mx.gluon.SymbolBlock(mx.sym.FullyConnected(h, num_hidden=3, name=name("fc1")), [data])
-        params = list(net.collect_params().values())
-        for p, w in zip(params, weights):
-            p.initialize()
-            p.set_data(mx.nd.array(w))
-        net.hybridize()
+        net, params = _dense_relu_dense(name, weights)
         trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
         loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
         replayed, steps, run_replay = [], [], tape_backward._Replay.run
@@ -816,5 +817,5 @@ def test_stop40_replayed_training_loop_keeps_hostile_names_out_of_generated_code
         for a, b in zip(g, c):
             np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6, err_msg=f"step {step}")
     assert_inert(source)
-    assert "after the backward of" in source.splitlines()[0]
+    assert "after the backward of" in source.splitlines()[0] and source.count("add.reduce(") == 2   # (the biases)
     assert any(CANARY in line for line in source.split("\n"))
