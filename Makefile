@@ -3,7 +3,8 @@
 #   make lab   - create .venv, install hybridlab (building the JupyterLab extension), open JupyterLab
 #                on notebooks/ with the extension active
 #   make test  - create/update .venv, install with test extras (and Debian's chromium and graphviz, as
-#                root, when missing), create .venv-mxnet with real MXNet 1.9.1 for the parity tests,
+#                root, when missing) and cuDNN's library, create .venv-mxnet with real MXNet 1.9.1 for
+#                the parity tests,
 #                run the jest suite and the whole pytest suite
 #                (tests/ui: end-to-end in JupyterLab + headless chromium)
 PYTHON ?= python3
@@ -18,7 +19,7 @@ EXT_SRC := package.json yarn.lock .yarnrc.yml tsconfig.json \
            $(shell find src style -type f -not -path 'src/__tests__/*' 2>/dev/null)
 LABEXT_SHARE := $(VENV)/share/jupyter/labextensions/hybridlab
 
-.PHONY: lab test venv install ext jest system-packages mxnet-venv
+.PHONY: lab test venv install ext jest system-packages mxnet-venv cudnn-lib
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -82,8 +83,15 @@ $(MXNET_VENV)/bin/python:
 
 mxnet-venv: $(MXNET_VENV)/bin/python
 
+# cuDNN's library (the cudnn extra of pyproject.toml, about 1 GB) for the tests only: without a GPU they
+# check the binding's descriptors against hybridlab's shape inference (tests/test_cudnn.py); `make lab`
+# does without it.
+cudnn-lib: install
+	$(BIN)/python -m pip install --quiet $$($(BIN)/python -c 'import tomllib; \
+	  print(" ".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["cudnn"]))')
+
 # HYBRIDLAB_UI_TESTS=require: a missing browser piece fails the UI tests instead of skipping them
-test: system-packages install mxnet-venv
+test: system-packages install cudnn-lib mxnet-venv
 	$(BIN)/jupyter labextension list 2>&1 | grep -E 'hybridlab .*enabled'
 	$(BIN)/jlpm test
 	HYBRIDLAB_MXNET_PYTHON=$(HYBRIDLAB_MXNET_PYTHON) HYBRIDLAB_UI_TESTS=require $(BIN)/python -m pytest -n 2 --dist loadfile

@@ -1,9 +1,19 @@
-"""The cached op on a GPU (CuPy): imperative vs hybridized vs hybridized with static_alloc, measured
-side by side in one run, for the tutorial MLP forward at batch 1 and 1024 and a LeNet training step
-at batch 64 (forward + backward + SGD update); every call ends with a device synchronisation.
-Prints per-call times and ratios to imperative. Exits with a message where no CUDA device exists.
+"""The cached op on a GPU (CuPy), measured side by side in one run and printed as ratios.
 
-Run: PYTHONPATH=kernel_lib python benchmarks/gpu_cached_op.py [--rounds 5]
+Part 1, the tutorial MLP forward at batch 1 and 1024 and a LeNet training step at batch 64 (forward +
+backward + SGD update): imperative vs hybridized vs hybridized with static_alloc (ratios to imperative).
+
+Part 2, the CNN workloads of ``cnn_vs_mxnet.py`` on the GPU: ResNet-18 v1, ResNet-50 v2 and MobileNet
+1.0 forward on 224x224 images at batch 1 and ``--batch`` (32), and a ResNet-18 v1 training step (SGD
+with momentum, softmax cross-entropy) at ``--batch`` on ``--train-size`` (112) images. Each runs
+hybridized and hybridized with static_alloc + static_shape, on both GPU convolution paths
+(``ops/conv_path.py``): cuDNN and the im2col code run by CuPy. Ratios: static_alloc / plain hybridized
+(the issue's target: <= 1.0), and cuDNN / im2col (below 1 cuDNN is faster).
+
+Every call ends with a device synchronisation; each contender's best of ``--rounds`` rounds of
+``--number`` calls is kept. Exits with a message where no CUDA device exists.
+
+Run: PYTHONPATH=kernel_lib python benchmarks/gpu_cached_op.py [--rounds 3] [--number 20] [--only mlp,cnn]
 """
 import argparse
 import os
@@ -12,19 +22,41 @@ import timeit
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import numpy as np  # noqa: E402
+
 import hybridlab as mx  # noqa: E402
 from cached_op_vs_frameworks import MODES, hl_lenet, hl_mlp, hl_train_step  # noqa: E402
+from hybridlab.ops import conv_path, cudnn  # noqa: E402
+
+HYBRID_MODES = {m: MODES[m] for m in ("hybridized", "static_alloc")}
 
 
-def synced(fn):
+def synced(fn, path=None):
+    """``fn`` followed by a device synchronisation, on convolution ``path`` when given."""
     def call():
-        out = fn()
+        if path is None:
+            out = fn()
+        else:
+            with conv_path.use(path):
+                out = fn()
         mx.nd.waitall()
         return out
     return call
 
 
-def workloads():
+def best(fns, number, rounds):
+    times = {}
+    for key, fn in fns.items():
+        fn()
+        timeit.timeit(fn, number=max(1, number // 4))
+    for _ in range(rounds):                   # rounds interleave the contenders
+        for key, fn in fns.items():
+            t = timeit.timeit(fn, number=number) / number
+            times[key] = min(times.get(key, t), t)
+    return times
+
+
+def mlp_workloads():
     """Models built under ``with mx.gpu(0)``: parameters and inputs live on the GPU."""
     with mx.gpu(0):
         for batch in (1, 1024):
@@ -37,23 +69,86 @@ def workloads():
                                             for m, h in MODES.items()}
 
 
+def _zoo(name, classes, mode):
+    from hybridlab.gluon.model_zoo import vision
+    with mx.name.NameManager():
+        net = getattr(vision, name)(classes=classes)
+    mx.random.seed(0)
+    net.initialize(mx.init.Xavier(), device=mx.gpu(0))
+    net.hybridize(**HYBRID_MODES[mode])
+    return net
+
+
+def _train_step(net, x, y):
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.01, "momentum": 0.9})
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+
+    def step():
+        with mx.autograd.record():
+            loss = loss_fn(net(x), y).mean()
+        loss.backward()
+        trainer.step(1)
+        return loss
+    return step
+
+
+def cnn_workloads(args, paths):
+    """``(name, {(path, mode): call})`` of part 2."""
+    rng = np.random.default_rng(0)
+    forward = [("resnet18_v1", 1), ("resnet18_v1", args.batch), ("resnet50_v2", 1), ("resnet50_v2", args.batch),
+               ("mobilenet1_0", 1), ("mobilenet1_0", args.batch)]
+    for name, batch in forward:
+        x = mx.nd.array(rng.standard_normal((batch, 3, 224, 224)), device=mx.gpu(0))
+        fns = {}
+        for path in paths:
+            for mode in HYBRID_MODES:
+                with mx.gpu(0), conv_path.use(path):
+                    net = _zoo(name, 1000, mode)
+                fns[path, mode] = synced(lambda net=net: net(x), path)
+        yield f"{name} forward batch {batch}", fns
+    size = args.train_size
+    x = mx.nd.array(rng.standard_normal((args.batch, 3, size, size)), device=mx.gpu(0))
+    y = mx.nd.array(rng.integers(0, 10, args.batch), device=mx.gpu(0))
+    fns = {}
+    for path in paths:
+        for mode in HYBRID_MODES:
+            with mx.gpu(0), conv_path.use(path):
+                fns[path, mode] = synced(_train_step(_zoo("resnet18_v1", 10, mode), x, y), path)
+    yield f"resnet18_v1 train step batch {args.batch} {size}px", fns
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--number", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--number", type=int, default=20)
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--train-size", type=int, default=112)
+    parser.add_argument("--only", default="mlp,cnn")
     args = parser.parse_args()
     if mx.num_gpus() == 0:
         print("no CUDA device (CuPy with a GPU is needed): nothing measured")
         return
-    for name, fns in workloads():
-        times = {}
-        for mode, fn in fns.items():
-            fn()
-            timeit.timeit(fn, number=args.number)
-            times[mode] = min(timeit.timeit(fn, number=args.number) / args.number for _ in range(args.rounds))
-        base = times["imperative"]
-        row = "  ".join(f"{m} {t * 1e6:9.1f} us ({base / t:4.1f}x)" for m, t in times.items())
-        print(f"{name:28s} {row}")
+    only = set(args.only.split(","))
+    if "mlp" in only:
+        print("== part 1: imperative vs hybridized vs static_alloc (per call; ratio: imperative / this)")
+        for name, fns in mlp_workloads():
+            times = best(fns, 50, args.rounds)
+            base = times["imperative"]
+            row = "  ".join(f"{m} {t * 1e6:9.1f} us ({base / t:4.1f}x)" for m, t in times.items())
+            print(f"{name:28s} {row}", flush=True)
+    if "cnn" in only:
+        usable = cudnn.usable(0)
+        print(f"== part 2: CNNs on the GPU (cuDNN {cudnn.version()[:3] if cudnn.available() else None}: "
+              f"{'usable' if usable else cudnn.unusable_reason(0)})")
+        paths = ["cudnn", "numpy"] if usable else ["numpy"]
+        head = "  ".join(f"{p}/{m[:6]:>6s}" for p in paths for m in HYBRID_MODES)
+        print(f"{'workload':38s} {head}   static/plain per path   cudnn/im2col (plain)")
+        for name, fns in cnn_workloads(args, paths):
+            times = best(fns, args.number, args.rounds)
+            cells = "  ".join(f"{times[p, m] * 1e3:10.2f}ms" for p in paths for m in HYBRID_MODES)
+            static = "  ".join(f"{times[p, 'static_alloc'] / times[p, 'hybridized']:5.2f}x" for p in paths)
+            lib = (f"{times['cudnn', 'hybridized'] / times['numpy', 'hybridized']:5.2f}x" if usable else "n/a")
+            print(f"{name:38s} {cells}   {static:22s}   {lib}", flush=True)
 
 
 if __name__ == "__main__":

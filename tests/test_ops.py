@@ -1,10 +1,11 @@
 """Every registered op passes the shared checker (op_checker.py) on every available device, and
 every kernel path (NumPy, accelerated, GPU) runs the same cases: ``test_op`` runs the NumPy path on
-the CPU (and the GPU), ``test_op_path`` the accelerated CPU paths on the cases of the ops they serve."""
+the CPU (and the GPU), ``test_op_path`` the libraries' paths (oneDNN on the CPU, cuDNN on a GPU) on
+the cases of the ops they serve."""
 import pytest
 
 import hybridlab as mx
-from hybridlab.ops import conv_path, dnnl
+from hybridlab.ops import conv_path, cudnn, dnnl
 from hybridlab.ops.dnnl import channel_affine as dnnl_channel_affine, layout as dnnl_layout, pooling as dnnl_pooling
 from hybridlab.ops.registry import all_ops
 
@@ -12,14 +13,20 @@ from op_cases import all_cases
 from op_checker import check_forward, check_gradient, check_inference, check_same_gradients
 
 CASES = all_cases()
+NO_GPU = "no CUDA device (CuPy with a GPU is needed for gpu op checks)"
 DEVICES = [pytest.param(mx.cpu(), id="cpu"),
-           pytest.param(mx.gpu(0), id="gpu", marks=pytest.mark.skipif(
-               mx.num_gpus() == 0, reason="no CUDA device (CuPy with a GPU is needed for gpu op checks)"))]
-# accelerated CPU paths (skipped, with the reason, where their library is missing) and the ops following each
+           pytest.param(mx.gpu(0), id="gpu", marks=pytest.mark.skipif(mx.num_gpus() == 0, reason=NO_GPU))]
+# the libraries' paths (skipped, with the reason, where their library or device is missing), the ops
+# following each and the device each runs on
 PATHS = [pytest.param("onednn", marks=pytest.mark.skipif(
     "onednn" not in conv_path.available_paths(),
-    reason=f"oneDNN convolution path not available: {dnnl.load_error()}"), id="onednn")]
-PATH_OPS = {"onednn": conv_path.OPS}
+    reason=f"oneDNN convolution path not available: {dnnl.load_error()}"), id="onednn"),
+    pytest.param("cudnn", marks=pytest.mark.skipif(
+        mx.num_gpus() == 0 or not cudnn.available(),
+        reason=NO_GPU if mx.num_gpus() == 0 else f"cuDNN convolution path not available: {cudnn.load_error()}"),
+        id="cudnn")]
+PATH_OPS = {"onednn": conv_path.OPS, "cudnn": conv_path.GPU_OPS}
+PATH_DEVICE = {"onednn": mx.cpu, "cudnn": mx.gpu}
 PATH_CASES = [c for c in CASES if any(c.op in ops for ops in PATH_OPS.values())]
 
 
@@ -45,13 +52,15 @@ def test_op(case, device):
 
 
 @pytest.fixture
-def onednn_calls(monkeypatch):
-    """Results of the oneDNN calls made during a test (True: computed, False: no implementation,
-    so the NumPy fallback ran): convolutions, layout reorders, channel affine maps, pooling."""
+def library_calls(monkeypatch):
+    """Results of the library calls made during a test (True: computed, False: no implementation,
+    so NumPy's code ran): oneDNN's convolutions, layout reorders, channel affine maps and pooling,
+    cuDNN's convolutions."""
     calls = []
     for module, name in ((dnnl, "forward"), (dnnl, "backward_data"), (dnnl, "backward_weights"),
                          (dnnl_layout, "reorder"), (dnnl_channel_affine, "forward"), (dnnl_pooling, "forward"),
-                         (dnnl_pooling, "first_max_forward")):
+                         (dnnl_pooling, "first_max_forward"), (cudnn, "forward"), (cudnn, "backward_data"),
+                         (cudnn, "backward_filter")):
         def spy(*args, _fn=getattr(module, name), **kwargs):
             calls.append(_fn(*args, **kwargs))
             return calls[-1]
@@ -61,12 +70,16 @@ def onednn_calls(monkeypatch):
 
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("case", PATH_CASES, ids=[c.id for c in PATH_CASES])
-def test_op_path(case, path, onednn_calls):
+def test_op_path(case, path, library_calls):
     if case.op not in PATH_OPS[path]:
         pytest.skip(f"{case.op} does not follow the {path} path")
+    device = PATH_DEVICE[path]()
     with conv_path.use(path):
-        inputs, outs = check_forward(case, mx.cpu())
+        inputs, outs = check_forward(case, device)
         check_inference(case, inputs, outs)
-    assert onednn_calls and all(onednn_calls), f"{case.id}: the {path} path did not compute the call"
-    check_same_gradients(case, mx.cpu(), lambda: conv_path.use(path), lambda: conv_path.use("numpy"))
-    assert all(onednn_calls), f"{case.id}: the {path} path fell back to NumPy in the gradient"
+    assert library_calls and all(library_calls), f"{case.id}: the {path} path did not compute the call"
+    check_same_gradients(case, device, lambda: conv_path.use(path), lambda: conv_path.use("numpy"))
+    assert all(library_calls), f"{case.id}: the {path} path fell back to NumPy in the gradient"
+    if path == "cudnn":              # cuDNN computes float64 too: the numerical gradients on its path
+        with conv_path.use(path):
+            check_gradient(case, device)

@@ -260,7 +260,8 @@ class BackwardPlan:
     def __init__(self, outputs, inputs, signature, shapes, dtypes, need, title=""):
         self.need = tuple(bool(k) for k in need)
         # ops whose gradients reuse forward workspaces run their training variants (within a budget)
-        outputs, self.kept_workspaces, shapes, dtypes = keep_workspaces(outputs, inputs, self.need, shapes, dtypes)
+        outputs, self.kept_workspaces, shapes, dtypes = keep_workspaces(outputs, inputs, self.need, shapes, dtypes,
+                                                                        device=signature.device)
         self._outputs, self._fwd_shapes, self._fwd_dtypes = list(outputs), shapes, dtypes
         d = derive_backward(outputs, inputs, shapes, dtypes, signature.device, signature.training, self.need)
         self.grad_inputs = d.grad_inputs

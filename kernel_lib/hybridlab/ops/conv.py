@@ -294,20 +294,20 @@ def conv_and_columns(ctx, a, data, weight, bias=None, name="Convolution"):
     return from_cf(xp, _batch_first(xp, out.reshape((F, N) + grid), bias, out_sp), cl), cols
 
 
-def _conv_onednn(ctx, a, data, weight, bias, **post):
-    """The output on the oneDNN path (``ops/conv_path.py``), or ``None`` when it does not cover the call;
-    ``post``: the post-ops ``scale``, ``shift``, ``relu``, the layouts ``blocks`` and the buffer ``out`` of
-    ``conv_path.convolution`` (``ops/conv_fused.py``)."""
-    geom, cl, out_shape = _onednn_geometry(tuple(a[key] for key in _GEOMETRY_ATTRS), data.shape)
-    return conv_path.convolution(ctx.xp, data, weight, bias, geom, cl, out_shape, **post)
+def _conv_accelerated(ctx, a, data, weight, bias, **post):
+    """The output on a library's path (oneDNN, cuDNN: ``ops/conv_path.py``), or ``None`` when none covers
+    the call; ``post``: the post-ops ``scale``, ``shift``, ``relu``, the layouts ``blocks`` and the buffer
+    ``out`` of ``conv_path.convolution`` (``ops/conv_fused.py``)."""
+    geom, cl, out_shape = _library_geometry(tuple(a[key] for key in _GEOMETRY_ATTRS), data.shape)
+    return conv_path.convolution(ctx.xp, data, weight, bias, geom, cl, out_shape, attrs=a, **post)
 
 
 _GEOMETRY_ATTRS = ("kernel", "stride", "dilate", "pad", "num_group", "layout", "num_filter")
 
 
 @functools.lru_cache(maxsize=4096)
-def _onednn_geometry(values, data_shape):
-    """``(oneDNN geometry, channel_last, output shape)`` of a convolution: computed once per attributes
+def _library_geometry(values, data_shape):
+    """``(the libraries' geometry, channel_last, output shape)`` of a convolution: computed once per attributes
     and data shape (predict programs call the same convolutions again and again)."""
     a = dict(zip(_GEOMETRY_ATTRS, values))
     nd, k, s, d, p = conv_params(a, "Convolution")
@@ -317,7 +317,7 @@ def _onednn_geometry(values, data_shape):
 
 
 def _conv_compute(ctx, a, data, weight, bias=None):
-    out = _conv_onednn(ctx, a, data, weight, bias)
+    out = _conv_accelerated(ctx, a, data, weight, bias)
     if out is not None:
         return out
     threads.current()     # sets the BLAS thread count for the matmul (hybridlab.threads)
@@ -367,11 +367,13 @@ def _conv_attrs(workspace, no_bias, layouts):
         "pad": Attr("shape", (), doc="zero padding per spatial dimension (both sides); empty means 0"),
         "num_filter": Attr("int", doc="number of output channels"),
         "num_group": Attr("int", 1, doc="number of groups (channels / num_group per filter)"),
-        "workspace": Attr("int", workspace, doc="accepted for compatibility; unused"),
+        "workspace": Attr("int", workspace, doc="megabytes of workspace cuDNN's algorithms may use on a GPU "
+                                                 "(with cudnn_tune 'limited_workspace'); unused on the CPU"),
         "no_bias": Attr("bool", no_bias, doc="whether to leave out the bias input"),
         "cudnn_tune": Attr("enum?", None, choices=("off", "limited_workspace", "fastest"),
-                           doc="accepted for compatibility; unused"),
-        "cudnn_off": Attr("bool", False, doc="accepted for compatibility; unused"),
+                           doc="how cuDNN's algorithm is chosen on a GPU: heuristics ('off') or measured "
+                               "(None: MXNET_CUDNN_AUTOTUNE_DEFAULT; ops/cudnn/convolution.py)"),
+        "cudnn_off": Attr("bool", False, doc="on a GPU, compute without cuDNN (the im2col path)"),
         "layout": Attr("enum?", None, choices=layouts,
                        doc="data layout; None means NCW, NCHW or NCDHW by the kernel's rank"),
     }
@@ -385,10 +387,10 @@ CONV_BOUNDS = {"kernel": (1, None), "stride": (1, None), "dilate": (1, None), "p
 _with_bias = lambda a: ("data", "weight") if a["no_bias"] else ("data", "weight", "bias")  # noqa: E731
 
 
-def _columns_pay(a, in_shapes):
-    """Whether a compiled training step keeps the im2col columns for the weight gradient: only on
-    the NumPy path (the oneDNN path builds none; ``ops/conv_path.py``)."""
-    return not conv_path.onednn_selected()
+def _columns_pay(a, in_shapes, device):
+    """Whether a compiled training step on ``device`` keeps the im2col columns for the weight gradient:
+    only on the NumPy path (oneDNN and cuDNN build none; ``ops/conv_path.py``)."""
+    return not conv_path.accelerated(device)
 
 
 def _channel_axes(a):
@@ -464,10 +466,10 @@ def _wgrad_compute(ctx, a, ograd, data):
     xp = ctx.xp
     nd, k, s, d, p = conv_params(a, "_backward_Convolution_weight")
     cl = channel_last(a, nd, "_backward_Convolution_weight")
-    if conv_path.onednn_covers(xp, ograd, data):
+    if conv_path.covers(xp, ograd, data, cudnn_off=a["cudnn_off"]):
         _, c, _ = split_shape(data.shape, cl)
         dw = conv_path.weight_gradient(xp, ograd, data, conv_path.geometry(s, d, p, a["num_group"]), cl,
-                                       join_shape(a["num_filter"], c // a["num_group"], k, cl))
+                                       join_shape(a["num_filter"], c // a["num_group"], k, cl), attrs=a)
         if dw is not None:
             return dw
     x = to_cf(xp, data, cl)

@@ -22,7 +22,8 @@ op takes the Convolution's inputs and attributes plus:
 On the oneDNN path (``ops/conv_path.py``) everything runs in one primitive: the bias as the
 primitive's bias, ``* scale``, ``+ shift`` and the relu as post-ops applied to each output value
 before it is stored (no pass over the output, no weights copied). The ``gemm`` form is not taken
-there (oneDNN's own 1x1 kernels measured faster) unless :data:`GEMM_ON_ONEDNN` is set.
+there (oneDNN's own 1x1 kernels measured faster) unless :data:`GEMM_ON_ONEDNN` is set, nor on cuDNN's
+path, which runs the convolution, then the affine map and the relu in CuPy.
 
 On the NumPy path the op folds ``scale`` into the weights (``conv(x, w * scale) + (bias * scale +
 shift)``: one convolution with a bias) when the weights are smaller than the output, as at batch
@@ -55,7 +56,7 @@ from .attrs import Attr
 from .bf16 import via_float32
 from .blocked import expected, fits, from_block, to_block
 from .conv import (CONV_BLOCKED, CONV_BOUNDS, CONV_EPILOGUE, _CONV_ATTRS, _conv_compute, _conv_geometry, _conv_infer,
-                   _conv_onednn, channel_last)
+                   _conv_accelerated, channel_last)
 from .infer import InferError, merge_shape, prod
 from .registry import OpDef, OutKernel, register
 
@@ -125,7 +126,7 @@ def _onednn(ctx, a, data, weight, rest, out=None):
     """The whole call as one oneDNN primitive (``None`` off the oneDNN path): bias, affine map and relu
     inside it, the layouts the blocks say, the weights kept reordered when they are a parameter."""
     bias, scale, shift = _extras(a, rest)
-    return _conv_onednn(ctx, a, data, weight, bias, scale=scale, shift=shift, relu=a["act_type"] == "relu",
+    return _conv_accelerated(ctx, a, data, weight, bias, scale=scale, shift=shift, relu=a["act_type"] == "relu",
                         blocks=(a["in_block"], a["out_block"]), out=out, cache_weights=a["cached_weight"])
 
 
@@ -156,7 +157,7 @@ def _compute(ctx, a, data, weight, *rest):
     # one sample: one 2-D matrix product; a batch keeps the convolution path's one large product, which
     # beat a stacked matmul (one BLAS call per sample) in benchmarks/inference_passes.py
     matmul = a["gemm"] and data.shape[0] == 1 and (
-        GEMM_ON_ONEDNN or not conv_path.onednn_covers(xp, data, weight, bias))
+        GEMM_ON_ONEDNN or not conv_path.covers(xp, data, weight, bias, cudnn_off=a["cudnn_off"]))
     if not matmul:       # the oneDNN path: bias, affine and relu inside the primitive
         out = _onednn(ctx, a, data, weight, rest)
         if out is not None:

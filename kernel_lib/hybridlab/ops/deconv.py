@@ -97,9 +97,9 @@ def _deconv_compute(ctx, a, data, weight, bias=None):
     F, g = a["num_filter"], a["num_group"]
     pad, adj = _deconv_pad_adj(a, k, s, d, in_sp)
     full = tuple(s[i] * (in_sp[i] - 1) + dk + adj[i] for i, dk in enumerate(_dilated(k, d)))
-    if conv_path.onednn_covers(xp, data, weight, bias):      # the data gradient of a convolution
+    if conv_path.covers(xp, data, weight, bias, cudnn_off=a["cudnn_off"]):      # the data gradient of a convolution
         out = conv_path.deconvolution(xp, data, weight, conv_path.geometry(s, d, pad, g), cl,
-                                      join_shape(N, F, tuple(f - 2 * q for f, q in zip(full, pad)), cl))
+                                      join_shape(N, F, tuple(f - 2 * q for f, q in zip(full, pad)), cl), attrs=a)
         if out is not None:
             if bias is not None:
                 out += bias if cl else bias.reshape((F,) + (1,) * nd)

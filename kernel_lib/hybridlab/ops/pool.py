@@ -303,10 +303,10 @@ def first_max(xp, x):
     return first_max_2x2(xp, x)
 
 
-def first_max_applies(a, in_shapes):
+def first_max_applies(a, in_shapes, device=None):
     """Whether ``_Pooling_first_max`` (ops/pool_first_max.py), Pooling's training variant, covers
     attributes ``a`` on ``in_shapes[0]``: max pooling, not global, channel-first 4-D data, 2x2 windows
-    with stride 2 tiling it."""
+    with stride 2 tiling it (on any ``device``)."""
     shape = in_shapes[0]
     if a["pool_type"] != "max" or a["global_pool"] or shape is None or len(shape) != 4:
         return False

@@ -40,7 +40,8 @@ An op definition holds
   * ``train_variant``: ``(op name, input name)`` of a variant with the same inputs, attributes and
     visible outputs plus a hidden workspace its gradient for that input reads instead of rebuilding
     it (Convolution: ``("_Convolution_columns", "weight")``), optionally followed by a predicate
-    ``applies(a, in_shapes)`` when the variant covers some cases only (Pooling's); compiled training
+    ``applies(a, in_shapes, device)`` when the variant covers some cases only (Pooling's) or pays
+    on some devices only (Convolution's); compiled training
     steps may run it (``compiler.passes.train_variants``).
 
 What the compiler asks an op (it knows no op by name; each field is ``None`` for ops without it):

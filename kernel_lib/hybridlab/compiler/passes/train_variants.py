@@ -8,7 +8,8 @@ named input gets a gradient (and whose predicate, when it has one, accepts its a
 shapes) runs that variant instead, which also returns its workspace as hidden outputs; the backward
 reads them, and the train forward returns them with the other saved values:
 
-* ``Convolution`` (weight gets a gradient, on the NumPy convolution path: ``ops/conv_path.py``) ->
+* ``Convolution`` (weight gets a gradient, on the NumPy convolution path of the program's device:
+  ``ops/conv_path.py``) ->
   ``_Convolution_columns`` (``ops/conv_columns.py``): the im2col columns, read by
   ``_backward_Convolution_weight_columns`` (LeNet's first layer at batch 64: one im2col, about 100 us
   of a 2.6 ms step);
@@ -43,6 +44,7 @@ import copy
 
 import numpy as np
 
+from ...device import cpu
 from ...ops.infer import prod
 from ...ops.registry import get_op
 from ...symbol.graph import topo_order
@@ -62,14 +64,16 @@ def _variant_outputs(variant, a, in_shapes, in_dtypes):
     return shapes, types, sum(prod(s) * np.dtype(d).itemsize for s, d in zip(shapes[first:], types[first:]))
 
 
-def keep_workspaces(outputs, inputs, need, shapes, dtypes, budget=None):
+def keep_workspaces(outputs, inputs, need, shapes, dtypes, budget=None, device=None):
     """``(outputs, names, shapes, dtypes)``: the training graph with the chosen ops running their
     training variant (op nodes copied, variables shared: ``inputs`` stay the graph's inputs), the
     names of those nodes, and the inferred ``shapes``/``dtypes`` tables (``{id(node): [per
     output]}``) with the copies added (what the variants infer, so the graph is not inferred again);
     the given ``outputs`` and tables unchanged, and no names, when none qualifies. ``budget``: bytes
-    of workspaces to keep (default ``WORKSPACE_BUDGET``)."""
+    of workspaces to keep (default ``WORKSPACE_BUDGET``); ``device``: the program's (the CPU when not
+    given), which the variants' predicates see."""
     budget = WORKSPACE_BUDGET if budget is None else budget
+    device = cpu() if device is None else device
     requires, _ = gradient_path(outputs, inputs, need)
     chosen, total = {}, 0           # id(node) -> the variant's (output shapes, output dtypes)
     for node in topo_order(outputs):
@@ -81,7 +85,7 @@ def keep_workspaces(outputs, inputs, need, shapes, dtypes, budget=None):
         in_shapes = [(shapes.get(id(s)) or [None] * (i + 1))[i] for s, i in node.inputs]
         if (id(src), j) not in requires or any(s is None for s in in_shapes):
             continue
-        if applies and not applies[0](a, in_shapes):
+        if applies and not applies[0](a, in_shapes, device):
             continue
         out_shapes, out_dtypes, size = _variant_outputs(get_op(variant), a, in_shapes,
                                                         [dtypes[id(s)][i] for s, i in node.inputs])
