@@ -30,6 +30,37 @@ def test_library_loads_from_the_nvidia_wheel():
     assert library.status_name(0) == "CUDNN_STATUS_SUCCESS"
 
 
+def _header_text():
+    """The C declarations of the installed cuDNN's headers (the wheel ships them beside the library)."""
+    import glob
+    import os
+    import re
+    folder = os.path.join(os.path.dirname(os.path.dirname(cudnn.version()[3])), "include")
+    files = [f for f in glob.glob(os.path.join(folder, "cudnn_*.h")) if not f.endswith("_v9.h") and "_v8" not in f]
+    if not files:
+        pytest.skip(f"no cuDNN headers beside the library in {folder}")
+    return re.sub(r"/\*.*?\*/", "", "".join(open(f).read() for f in files), flags=re.S)
+
+
+def _kind(param):
+    if "*" in param or "[]" in param or param.split()[-2].endswith(("Descriptor_t", "Handle_t", "Stream_t")):
+        return ctypes.c_void_p
+    return ctypes.c_size_t if "size_t" in param else ctypes.c_int
+
+
+@needs_library
+def test_every_bound_function_matches_the_headers_declaration():
+    import re
+    text = _header_text()
+    for name, argtypes in library._PROTOTYPES.items():
+        found = re.search(r"\b" + name + r"\s*\(([^;]*?)\)\s*;", text)
+        assert found, f"{name} is not declared in the installed cuDNN headers"
+        params = [p.strip() for p in found.group(1).split(",") if p.strip()]
+        want = [_kind(p) for p in params]
+        got = [a if a in (ctypes.c_int, ctypes.c_size_t) else ctypes.c_void_p for a in argtypes]
+        assert got == want, f"{name}: the binding's argument kinds differ from the header's {params}"
+
+
 def _case(spatial, kernel, stride, dilate, pad, groups, channel_last, n=2, per_group=(2, 3)):
     """Data, weight and output shapes (the op's own inference) and the attributes of a Convolution."""
     nd = len(spatial)

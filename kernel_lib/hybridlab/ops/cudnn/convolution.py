@@ -66,6 +66,8 @@ class _Plan:
     __slots__ = ("descs", "conv", "algo", "workspace", "dtype", "kind")
 
     def __repr__(self):
+        if self.algo is None:
+            return f"<cuDNN {self.kind} plan: no algorithm (the caller's code runs)>"
         return f"<cuDNN {self.kind} plan: algorithm {self.algo}, workspace {self.workspace} B, math {self.conv.math}>"
 
 
@@ -169,21 +171,23 @@ def _plan(kind, arrays, channel_last, geom, tune, workspace_mb, h):
         _plans.move_to_end(key)
         return plan
     plan = _Plan()
-    plan.kind, plan.dtype = kind, dtype
-    plan.descs, plan.conv = _descriptors(kind, dtype, (x1.shape, x2.shape, out.shape), channel_last, geom)
-    limit = _FIND_ALL if tune == "fastest" else int(workspace_mb) << 20
-    chosen = _choose(kind, h, plan, [a.data.ptr for a in arrays], tune, limit)
-    if chosen is None:
-        plan.algo = None
-    else:
-        plan.algo, math = chosen
-        if math != plan.conv.math:
-            plan.conv.set_math(math)
-        size = ctypes.c_size_t()
-        d = plan.descs
-        L.call(f"cudnnGetConvolution{_KINDS[kind][0]}WorkspaceSize", h, d[0].handle, d[1].handle, plan.conv.handle,
-               d[2].handle, plan.algo, ctypes.byref(size))
-        plan.workspace = size.value
+    plan.kind, plan.dtype, plan.algo, plan.workspace = kind, dtype, None, 0
+    try:
+        plan.descs, plan.conv = _descriptors(kind, dtype, (x1.shape, x2.shape, out.shape), channel_last, geom)
+        limit = _FIND_ALL if tune == "fastest" else int(workspace_mb) << 20
+        chosen = _choose(kind, h, plan, [a.data.ptr for a in arrays], tune, limit)
+        if chosen is not None:
+            algo, math = chosen
+            if math != plan.conv.math:
+                plan.conv.set_math(math)
+            size = ctypes.c_size_t()
+            d = plan.descs
+            L.call(f"cudnnGetConvolution{_KINDS[kind][0]}WorkspaceSize", h, d[0].handle, d[1].handle,
+                   plan.conv.handle, d[2].handle, algo, ctypes.byref(size))
+            plan.algo, plan.workspace = algo, size.value
+    except L.CudnnError as err:          # kept as a plan without an algorithm: the caller's code runs
+        if not _is_not_supported(err):
+            raise
     _plans[key] = plan
     if len(_plans) > MAX_PLANS:
         _plans.popitem(last=False)
@@ -204,12 +208,7 @@ def _run(kind, x1, x2, out, channel_last, geom, tune, workspace_mb):
     x1, x2 = cupy.ascontiguousarray(x1), cupy.ascontiguousarray(x2)
     with out.device:
         h = L.handle(out.device.id, cupy.cuda.get_current_stream().ptr)
-        try:
-            plan = _plan(kind, (x1, x2, out), channel_last, geom, tune, workspace_mb, h)
-        except L.CudnnError as err:
-            if _is_not_supported(err):
-                return False
-            raise
+        plan = _plan(kind, (x1, x2, out), channel_last, geom, tune, workspace_mb, h)
         if plan.algo is None:
             return False
         workspace = cupy.empty(plan.workspace, np.uint8) if plan.workspace else None
