@@ -74,9 +74,10 @@ def hl_lenet(hybridize=None):
 MODES = {"imperative": None, "hybridized": {}, "static_alloc": {"static_alloc": True, "static_shape": True}}
 
 
-def hl_train_step(net, x, y, lr=0.01):
-    """One SGD step written as MXNet's side writes it (gluon loss, autograd, Trainer)."""
-    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": lr})
+def hl_train_step(net, x, y, lr=0.01, **optimizer):
+    """One SGD step written as MXNet's side writes it (gluon loss, autograd, Trainer); ``optimizer``: more
+    of SGD's settings (``momentum=0.9``)."""
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": lr, **optimizer})
     loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
 
     def step():

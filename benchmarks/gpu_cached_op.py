@@ -79,17 +79,16 @@ def _zoo(name, classes, mode):
     return net
 
 
-def _train_step(net, x, y):
-    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.01, "momentum": 0.9})
-    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
-
-    def step():
-        with mx.autograd.record():
-            loss = loss_fn(net(x), y).mean()
-        loss.backward()
-        trainer.step(1)
-        return loss
-    return step
+def _contenders(paths, build, call):
+    """``{(path, mode): synced call}``: ``build(mode)`` makes the network on the GPU with ``path`` selected,
+    ``call(net)`` the function timed (run with ``path`` selected too)."""
+    fns = {}
+    for path in paths:
+        for mode in HYBRID_MODES:
+            with mx.gpu(0), conv_path.use(path):
+                net = build(mode)
+            fns[path, mode] = synced(call(net), path)
+    return fns
 
 
 def cnn_workloads(args, paths):
@@ -99,22 +98,13 @@ def cnn_workloads(args, paths):
                ("mobilenet1_0", 1), ("mobilenet1_0", args.batch)]
     for name, batch in forward:
         x = mx.nd.array(rng.standard_normal((batch, 3, 224, 224)), device=mx.gpu(0))
-        fns = {}
-        for path in paths:
-            for mode in HYBRID_MODES:
-                with mx.gpu(0), conv_path.use(path):
-                    net = _zoo(name, 1000, mode)
-                fns[path, mode] = synced(lambda net=net: net(x), path)
-        yield f"{name} forward batch {batch}", fns
+        yield f"{name} forward batch {batch}", _contenders(
+            paths, lambda mode, name=name: _zoo(name, 1000, mode), lambda net, x=x: (lambda: net(x)))
     size = args.train_size
     x = mx.nd.array(rng.standard_normal((args.batch, 3, size, size)), device=mx.gpu(0))
     y = mx.nd.array(rng.integers(0, 10, args.batch), device=mx.gpu(0))
-    fns = {}
-    for path in paths:
-        for mode in HYBRID_MODES:
-            with mx.gpu(0), conv_path.use(path):
-                fns[path, mode] = synced(_train_step(_zoo("resnet18_v1", 10, mode), x, y), path)
-    yield f"resnet18_v1 train step batch {args.batch} {size}px", fns
+    yield f"resnet18_v1 train step batch {args.batch} {size}px", _contenders(
+        paths, lambda mode: _zoo("resnet18_v1", 10, mode), lambda net: hl_train_step(net, x, y, momentum=0.9))
 
 
 def main():

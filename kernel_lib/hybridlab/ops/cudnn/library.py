@@ -24,6 +24,7 @@ import sys
 import threading
 
 from ...base import MXNetError
+from ..native_library import open_first
 
 __all__ = ["CudnnError", "load", "load_error", "version", "call", "status_name", "handle", "TensorDesc",
            "FilterDesc", "ConvDesc", "forward_output_dims", "ENV_LIB", "DATA_TYPES", "FwdPerf", "BwdDataPerf",
@@ -139,25 +140,21 @@ def load():
     return _state["lib"]
 
 
+def _bind(lib):
+    """Set the prototypes of the functions this binding calls; why ``lib`` does not fit, or ``None``."""
+    lib.cudnnGetVersion.restype, lib.cudnnGetVersion.argtypes = ctypes.c_size_t, []
+    lib.cudnnGetErrorString.restype, lib.cudnnGetErrorString.argtypes = ctypes.c_char_p, [ctypes.c_int]
+    for name, argtypes in _PROTOTYPES.items():
+        fn = getattr(lib, name)
+        fn.argtypes, fn.restype = list(argtypes), ctypes.c_int
+    if lib.cudnnGetVersion() < 8000:
+        return f"expected cuDNN 8 or 9, got version {lib.cudnnGetVersion()}"
+    return None
+
+
 def _load():
-    errors = []
-    for path in _candidates():
-        if os.sep in path and not os.path.exists(path):
-            errors.append(f"{path}: no such file")
-            continue
-        try:
-            lib = ctypes.CDLL(path)
-            lib.cudnnGetVersion.restype, lib.cudnnGetVersion.argtypes = ctypes.c_size_t, []
-            lib.cudnnGetErrorString.restype, lib.cudnnGetErrorString.argtypes = ctypes.c_char_p, [ctypes.c_int]
-            for name, argtypes in _PROTOTYPES.items():
-                fn = getattr(lib, name)
-                fn.argtypes, fn.restype = list(argtypes), ctypes.c_int
-        except (OSError, AttributeError) as err:
-            errors.append(f"{path}: {err}")
-            continue
-        if lib.cudnnGetVersion() < 8000:
-            errors.append(f"{path}: expected cuDNN 8 or 9, got version {lib.cudnnGetVersion()}")
-            continue
+    lib, path, errors = open_first(_candidates(), _bind)
+    if lib is not None:
         _state["lib"], _state["path"] = lib, path
         return
     where = f"{ENV_LIB}={os.environ[ENV_LIB]}" if os.environ.get(ENV_LIB) else "the nvidia-cudnn wheels or the system"

@@ -23,6 +23,7 @@ import sys
 import threading
 
 from ...base import MXNetError
+from ..native_library import open_first
 
 __all__ = ["DnnlError", "load", "load_error", "version", "call", "engine", "stream", "status_name",
            "MemoryDesc", "Memory", "Primitive", "reorder", "md_equal", "md_size", "query_md", "impl_info",
@@ -187,26 +188,22 @@ def _passive_openmp():
         os.environ.pop("OMP_WAIT_POLICY", None)
 
 
+def _bind(lib):
+    """Set the prototypes of the functions this binding calls; why ``lib`` does not fit, or ``None``."""
+    for name, (argtypes, restype) in _PROTOTYPES.items():
+        fn = getattr(lib, name)
+        fn.argtypes = list(argtypes)
+        fn.restype = ctypes.c_int if restype is None else restype
+    v = lib.dnnl_version().contents
+    if v.major != 3:
+        return f"expected oneDNN 3.x (this binding follows its C API), got {v.major}.{v.minor}"
+    return None
+
+
 def _load():
-    errors = []
-    for path in _candidates():
-        if not os.path.exists(path):
-            errors.append(f"{path}: no such file")
-            continue
-        try:
-            with _passive_openmp():
-                lib = ctypes.CDLL(path)
-            for name, (argtypes, restype) in _PROTOTYPES.items():
-                fn = getattr(lib, name)
-                fn.argtypes = list(argtypes)
-                fn.restype = ctypes.c_int if restype is None else restype
-        except (OSError, AttributeError) as err:
-            errors.append(f"{path}: {err}")
-            continue
-        v = lib.dnnl_version().contents
-        if v.major != 3:
-            errors.append(f"{path}: expected oneDNN 3.x (this binding follows its C API), got {v.major}.{v.minor}")
-            continue
+    with _passive_openmp():
+        lib, path, errors = open_first(_candidates(), _bind)
+    if lib is not None:
         _state["lib"], _state["path"] = lib, path
         return
     where = f"{ENV_LIB}={os.environ[ENV_LIB]}" if os.environ.get(ENV_LIB) else "the onednn-cpu-gomp wheel"
