@@ -229,7 +229,7 @@ def test_gpu_training_programs_keep_columns_only_on_the_numpy_path(path):
         net.initialize(device=mx.gpu(0))
         net.hybridize()
         with mx.autograd.record():
-            y = net(mx.nd.ones((2, 3, 8, 8), device=mx.gpu(0)))
+            y = net(mx.nd.ones((2, 3, 8, 8), ctx=mx.gpu(0)))
         y.backward()
         plan = net.cached_op.backward_plan()
     assert ("_Convolution_columns(" in plan.forward.source) == (path == "numpy")
@@ -240,7 +240,7 @@ def test_gpu_training_programs_keep_columns_only_on_the_numpy_path(path):
 def test_cudnn_off_keeps_a_convolution_off_cudnn(monkeypatch):
     calls = []
     monkeypatch.setattr(cudnn, "forward", lambda *a, **k: calls.append(1) or cudnn_conv.forward(*a, **k))
-    x, w = mx.nd.ones((1, 1, 4, 4), device=mx.gpu(0)), mx.nd.ones((2, 1, 3, 3), device=mx.gpu(0))
+    x, w = mx.nd.ones((1, 1, 4, 4), ctx=mx.gpu(0)), mx.nd.ones((2, 1, 3, 3), ctx=mx.gpu(0))
     with conv_path.use("cudnn"):
         off = mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=2, no_bias=True, cudnn_off=True)
         on = mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=2, no_bias=True, cudnn_tune="off")
