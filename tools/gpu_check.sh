@@ -40,8 +40,9 @@ stage() {     # stage NAME SECONDS COMMAND...: run COMMAND under a time limit, r
   for s in $STAGES; do
     case $s in
       env) stage env 60 $PY -c '
-import subprocess
-print(subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout.strip())
+import shutil, subprocess
+if shutil.which("nvidia-smi"):
+    print(subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout.strip())
 import cupy
 import hybridlab as mx
 from hybridlab.ops import conv_path, cudnn
