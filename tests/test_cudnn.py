@@ -62,7 +62,7 @@ def test_every_bound_function_matches_the_headers_declaration():
 
 
 def _case(spatial, kernel, stride, dilate, pad, groups, channel_last, n=2, per_group=(2, 3)):
-    """Data, weight and output shapes (the op's own inference) and the attributes of a Convolution."""
+    """Data, weight and output shapes of a Convolution (the op's own inference) and its geometry."""
     nd = len(spatial)
     c, f = per_group[0] * groups, per_group[1] * groups
     layout = {1: None, 2: "NHWC", 3: "NDHWC"}[nd] if channel_last else None

@@ -92,7 +92,7 @@ _PROTOTYPES = {
 }
 
 _state = {"lib": None, "error": None, "path": None}
-_handles = {}           # device id -> (cudnnHandle_t, the stream last set on it)
+_threads = threading.local()    # .handles: device id -> [cudnnHandle_t, the stream last set on it], per thread
 _lock = threading.Lock()
 
 
@@ -190,13 +190,15 @@ def call(name, *args, detail=""):
 
 
 def handle(device_id, stream_ptr):
-    """The cuDNN handle of GPU ``device_id`` (created on first use, on that device: the caller has made it
-    current), set to run on the CUDA stream ``stream_ptr`` (CuPy's current stream)."""
-    entry = _handles.get(device_id)
+    """The calling thread's cuDNN handle of GPU ``device_id`` (created on first use, on that device: the
+    caller has made it current), set to run on the CUDA stream ``stream_ptr`` (CuPy's current stream). One
+    handle per thread, as cuDNN asks: a handle's stream is its state."""
+    handles = _threads.__dict__.setdefault("handles", {})
+    entry = handles.get(device_id)
     if entry is None:
         h = ctypes.c_void_p()
         call("cudnnCreate", ctypes.byref(h), detail=f"(a handle for GPU {device_id})")
-        entry = _handles[device_id] = [h, None]
+        entry = handles[device_id] = [h, None]
     if entry[1] != stream_ptr:
         call("cudnnSetStream", entry[0], ctypes.c_void_p(stream_ptr))
         entry[1] = stream_ptr
