@@ -245,3 +245,34 @@ def test_cudnn_off_keeps_a_convolution_off_cudnn(monkeypatch):
         off = mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=2, no_bias=True, cudnn_off=True)
         on = mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=2, no_bias=True, cudnn_tune="off")
     assert len(calls) == 1 and np.allclose(off.asnumpy(), 9.0) and np.allclose(on.asnumpy(), 9.0)
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype, tol", [("float16", 2e-2), ("float64", 1e-10)])
+def test_half_and_double_convolutions_on_cudnn(dtype, tol):
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal((2, 4, 9, 9)), rng.standard_normal((6, 2, 3, 3))
+    attrs = dict(kernel=(3, 3), stride=(2, 1), pad=(1, 1), num_filter=6, num_group=2, no_bias=True)
+    want = mx.nd.Convolution(mx.nd.array(x, dtype="float64"), mx.nd.array(w, dtype="float64"), **attrs).asnumpy()
+    with conv_path.use("cudnn"):
+        got = mx.nd.Convolution(mx.nd.array(x, ctx=mx.gpu(0), dtype=dtype), mx.nd.array(w, ctx=mx.gpu(0), dtype=dtype),
+                                **attrs)
+    assert got.dtype == np.dtype(dtype)
+    _close(got.asnumpy().astype(np.float64), want, f"{dtype} convolution on cuDNN", rtol=tol)
+    assert any(f"forward plan {dtype}: algorithm" in plan for plan in cudnn.plan_info())
+
+
+@needs_gpu
+def test_every_cudnn_tune_setting_gives_the_same_convolution(monkeypatch):
+    rng = np.random.default_rng(4)
+    x = mx.nd.array(rng.standard_normal((2, 3, 16, 16)), ctx=mx.gpu(0))
+    w = mx.nd.array(rng.standard_normal((8, 3, 3, 3)), ctx=mx.gpu(0))
+    outs, calls = {}, []
+    monkeypatch.setattr(cudnn, "forward", lambda *a, **k: calls.append(a[-2]) or cudnn_conv.forward(*a, **k))
+    with conv_path.use("cudnn"):
+        for tune in ("off", "limited_workspace", "fastest", None):
+            outs[tune] = mx.nd.Convolution(x, w, kernel=(3, 3), pad=(1, 1), num_filter=8, no_bias=True,
+                                           cudnn_tune=tune, workspace=16).asnumpy()
+    assert calls == ["off", "limited_workspace", "fastest", None]        # each computed by cuDNN
+    for tune, out in outs.items():
+        _close(out, outs["off"], f"cudnn_tune={tune}", rtol=1e-4)

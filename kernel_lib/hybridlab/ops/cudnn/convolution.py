@@ -67,8 +67,9 @@ class _Plan:
 
     def __repr__(self):
         if self.algo is None:
-            return f"<cuDNN {self.kind} plan: no algorithm (the caller's code runs)>"
-        return f"<cuDNN {self.kind} plan: algorithm {self.algo}, workspace {self.workspace} B, math {self.conv.math}>"
+            return f"<cuDNN {self.kind} plan {self.dtype}: no algorithm (the caller's code runs)>"
+        return (f"<cuDNN {self.kind} plan {self.dtype}: algorithm {self.algo}, workspace {self.workspace} B, "
+                f"math {self.conv.math}>")
 
 
 def _cf(shape, channel_last):
