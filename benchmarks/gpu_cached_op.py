@@ -8,7 +8,9 @@ Part 2, the CNN workloads of ``cnn_vs_mxnet.py`` on the GPU: ResNet-18 v1, ResNe
 with momentum, softmax cross-entropy) at ``--batch`` on ``--train-size`` (112) images. Each runs
 hybridized and hybridized with static_alloc + static_shape, on both GPU convolution paths
 (``ops/conv_path.py``): cuDNN and the im2col code run by CuPy. Ratios: static_alloc / plain hybridized
-(the issue's target: <= 1.0), and cuDNN / im2col (below 1 cuDNN is faster).
+(the issue's target: <= 1.0), and cuDNN / im2col (below 1 cuDNN is faster). Where PyTorch and
+torchvision see the GPU, their ResNet-18 and ResNet-50 (v1.5) run in the same rounds as a reference
+(cuDNN, TF32 off, measured algorithms): the last column is hybridlab's best time over PyTorch's.
 
 Every call ends with a device synchronisation; each contender's best of ``--rounds`` rounds of
 ``--number`` calls is kept. Exits with a message where no CUDA device exists.
@@ -91,20 +93,68 @@ def _contenders(paths, build, call):
     return fns
 
 
-def cnn_workloads(args, paths):
-    """``(name, {(path, mode): call})`` of part 2."""
+# torchvision's networks as a reference where PyTorch sees the GPU (their ResNet-50 is v1.5, not v2)
+TORCH_NETS = {"resnet18_v1": "resnet18", "resnet50_v2": "resnet50"}
+
+
+def _torch():
+    """``(torch, torchvision)`` set up like hybridlab's cuDNN path (float32 without TF32, measured
+    algorithms as MXNet's default cudnn_tune), or ``None`` where they or a GPU are missing."""
+    try:
+        import torch
+        import torchvision
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.benchmark = True
+    return torch, torchvision
+
+
+def _torch_call(tt, name, classes, x, y=None):
+    """One synced forward (``y`` None) or SGD-momentum training step of torchvision's ``name``."""
+    torch, torchvision = tt
+    net = getattr(torchvision.models, TORCH_NETS[name])(num_classes=classes).cuda()
+    xt = torch.from_numpy(x.astype(np.float32)).cuda()
+    if y is None:
+        net.eval()
+
+        def call():
+            with torch.no_grad():
+                net(xt)
+            torch.cuda.synchronize()
+        return call
+    yt = torch.from_numpy(y.astype(np.int64)).cuda()
+    opt, loss_fn = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9), torch.nn.CrossEntropyLoss()
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss_fn(net(xt), yt).backward()
+        opt.step()
+        torch.cuda.synchronize()
+    return step
+
+
+def cnn_workloads(args, paths, tt):
+    """``(name, {(path, mode): call})`` of part 2, plus ``("torch", name)`` where ``tt`` has PyTorch."""
     rng = np.random.default_rng(0)
     forward = [("resnet18_v1", 1), ("resnet18_v1", args.batch), ("resnet50_v2", 1), ("resnet50_v2", args.batch),
                ("mobilenet1_0", 1), ("mobilenet1_0", args.batch)]
     for name, batch in forward:
-        x = mx.nd.array(rng.standard_normal((batch, 3, 224, 224)), device=mx.gpu(0))
-        yield f"{name} forward batch {batch}", _contenders(
-            paths, lambda mode, name=name: _zoo(name, 1000, mode), lambda net, x=x: (lambda: net(x)))
+        x_np = rng.standard_normal((batch, 3, 224, 224))
+        x = mx.nd.array(x_np, device=mx.gpu(0))
+        fns = _contenders(paths, lambda mode, name=name: _zoo(name, 1000, mode), lambda net, x=x: (lambda: net(x)))
+        if tt is not None and name in TORCH_NETS:
+            fns["torch", TORCH_NETS[name]] = _torch_call(tt, name, 1000, x_np)
+        yield f"{name} forward batch {batch}", fns
     size = args.train_size
-    x = mx.nd.array(rng.standard_normal((args.batch, 3, size, size)), device=mx.gpu(0))
-    y = mx.nd.array(rng.integers(0, 10, args.batch), device=mx.gpu(0))
-    yield f"resnet18_v1 train step batch {args.batch} {size}px", _contenders(
-        paths, lambda mode: _zoo("resnet18_v1", 10, mode), lambda net: hl_train_step(net, x, y, momentum=0.9))
+    x_np, y_np = rng.standard_normal((args.batch, 3, size, size)), rng.integers(0, 10, args.batch)
+    x, y = mx.nd.array(x_np, device=mx.gpu(0)), mx.nd.array(y_np, device=mx.gpu(0))
+    fns = _contenders(paths, lambda mode: _zoo("resnet18_v1", 10, mode), lambda net: hl_train_step(net, x, y, momentum=0.9))
+    if tt is not None:
+        fns["torch", "resnet18"] = _torch_call(tt, "resnet18_v1", 10, x_np, y_np)
+    yield f"resnet18_v1 train step batch {args.batch} {size}px", fns
 
 
 def main():
@@ -131,14 +181,19 @@ def main():
         print(f"== part 2: CNNs on the GPU (cuDNN {cudnn.version()[:3] if cudnn.available() else None}: "
               f"{'usable' if usable else cudnn.unusable_reason(0)})")
         paths = ["cudnn", "numpy"] if usable else ["numpy"]
+        tt = _torch()
+        print(f"reference: {'PyTorch ' + tt[0].__version__ + ' (cuDNN, TF32 off)' if tt else 'no PyTorch with a GPU'}")
         head = "  ".join(f"{p}/{m[:6]:>6s}" for p in paths for m in HYBRID_MODES)
-        print(f"{'workload':38s} {head}   static/plain per path   cudnn/im2col (plain)")
-        for name, fns in cnn_workloads(args, paths):
+        print(f"{'workload':38s} {head}   static/plain per path   cudnn/im2col (plain)   torch: time, best/torch")
+        for name, fns in cnn_workloads(args, paths, tt):
             times = best(fns, args.number, args.rounds)
             cells = "  ".join(f"{times[p, m] * 1e3:10.2f}ms" for p in paths for m in HYBRID_MODES)
             static = "  ".join(f"{times[p, 'static_alloc'] / times[p, 'hybridized']:5.2f}x" for p in paths)
             lib = (f"{times['cudnn', 'hybridized'] / times['numpy', 'hybridized']:5.2f}x" if usable else "n/a")
-            print(f"{name:38s} {cells}   {static:22s}   {lib}", flush=True)
+            ref = [t for (who, _), t in times.items() if who == "torch"]
+            ours = min(times[p, m] for p in paths for m in HYBRID_MODES)
+            torch_cell = f"{ref[0] * 1e3:9.2f}ms {ours / ref[0]:5.2f}x" if ref else "n/a"
+            print(f"{name:38s} {cells}   {static:22s}   {lib:20s}   {torch_cell}", flush=True)
 
 
 if __name__ == "__main__":
