@@ -2,19 +2,20 @@
 # The GPU checks of this project in one run, for a machine with a CUDA device, CuPy and a cuDNN wheel
 # (nvidia-cudnn-cu12 or -cu13) but nothing else of hybridlab's. Stages, each under its own time limit so
 # that one slow stage leaves the others their time (a lent GPU machine's minutes are few):
-#   env    CuPy, the GPUs, cuDNN's version and whether GPU 0 passes the cuDNN path's check
-#   conv   the cuDNN binding's tests, every convolution case of the op checker on the cuDNN path,
+#   env    (60 s) CuPy, the GPUs, cuDNN's version and whether GPU 0 passes the cuDNN path's check
+#   conv   (200 s) the cuDNN binding's tests, every convolution case of the op checker on the cuDNN path,
 #          the fused elementwise kernels, the GPU model-zoo and training-program tests
-#   bench  benchmarks/gpu_cached_op.py (MLP and LeNet; CNNs on both GPU convolution paths, plain vs
+#   bench  (270 s) benchmarks/gpu_cached_op.py (MLP and LeNet; CNNs on both GPU convolution paths, plain vs
 #          static_alloc)
-#   ops    the whole op checker on the GPU (NumPy's code run by CuPy) and the other GPU tests
+#   ops    (300 s) the whole op checker on the GPU (NumPy's code run by CuPy) and the other GPU tests
 # The log goes to $OUT/gpu_check.log when OUT is set (else ./gpu_check.log).
 #
 # hybridlab's one pure-Python import such a machine may lack is graphviz: where it cannot be installed
 # there, download its wheel into the checkout first (`pip download --no-deps -d .whl graphviz`; .whl is
 # ignored by git) and this script installs it from there.
 #
-# Run: bash tools/gpu_check.sh [stage ...]       (default: env conv bench ops)
+# Run: bash tools/gpu_check.sh [stage ...]       (default: env conv bench ops; env conv bench fit one
+#      600-second command, ops a second one)
 set -o pipefail
 cd "$(dirname "$0")/.."
 LOG="${OUT:-.}/gpu_check.log"
@@ -48,8 +49,8 @@ import hybridlab as mx
 from hybridlab.ops import conv_path, cudnn
 print("cupy", cupy.__version__, "| GPUs", mx.num_gpus(), "| cuDNN", cudnn.version() if cudnn.available() else cudnn.load_error())
 print("cuDNN usable on GPU 0:", cudnn.usable(0), cudnn.unusable_reason(0) or "", "| GPU conv path:", conv_path.current_gpu())' ;;
-      conv) stage conv 240 $PYTEST tests/test_cudnn.py tests/test_fused_gpu.py tests/test_ops.py -k "cudnn or fused" ;;
-      bench) stage bench 240 $PY benchmarks/gpu_cached_op.py --rounds 3 --number 10 ;;
+      conv) stage conv 200 $PYTEST tests/test_cudnn.py tests/test_fused_gpu.py tests/test_ops.py -k "cudnn or fused" ;;
+      bench) stage bench 270 $PY benchmarks/gpu_cached_op.py --rounds 3 --number 10 ;;
       ops) stage ops 300 $PYTEST tests/test_ops.py tests/test_devices.py tests/test_cached_op.py \
              tests/test_hybrid_backward.py tests/test_ndarray.py tests/test_indexing.py tests/test_creation_random.py \
              -k "gpu or cuda or device" ;;
