@@ -128,8 +128,11 @@ def test_a_failed_call_names_the_function_and_cudnns_status():
 
 @needs_library
 @pytest.mark.skipif(mx.num_gpus() > 0, reason="checks the machine without a GPU")
-def test_without_a_gpu_no_device_takes_cudnn():
-    assert not cudnn.usable(0) and cudnn.unusable_reason(0)
+def test_without_a_gpu_no_device_takes_cudnn(monkeypatch):
+    monkeypatch.setattr(cudnn_conv, "_usable", {})
+    with pytest.warns(RuntimeWarning, match="cuDNN is not used on GPU 0: .*its convolutions run the im2col code"):
+        assert not cudnn.usable(0)
+    assert cudnn.unusable_reason(0)
     assert not conv_path.accelerated(mx.gpu(0))
     assert "cudnn" not in conv_path.available_paths()
 

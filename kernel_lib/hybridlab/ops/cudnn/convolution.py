@@ -23,7 +23,8 @@ geometry, device, tuning) and kept (:data:`MAX_PLANS`, least recently used dropp
 
 :func:`usable` answers whether a GPU can take this path: the library loads, a handle is created on
 that device and a small forward, backward-data and backward-filter convolution there equal a NumPy
-reference (checked once per device; :func:`unusable_reason` says why not).
+reference (checked once per device; :func:`unusable_reason` says why not, and a ``RuntimeWarning`` says
+it once where the library loaded but the GPU failed the check).
 
 Example::
 
@@ -35,6 +36,7 @@ Example::
 import collections
 import ctypes
 import os
+import warnings
 
 import numpy as np
 
@@ -299,6 +301,9 @@ def usable(device_id):
                 reason = self_check(device_id)
             except (MXNetError, ImportError, RuntimeError) as err:     # no GPU, no CuPy, a driver error
                 reason = f"{type(err).__name__}: {err}"
+            if reason is not None:      # the library is there but this GPU cannot use it: say so, once
+                warnings.warn(f"cuDNN is not used on GPU {device_id}: {reason}; its convolutions run the im2col "
+                              "code (cudnn.unusable_reason)", RuntimeWarning, stacklevel=2)
         _usable[device_id] = reason
     return _usable[device_id] is None
 
