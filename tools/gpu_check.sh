@@ -53,6 +53,7 @@ print("cuDNN usable on GPU 0:", cudnn.usable(0), cudnn.unusable_reason(0) or "",
       bench) stage bench 270 $PY benchmarks/gpu_cached_op.py --rounds 3 --number 10 ;;
       ops) stage ops 300 $PYTEST tests/test_ops.py tests/test_devices.py tests/test_cached_op.py \
              tests/test_hybrid_backward.py tests/test_ndarray.py tests/test_indexing.py tests/test_creation_random.py \
+             tests/test_module.py tests/test_op_hooks.py tests/test_codegen_safety.py \
              -k "gpu or cuda or device" ;;
       *) echo "unknown stage $s (expected env, conv, bench, ops)"; exit 2 ;;
     esac
