@@ -48,6 +48,7 @@ __all__ = ["forward", "backward_data", "backward_filter", "usable", "unusable_re
 
 ENV_AUTOTUNE = "MXNET_CUDNN_AUTOTUNE_DEFAULT"
 MAX_PLANS = 1024
+ALIGNMENT = 256                             # bytes: CuPy's allocation granularity; views elsewhere are copied
 _TUNES = {"0": "off", "1": "limited_workspace", "2": "fastest"}
 _NOT_SUPPORTED = range(3000, 4000)          # cuDNN 9's CUDNN_STATUS_NOT_SUPPORTED family
 _NOT_SUPPORTED_V8 = 9                       # cuDNN 8's CUDNN_STATUS_NOT_SUPPORTED
@@ -202,16 +203,24 @@ def _scalars(dtype):
     return kind(1.0), kind(0.0)
 
 
+def _aligned(cupy, a):
+    """``a`` C-contiguous at an address cuDNN's fastest algorithms accept (a view into a larger array
+    may start anywhere; CuPy's own allocations are aligned): a copy where it is not."""
+    a = cupy.ascontiguousarray(a)
+    return a if a.data.ptr % ALIGNMENT == 0 else a.copy()
+
+
 def _run(kind, x1, x2, out, channel_last, geom, tune, workspace_mb):
     import cupy
     if not (out.flags.c_contiguous and x1.dtype == x2.dtype == out.dtype and out.dtype.name in L.DATA_TYPES):
         return False
     if min(x1.size, x2.size, out.size) == 0:
         return False
-    x1, x2 = cupy.ascontiguousarray(x1), cupy.ascontiguousarray(x2)
+    x1, x2 = _aligned(cupy, x1), _aligned(cupy, x2)
+    dest = out if out.data.ptr % ALIGNMENT == 0 else cupy.empty(out.shape, out.dtype)
     with out.device:
         h = L.handle(out.device.id, cupy.cuda.get_current_stream().ptr)
-        plan = _plan(kind, (x1, x2, out), channel_last, geom, tune, workspace_mb, h)
+        plan = _plan(kind, (x1, x2, dest), channel_last, geom, tune, workspace_mb, h)
         if plan.algo is None:
             return False
         workspace = cupy.empty(plan.workspace, np.uint8) if plan.workspace else None
@@ -219,7 +228,9 @@ def _run(kind, x1, x2, out, channel_last, geom, tune, workspace_mb):
         d = plan.descs
         L.call(_RUN[kind], h, ctypes.byref(alpha), d[0].handle, x1.data.ptr, d[1].handle, x2.data.ptr,
                plan.conv.handle, plan.algo, None if workspace is None else workspace.data.ptr, plan.workspace,
-               ctypes.byref(beta), d[2].handle, out.data.ptr, detail=repr(plan))
+               ctypes.byref(beta), d[2].handle, dest.data.ptr, detail=repr(plan))
+    if dest is not out:
+        out[...] = dest
     return True
 
 
