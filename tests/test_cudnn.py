@@ -279,3 +279,21 @@ def test_every_cudnn_tune_setting_gives_the_same_convolution(monkeypatch):
     assert calls == ["off", "limited_workspace", "fastest", None]        # each computed by cuDNN
     for tune, out in outs.items():
         _close(out, outs["off"], f"cudnn_tune={tune}", rtol=1e-4)
+
+
+@needs_gpu
+def test_views_off_the_allocation_alignment_are_computed_by_cudnn(monkeypatch):
+    import cupy
+    calls = []
+    monkeypatch.setattr(cudnn, "forward", lambda *a, **k: calls.append(cudnn_conv.forward(*a, **k)) or calls[-1])
+    rng = np.random.default_rng(5)
+    x = cupy.asarray(rng.standard_normal((3, 2, 7, 7)), np.float32)[1:]          # starts 392 bytes in
+    w = cupy.asarray(rng.standard_normal((4, 2, 3, 3)), np.float32)
+    out = cupy.empty(1 + 2 * 4 * 5 * 5, np.float32)[1:].reshape(2, 4, 5, 5)      # starts 4 bytes in
+    geom = conv_path.geometry((1, 1), (1, 1), (0, 0), 1)
+    with conv_path.use("cudnn"):
+        assert conv_path.convolution(cupy, x, w, None, geom, False, out.shape, out=out) is out
+    want = mx.nd.Convolution(mx.nd.array(cupy.asnumpy(x)), mx.nd.array(cupy.asnumpy(w)), kernel=(3, 3), num_filter=4,
+                             no_bias=True).asnumpy()
+    _close(cupy.asnumpy(out), want, "a convolution of misaligned views")
+    assert calls == [True]
