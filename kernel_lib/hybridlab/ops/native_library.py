@@ -1,5 +1,5 @@
-"""Opening a C library with ctypes: the first of several candidate files that opens and fits, with the
-reason for each one that does not (the oneDNN and cuDNN bindings, ``ops/dnnl``, ``ops/cudnn``).
+"""Opening a C library with ctypes, once per process: the first of several candidate files that opens and
+fits, or the reason for each that does not (the oneDNN and cuDNN bindings, ``ops/dnnl``, ``ops/cudnn``).
 
 Example::
 
@@ -8,10 +8,11 @@ Example::
     >>> lib, path, errors
     (None, None, ['/no/such/libx.so: no such file'])
 """
+import contextlib
 import ctypes
 import os
 
-__all__ = ["open_first"]
+__all__ = ["open_first", "load_once"]
 
 
 def open_first(candidates, bind):
@@ -35,3 +36,23 @@ def open_first(candidates, bind):
             continue
         return lib, path, errors
     return None, None, errors
+
+
+def load_once(state, lock, what, env, source, extra, candidates, bind, opening=contextlib.nullcontext):
+    """``state["lib"]``, the library of ``candidates()`` that ``bind`` accepts (see :func:`open_first`),
+    tried once per process (under ``lock``, inside the context ``opening()``): ``state["lib"]`` and
+    ``state["path"]`` are set, or ``state["error"]`` says why none loaded, naming ``what``, where it was
+    looked for (the file the variable ``env`` names, else ``source``) and ``pip install 'hybridlab[extra]'``."""
+    if state["lib"] is not None or state["error"] is not None:
+        return state["lib"]
+    with lock:
+        if state["lib"] is None and state["error"] is None:
+            with opening():
+                lib, path, errors = open_first(candidates(), bind)
+            if lib is not None:
+                state["lib"], state["path"] = lib, path
+            else:
+                where = f"{env}={os.environ[env]}" if os.environ.get(env) else source
+                state["error"] = (f"{what} not loaded from {where} (pip install 'hybridlab[{extra}]'): "
+                                  + ("; ".join(errors) or "no candidate file"))
+    return state["lib"]

@@ -24,7 +24,7 @@ import sys
 import threading
 
 from ...base import MXNetError
-from ..native_library import open_first
+from ..native_library import load_once
 
 __all__ = ["CudnnError", "load", "load_error", "version", "call", "status_name", "handle", "TensorDesc",
            "FilterDesc", "ConvDesc", "forward_output_dims", "ENV_LIB", "DATA_TYPES", "FwdPerf", "BwdDataPerf",
@@ -132,12 +132,8 @@ def _candidates():
 def load():
     """The loaded library (a ``ctypes.CDLL``), or ``None`` when none loads (:func:`load_error` says
     why). Tried once per process; needs no GPU."""
-    if _state["lib"] is not None or _state["error"] is not None:
-        return _state["lib"]
-    with _lock:
-        if _state["lib"] is None and _state["error"] is None:
-            _load()
-    return _state["lib"]
+    return load_once(_state, _lock, "cuDNN", ENV_LIB, "the nvidia-cudnn wheels or the system", "gpu", _candidates,
+                     _bind)
 
 
 def _bind(lib):
@@ -150,16 +146,6 @@ def _bind(lib):
     if lib.cudnnGetVersion() < 8000:
         return f"expected cuDNN 8 or 9, got version {lib.cudnnGetVersion()}"
     return None
-
-
-def _load():
-    lib, path, errors = open_first(_candidates(), _bind)
-    if lib is not None:
-        _state["lib"], _state["path"] = lib, path
-        return
-    where = f"{ENV_LIB}={os.environ[ENV_LIB]}" if os.environ.get(ENV_LIB) else "the nvidia-cudnn wheels or the system"
-    _state["error"] = (f"cuDNN not loaded from {where} (pip install 'hybridlab[gpu]'): "
-                       + ("; ".join(errors) or "no candidate file"))
 
 
 def load_error():

@@ -23,7 +23,7 @@ import sys
 import threading
 
 from ...base import MXNetError
-from ..native_library import open_first
+from ..native_library import load_once
 
 __all__ = ["DnnlError", "load", "load_error", "version", "call", "engine", "stream", "status_name",
            "MemoryDesc", "Memory", "Primitive", "reorder", "md_equal", "md_size", "query_md", "impl_info",
@@ -161,12 +161,8 @@ def _candidates():
 def load():
     """The loaded library (a ``ctypes.CDLL``), or ``None`` when no usable libdnnl was found
     (:func:`load_error` says why). Tried once per process."""
-    if _state["lib"] is not None or _state["error"] is not None:
-        return _state["lib"]
-    with _load_lock:
-        if _state["lib"] is None and _state["error"] is None:
-            _load()
-    return _state["lib"]
+    return load_once(_state, _load_lock, "oneDNN", ENV_LIB, "the onednn-cpu-gomp wheel", "fast", _candidates, _bind,
+                     _passive_openmp)
 
 
 @contextlib.contextmanager
@@ -198,17 +194,6 @@ def _bind(lib):
     if v.major != 3:
         return f"expected oneDNN 3.x (this binding follows its C API), got {v.major}.{v.minor}"
     return None
-
-
-def _load():
-    with _passive_openmp():
-        lib, path, errors = open_first(_candidates(), _bind)
-    if lib is not None:
-        _state["lib"], _state["path"] = lib, path
-        return
-    where = f"{ENV_LIB}={os.environ[ENV_LIB]}" if os.environ.get(ENV_LIB) else "the onednn-cpu-gomp wheel"
-    _state["error"] = (f"oneDNN not loaded from {where} (pip install 'hybridlab[fast]'): "
-                       + ("; ".join(errors) or "no candidate file"))
 
 
 def load_error():
