@@ -819,3 +819,41 @@ def test_stop40_replayed_training_loop_keeps_hostile_names_out_of_generated_code
     assert_inert(source)
     assert "after the backward of" in source.splitlines()[0] and source.count("add.reduce(") == 2   # (the biases)
     assert any(CANARY in line for line in source.split("\n"))
+
+
+@pytest.mark.parametrize("path", [p for p in conv_path.available_paths() if p != "cudnn"])
+def test_stop42_conv_variants_by_device_keep_hostile_names_out_of_generated_code(canary, path):
+    """A training program picks its Convolution variant by the program's device and path (columns on the
+    NumPy path, none on a library's) and the cuDNN attributes (``cudnn_tune``, ``workspace``, ``cudnn_off``)
+    travel into the gradient ops; with every name hostile (line breaks, payloads) the train forward, the
+    backward and the predict program stay inert and the gradients equal the plain-named net's."""
+    rng = np.random.default_rng(0)
+    data = mx.nd.array(rng.standard_normal((2, 3, 6, 6)))
+
+    def run(name):
+        x = mx.sym.var(name("x"))
+        c = mx.sym.Convolution(x, kernel=(3, 3), pad=(1, 1), num_filter=4, name=name("conv"), cudnn_tune="fastest",
+                               workspace=64)
+        d = mx.sym.Deconvolution(mx.sym.relu(c, name=name("act")), kernel=(2, 2), stride=(2, 2), num_filter=2,
+                                 name=name("deconv"), cudnn_off=True)
+        net = mx.gluon.SymbolBlock(mx.sym.FullyConnected(d, num_hidden=3, name=name("fc")), x)
+        mx.random.seed(3)
+        net.initialize(mx.init.Normal(0.3))
+        net.hybridize()
+        with conv_path.use(path):
+            with mx.autograd.record():
+                out = net(data)
+            out.backward()
+            predicted = net(data).asnumpy()
+        return [out.asnumpy(), predicted] + [p.grad().asnumpy() for p in net.collect_params().values()], net
+
+    clean, _ = run(lambda n: n)
+    got, net = run(hostile)
+    for g, c in zip(got, clean):
+        np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)
+    op = net.cached_op
+    sources = [op.source(kind=kind) for kind in ("train_forward", "backward")] + [op.source(next(iter(op.signatures)))]
+    for source in sources:
+        assert_inert(source)
+    assert ("_Convolution_columns(" in sources[0]) == (path == "numpy")
+    assert any(CANARY in line for source in sources for line in source.split("\n"))
