@@ -18,11 +18,14 @@ nested calls counted once; it is measured directly because ``first call - steady
 the noise of ResNet's ~100 ms run. Printed: times and the ratios baseline/current (> 1: current is
 faster); per-call ratios near 1 show that calls did not get slower. The median of the per-round
 ratios (each round runs the variants back to back) is printed too: it is steadier than the ratio of
-two bests on a machine whose speed drifts. No absolute asserts.
+two bests on a machine whose speed drifts. Each process also gives how long ``import hybridlab`` took
+and what a full garbage collection costs right after it (every later full collection walks those
+objects again: a pause inside a build or a training loop). No absolute asserts.
 
 Run: python benchmarks/build_time.py [--baseline REV] [--rounds N]
 """
 import argparse
+import gc
 import json
 import os
 import shutil
@@ -103,8 +106,13 @@ def _measure(name, keep, mx):
 
 def child(kernel_lib, keep):
     sys.path.insert(0, kernel_lib)
+    start = time.perf_counter()
     import hybridlab as mx
-    got = {"hybridlab": os.path.abspath(mx.__file__)}
+    imported = time.perf_counter() - start
+    start = time.perf_counter()
+    gc.collect()                  # what every full collection of the process walks from now on
+    got = {"hybridlab": os.path.abspath(mx.__file__), "import": imported,
+           "collect": time.perf_counter() - start, "objects": len(gc.get_objects())}
     mx.random.seed(0)
     for name in MODELS:
         got[name] = _measure(name, keep, mx)
@@ -165,6 +173,11 @@ def main():
             kept = "always" if m["kept"] is None else "kept" if m["kept"] else "none"
             print(f"{name:<13}{variant:<14}{m['first'] * 1e3:>14.2f}{m['build'] * 1e3:>10.2f}"
                   f"{m['call'] * 1e6:>13.1f}{kept:>11}")
+    print(f"\n{'variant':<14}{'import ms':>10}{'full gc ms':>12}{'objects':>9}   (after import hybridlab; best of the rounds)")
+    for variant in ("current", "baseline"):
+        imported = min(r[variant]["import"] for r in rounds)
+        collect = min(r[variant]["collect"] for r in rounds)
+        print(f"{variant:<14}{imported * 1e3:>10.1f}{collect * 1e3:>12.1f}{rounds[0][variant]['objects']:>9}")
     print(f"\n{'ratios baseline/current':<28}{'build':>8}{'first call':>12}{'per call':>10}")
     for name in MODELS:
         base = best["baseline"][name]

@@ -215,3 +215,17 @@ def test_tensors_and_attribute_keywords_bind_as_the_general_path_binds_them(op, 
             same(args, kwargs)
     if inputs:                             # an input given by keyword: the general path's
         same((), {inputs[0]: mx.nd.ones((2, 2))})
+
+
+def test_the_namespaces_leave_few_objects_for_the_garbage_collector():
+    """``import hybridlab`` builds a function, binder and signature for each of ~2800 op names; they live
+    as long as the process, and every full garbage collection walks them again (a pause of tens of ms
+    inside a build or a training loop). The binders keep their constants without closure cells and the
+    signatures share their parameters: a fresh process holds under 130,000 tracked objects after the
+    import (96,000 with NumPy 2.x; 168,000 when each binder held ~20 cells)."""
+    import subprocess
+    import sys
+    code = "import gc, hybridlab; gc.collect(); print(len(gc.get_objects()))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert int(out.stdout.split()[-1]) < 130_000
+    assert mx.nd.sum.binder.__closure__ is None and mx.sym.sum.binder.__closure__ is None

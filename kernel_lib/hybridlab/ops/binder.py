@@ -88,17 +88,22 @@ def make_binder(op, ns=None, *, is_tensor, tensor_class=None, numbers_are_inputs
     pos_attrs = positional_attrs(op, ns)
     n_pos_attrs = len(pos_attrs)
     numbers_in = numbers_are_inputs or not pos_attrs
-    cls = tensor_class
 
-    def is_input(x):
+    def is_input(x, is_tensor=is_tensor, numbers_in=numbers_in):
         return is_tensor(x) or (numbers_in and isinstance(x, _NUMBERS))
 
     # the common call binds as is: tensors (of tensor_class) for the first inputs, keywords that name no
     # input, nothing to rename or default (what the general path below gives it, without its scans)
-    plain = not (rename or defaults or leading or dynamic) and cls is not None
-    input_names = frozenset(possible)
+    plain = not (rename or defaults or leading or dynamic) and tensor_class is not None
 
-    def bind(args, kwargs):
+    # The binder's constants are default values rather than closure variables: a closure holds a cell per
+    # variable, and the ~2800 binders of the namespaces live from import on, so their ~55,000 cells were a
+    # third of the objects every full garbage collection walks (a pause in a build; calls are as fast).
+    # Only ``(args, kwargs)`` are ever passed.
+    def bind(args, kwargs, plain=plain, n_possible=n_possible, input_names=frozenset(possible),
+             cls=tensor_class, rename=rename, possible=possible, dynamic=dynamic, op=op, is_tensor=is_tensor,
+             is_input=is_input, leading=leading, packed=packed, variadic=variadic, label=label,
+             pos_attrs=pos_attrs, n_pos_attrs=n_pos_attrs, ns=ns, defaults=defaults, drop_missing=drop_missing):
         if plain and len(args) <= n_possible and input_names.isdisjoint(kwargs):
             for a in args:
                 if a.__class__ is not cls:
@@ -184,19 +189,19 @@ def signature(bind, keywords):
     (data=None, axis=None, keepdims=False, exclude=False, *, out=None, name=None)
     """
     op, ns = bind.op, bind.ns
-    P = inspect.Parameter
+    P, K = _parameter, inspect.Parameter
     if op.variadic or op.count_attr is not None:
-        params = [P("data", P.VAR_POSITIONAL)]
+        params = [P("data", K.VAR_POSITIONAL)]
         positional = ()
     else:
-        params = [P(n, P.POSITIONAL_OR_KEYWORD, default=None) for n in bind.inputs]
+        params = [P(n, K.POSITIONAL_OR_KEYWORD, default=None) for n in bind.inputs]
         positional = bind.positional
     spec_of = op.attrs
-    params += [P(_user_name(ns, k), P.POSITIONAL_OR_KEYWORD, default=_default(spec_of[k]))
+    params += [P(_user_name(ns, k), K.POSITIONAL_OR_KEYWORD, default=_default(spec_of[k]))
                for k in positional if k in spec_of]
-    params += [P(_user_name(ns, k), P.KEYWORD_ONLY, default=_default(spec))
+    params += [P(_user_name(ns, k), K.KEYWORD_ONLY, default=_default(spec))
                for k, spec in spec_of.items() if k not in positional and not (op.variadic and k == "num_args")]
-    params += [P(k, P.KEYWORD_ONLY, default=None) for k in keywords]
+    params += [P(k, K.KEYWORD_ONLY, default=None) for k in keywords]
     seen, unique = set(), []
     for p in params:
         if p.name not in seen:
@@ -206,6 +211,19 @@ def signature(bind, keywords):
         return inspect.Signature(unique)
     except ValueError:
         return None
+
+
+def _parameter(name, kind, default=inspect.Parameter.empty):
+    """``inspect.Parameter(name, kind, default)``, one object for each such parameter of the ~2800 signatures
+    (they live from import on: fewer objects for every full garbage collection to walk)."""
+    try:
+        return _parameters.setdefault((name, kind, type(default), default),
+                                      inspect.Parameter(name, kind, default=default))
+    except TypeError:           # an unhashable default
+        return inspect.Parameter(name, kind, default=default)
+
+
+_parameters = {}
 
 
 def _default(spec):
