@@ -216,11 +216,14 @@ def signature(bind, keywords):
 def _parameter(name, kind, default=inspect.Parameter.empty):
     """``inspect.Parameter(name, kind, default)``, one object for each such parameter of the ~2800 signatures
     (they live from import on: fewer objects for every full garbage collection to walk)."""
+    key = (name, kind, type(default), default)
     try:
-        return _parameters.setdefault((name, kind, type(default), default),
-                                      inspect.Parameter(name, kind, default=default))
+        parameter = _parameters.get(key)
     except TypeError:           # an unhashable default
         return inspect.Parameter(name, kind, default=default)
+    if parameter is None:
+        parameter = _parameters[key] = inspect.Parameter(name, kind, default=default)
+    return parameter
 
 
 _parameters = {}
