@@ -297,3 +297,36 @@ def test_views_off_the_allocation_alignment_are_computed_by_cudnn(monkeypatch):
                              no_bias=True).asnumpy()
     _close(cupy.asnumpy(out), want, "a convolution of misaligned views")
     assert calls == [True]
+
+
+@needs_gpu
+def test_a_refused_algorithm_or_a_failed_measurement_falls_back(monkeypatch):
+    """cuDNN may refuse a case only when the chosen algorithm runs (NOT_SUPPORTED), or fail while measuring
+    the candidates of cudnn_tune: the first leaves the case to the im2col code (remembered: cuDNN is not
+    asked again), the second keeps the heuristics' algorithm; both give the reference's result."""
+    assert cudnn.usable(0)                     # (checked before any call fails on purpose)
+    rng = np.random.default_rng(6)
+    x, w = rng.standard_normal((2, 3, 8, 8)), rng.standard_normal((4, 3, 3, 3))
+    want = mx.nd.Convolution(mx.nd.array(x), mx.nd.array(w), kernel=(3, 3), num_filter=4, no_bias=True).asnumpy()
+    real_call, failing, calls = library.call, set(), []
+
+    def call(name, *args, detail=""):
+        calls.append(name)
+        if name in failing:
+            raise library.CudnnError(name, 3000)          # CUDNN_STATUS_NOT_SUPPORTED
+        return real_call(name, *args, detail=detail)
+    monkeypatch.setattr(library, "call", call)
+    gx, gw = mx.nd.array(x, ctx=mx.gpu(0)), mx.nd.array(w, ctx=mx.gpu(0))
+    for failed, tune in (("cudnnConvolutionForward", "off"), ("cudnnFindConvolutionForwardAlgorithmEx", "fastest")):
+        cudnn_conv.clear_cache()
+        failing.add(failed)
+        with conv_path.use("cudnn"):
+            for _ in range(2):
+                calls.clear()
+                got = mx.nd.Convolution(gx, gw, kernel=(3, 3), num_filter=4, no_bias=True, cudnn_tune=tune)
+                _close(got.asnumpy(), want, f"{failed} failing")
+        if failed == "cudnnConvolutionForward":
+            assert "cudnnConvolutionForward" not in calls and "no algorithm" in cudnn.plan_info()[-1]
+        else:
+            assert "cudnnConvolutionForward" in calls and "algorithm" in cudnn.plan_info()[-1]
+        failing.clear()

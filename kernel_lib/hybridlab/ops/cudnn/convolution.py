@@ -4,8 +4,9 @@ Each function takes CuPy arrays in the user's layout (channel-first ``(N, C, *sp
 ``(F, C / groups, *kernel)``, or, with ``channel_last``, ``(N, *spatial, C)`` and ``(F, *kernel, C /
 groups)``), 1-D, 2-D or 3-D, of float16, float32 or float64; it writes its result into the given
 C-contiguous output array (on the arrays' GPU, in CuPy's current stream) and returns ``True``, or
-returns ``False``, having written nothing, when cuDNN offers no algorithm for the case (the caller
-computes it another way). ``geom`` holds ``stride``, ``dilate`` (MXNet's: 1 means none), ``pad_l``
+returns ``False`` when cuDNN offers no algorithm for the case or its algorithm refuses it when run
+(the caller computes it another way, into the same array: measuring algorithms may have written there;
+a refused case is remembered). ``geom`` holds ``stride``, ``dilate`` (MXNet's: 1 means none), ``pad_l``
 (symmetric padding) and ``groups`` (``conv_path.geometry``). 1-D convolutions run as 2-D ones of
 height 1, as in MXNet.
 
@@ -154,9 +155,12 @@ def _choose(kind, h, plan, pointers, tune, limit):
         except cupy.cuda.memory.OutOfMemoryError:      # no room to try them all: the heuristics' choice
             return ranked[0].algo, (L.FMA_MATH if plan.dtype == "float32" else ranked[0].mathType)
         found, fcount = (L._Perf * n)(), ctypes.c_int()
-        L.call(f"cudnnFindConvolution{name}AlgorithmEx", h, descs[0], pointers[0], descs[1], pointers[1],
-               plan.conv.handle, descs[2], pointers[2], n, ctypes.byref(fcount), found,
-               None if workspace is None else workspace.data.ptr, size)
+        try:
+            L.call(f"cudnnFindConvolution{name}AlgorithmEx", h, descs[0], pointers[0], descs[1], pointers[1],
+                   plan.conv.handle, descs[2], pointers[2], n, ctypes.byref(fcount), found,
+                   None if workspace is None else workspace.data.ptr, size)
+        except L.CudnnError:            # measuring failed (memory, an engine): the heuristics' ranking stands
+            fcount.value = 0
         ranked = list(_candidates(found, fcount.value, size, plan.dtype)) or ranked
     if not ranked:
         return None
@@ -226,9 +230,15 @@ def _run(kind, x1, x2, out, channel_last, geom, tune, workspace_mb):
         workspace = cupy.empty(plan.workspace, np.uint8) if plan.workspace else None
         alpha, beta = _scalars(plan.dtype)
         d = plan.descs
-        L.call(_RUN[kind], h, ctypes.byref(alpha), d[0].handle, x1.data.ptr, d[1].handle, x2.data.ptr,
-               plan.conv.handle, plan.algo, None if workspace is None else workspace.data.ptr, plan.workspace,
-               ctypes.byref(beta), d[2].handle, dest.data.ptr, detail=repr(plan))
+        try:
+            L.call(_RUN[kind], h, ctypes.byref(alpha), d[0].handle, x1.data.ptr, d[1].handle, x2.data.ptr,
+                   plan.conv.handle, plan.algo, None if workspace is None else workspace.data.ptr,
+                   plan.workspace, ctypes.byref(beta), d[2].handle, dest.data.ptr, detail=repr(plan))
+        except L.CudnnError as err:     # the algorithm refused the case after all: the caller's code, from now on
+            if not _is_not_supported(err):
+                raise
+            plan.algo = None
+            return False
     if dest is not out:
         out[...] = dest
     return True
