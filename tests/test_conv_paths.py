@@ -156,7 +156,8 @@ def test_float64_and_unknown_paths():
 
 def test_missing_library_is_reported(monkeypatch):
     from hybridlab.ops.dnnl import library
-    monkeypatch.setattr(library, "_state", dict(library._state, lib=None, error=None))
+    monkeypatch.setitem(library._state, "lib", None)        # (the binding's call reads this dict)
+    monkeypatch.setitem(library._state, "error", None)
     monkeypatch.setenv(library.ENV_LIB, "/no/such/libdnnl.so")
     assert library.load() is None
     assert "HYBRIDLAB_DNNL_LIB=/no/such/libdnnl.so" in library.load_error()

@@ -138,7 +138,8 @@ def test_without_a_gpu_no_device_takes_cudnn(monkeypatch):
 
 
 def test_missing_library_is_reported(monkeypatch):
-    monkeypatch.setattr(library, "_state", dict(library._state, lib=None, error=None))
+    monkeypatch.setitem(library._state, "lib", None)        # (the binding's call reads this dict)
+    monkeypatch.setitem(library._state, "error", None)
     monkeypatch.setenv(library.ENV_LIB, "/no/such/libcudnn.so.9")
     assert not cudnn.available()
     assert cudnn.load_error().startswith(f"cuDNN not loaded from {library.ENV_LIB}=/no/such/libcudnn.so.9")

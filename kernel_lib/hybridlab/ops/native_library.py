@@ -1,5 +1,6 @@
 """Opening a C library with ctypes, once per process: the first of several candidate files that opens and
-fits, or the reason for each that does not (the oneDNN and cuDNN bindings, ``ops/dnnl``, ``ops/cudnn``).
+fits, or the reason for each that does not; and calling its functions with their returned status checked
+(the oneDNN and cuDNN bindings, ``ops/dnnl``, ``ops/cudnn``; NumPy's OpenBLAS, ``ops/blas_level1``).
 
 Example::
 
@@ -12,7 +13,9 @@ import contextlib
 import ctypes
 import os
 
-__all__ = ["open_first", "load_once"]
+from ..base import MXNetError
+
+__all__ = ["open_first", "load_once", "required", "checked_call"]
 
 
 def open_first(candidates, bind):
@@ -42,7 +45,8 @@ def load_once(state, lock, what, env, source, extra, candidates, bind, opening=c
     """``state["lib"]``, the library of ``candidates()`` that ``bind`` accepts (see :func:`open_first`),
     tried once per process (under ``lock``, inside the context ``opening()``): ``state["lib"]`` and
     ``state["path"]`` are set, or ``state["error"]`` says why none loaded, naming ``what``, where it was
-    looked for (the file the variable ``env`` names, else ``source``) and ``pip install 'hybridlab[extra]'``."""
+    looked for (the file the variable ``env`` names, else ``source``) and, with an ``extra``,
+    ``pip install 'hybridlab[extra]'``."""
     if state["lib"] is not None or state["error"] is not None:
         return state["lib"]
     with lock:
@@ -52,7 +56,27 @@ def load_once(state, lock, what, env, source, extra, candidates, bind, opening=c
             if lib is not None:
                 state["lib"], state["path"] = lib, path
             else:
-                where = f"{env}={os.environ[env]}" if os.environ.get(env) else source
-                state["error"] = (f"{what} not loaded from {where} (pip install 'hybridlab[{extra}]'): "
-                                  + ("; ".join(errors) or "no candidate file"))
+                where = f"{env}={os.environ[env]}" if env and os.environ.get(env) else source
+                hint = f" (pip install 'hybridlab[{extra}]')" if extra else ""
+                state["error"] = f"{what} not loaded from {where}{hint}: " + ("; ".join(errors) or "no candidate file")
     return state["lib"]
+
+
+def required(state, load):
+    """The library ``load()`` gives (it keeps it in ``state`` as :func:`load_once` does); an ``MXNetError``
+    with ``state["error"]`` where none loaded."""
+    lib = load()
+    if lib is None:
+        raise MXNetError(state["error"])
+    return lib
+
+
+def checked_call(state, load, success, error):
+    """A binding's ``call(name, *args, detail="")``: the C function ``name`` of the library (see
+    :func:`required`) called with ``args``; a returned status other than ``success`` raises
+    ``error(name, status, detail)``."""
+    def call(name, *args, detail=""):
+        status = getattr(state["lib"] or required(state, load), name)(*args)
+        if status != success:
+            raise error(name, status, detail)
+    return call

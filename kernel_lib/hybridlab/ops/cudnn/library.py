@@ -24,7 +24,7 @@ import sys
 import threading
 
 from ...base import MXNetError
-from ..native_library import load_once
+from ..native_library import checked_call, load_once, required
 
 __all__ = ["CudnnError", "load", "load_error", "version", "call", "status_name", "handle", "TensorDesc",
            "FilterDesc", "ConvDesc", "forward_output_dims", "ENV_LIB", "DATA_TYPES", "FwdPerf", "BwdDataPerf",
@@ -162,17 +162,11 @@ def version():
 
 
 def _lib():
-    lib = load()
-    if lib is None:
-        raise MXNetError(_state["error"])
-    return lib
+    return required(_state, load)
 
 
-def call(name, *args, detail=""):
-    """Call the C function ``name``; a status other than ``CUDNN_STATUS_SUCCESS`` raises :class:`CudnnError`."""
-    status = getattr(_state["lib"] or _lib(), name)(*args)
-    if status != SUCCESS:
-        raise CudnnError(name, status, detail)
+# call(name, *args, detail=""): the C function ``name``; a status other than ``CUDNN_STATUS_SUCCESS`` raises CudnnError
+call = checked_call(_state, load, SUCCESS, CudnnError)
 
 
 def handle(device_id, stream_ptr):

@@ -23,7 +23,7 @@ import sys
 import threading
 
 from ...base import MXNetError
-from ..native_library import load_once
+from ..native_library import checked_call, load_once, required
 
 __all__ = ["DnnlError", "load", "load_error", "version", "call", "engine", "stream", "status_name",
            "MemoryDesc", "Memory", "Primitive", "reorder", "md_equal", "md_size", "query_md", "impl_info",
@@ -234,17 +234,11 @@ def set_num_threads(n):
 
 
 def _lib():
-    lib = load()
-    if lib is None:
-        raise MXNetError(_state["error"])
-    return lib
+    return required(_state, load)
 
 
-def call(name, *args, detail=""):
-    """Call the C function ``name``; a status other than ``dnnl_success`` raises :class:`DnnlError`."""
-    status = getattr(_state["lib"] or _lib(), name)(*args)
-    if status != SUCCESS:
-        raise DnnlError(name, status, detail)
+# call(name, *args, detail=""): the C function ``name``; a status other than ``dnnl_success`` raises DnnlError
+call = checked_call(_state, load, SUCCESS, DnnlError)
 
 
 def engine():
