@@ -85,7 +85,8 @@ def test_what_blas_must_not_touch_is_declined_untouched(case):
 
 
 def test_without_a_library_every_call_is_declined(monkeypatch):
-    monkeypatch.setitem(blas_level1._state, "routines", {})
+    for key, value in (("lib", None), ("error", "no library (the test)"), ("routines", {})):   # (a failed load)
+        monkeypatch.setitem(blas_level1._state, key, value)
     x, y = np.ones(N, np.float32), np.ones(N, np.float32)
     assert not blas_level1.available() and not blas_level1.axpy(1.0, x, y) and not blas_level1.scal(3.0, y)
     np.testing.assert_array_equal(y, 1.0)

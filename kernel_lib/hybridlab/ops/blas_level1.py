@@ -36,13 +36,16 @@ import threading
 
 import numpy as np
 
+from .native_library import load_once
+
 __all__ = ["axpy", "scal", "usable", "available", "enabled", "MIN_SIZE", "ENV"]
 
 ENV = "HYBRIDLAB_BLAS_LEVEL1"
 MIN_SIZE = 16384        # elements: from here one pass saved is worth a call (measured on this project's machines)
 
 _lock = threading.Lock()
-_state = {"routines": None, "on": os.environ.get(ENV, "1") != "0"}
+# lib, path, error: native_library.load_once's; routines: {(kind, name): function} of the library that loaded
+_state = {"lib": None, "path": None, "error": None, "routines": {}, "on": os.environ.get(ENV, "1") != "0"}
 _AFFIXES = [(p, s) for p in ("scipy_", "") for s in ("64_", "_64", "")]    # NumPy 2's wheel: scipy_..64_
 _KINDS = {np.dtype(np.float32): ("s", ctypes.c_float), np.dtype(np.float64): ("d", ctypes.c_double)}
 
@@ -57,8 +60,8 @@ def _numpy_openblas_paths():
     return found
 
 
-def _bind(lib):
-    """``{(kind, name): (function, int type)}`` of the CBLAS routines in ``lib``, or None."""
+def _cblas(lib):
+    """``{(kind, name): function}`` of the CBLAS routines in ``lib`` (their prototypes set), or None."""
     for prefix, suffix in _AFFIXES:
         if not hasattr(lib, f"{prefix}cblas_saxpy{suffix}"):
             continue
@@ -90,24 +93,21 @@ def _checked(routines):
     return True
 
 
-def _routines():
-    """The bound routines (``{}`` when none can be used), found on first use."""
-    routines = _state["routines"]
+def _bind(lib):
+    """Keep ``lib``'s routines when it has them and they compute what NumPy does; else why not."""
+    routines = _cblas(lib)
     if routines is None:
-        with _lock:
-            routines = _state["routines"]
-            if routines is None:
-                routines = {}
-                for path in _numpy_openblas_paths():
-                    try:
-                        found = _bind(ctypes.CDLL(path))
-                    except (OSError, AttributeError):
-                        continue
-                    if found is not None and _checked(found):
-                        routines = found
-                        break
-                _state["routines"] = routines
-    return routines
+        return "no cblas_saxpy under the names NumPy's OpenBLAS builds use"
+    if not _checked(routines):
+        return "axpy or scal differ from NumPy's on a small array"
+    _state["routines"] = routines
+    return None
+
+
+def _routines():
+    """The bound routines (``{}`` when none can be used: ``_state["error"]`` says why), found on first use."""
+    load_once(_state, _lock, "NumPy's OpenBLAS", None, "numpy.libs", None, _numpy_openblas_paths, _bind)
+    return _state["routines"]
 
 
 def available():
@@ -148,7 +148,7 @@ def _kind(arrays):
         for b in arrays[:i]:
             if np.may_share_memory(a, b):
                 return None
-    return kind[0] if _routines() else None
+    return kind[0] if _state["routines"] or _routines() else None
 
 
 def axpy(alpha, x, y):
