@@ -35,7 +35,7 @@ _NOT_IN_GRAPH = ("Cannot differentiate node because it is not in a computational
 
 
 _segment_backward = [None]    # compiler.tape_backward.run_segment, registered by that layer (above this one)
-_replays = [None]             # and the list it keeps its replay of the last whole backward in
+_replays = [None]             # and what replays the last whole backwards (empty: none kept)
 
 
 def register_segment_backward(fn, replays=None):
@@ -43,11 +43,11 @@ def register_segment_backward(fn, replays=None):
     tape walk ``order`` at once: it returns ``(start, [(source, gradient)...])`` for
     ``order[start:]`` or ``None`` (then they run op by op); ``buffers(node)`` (``backward`` only,
     else ``None``): per input of a node, the gradient buffer its gradient may be written into (see
-    ``run_backward``). ``replays``: a one-element list where ``fn`` keeps ``None`` or an object whose
-    ``run(head)`` does ``backward`` of the one array ``head`` with ones as its gradient again the way
-    ``fn`` did the last one whole, every variable's gradient written into its buffer, and returns
-    ``(tape nodes, buffers written)``, or ``None`` (having done nothing) where the tape differs. The
-    compiler registers its compiled backward (``compiler.tape_backward``)."""
+    ``run_backward``). ``replays``: a sized object (empty while it keeps nothing) whose ``run(head)``
+    does ``backward`` of the one array ``head`` with ones as its gradient again the way ``fn`` did a
+    recent one whole, every variable's gradient written into its buffer, and returns ``(tape nodes,
+    buffers written)``, or ``None`` (having done nothing) where the tape differs. The compiler
+    registers its compiled backward (``compiler.tape_backward``)."""
     _segment_backward[0], _replays[0] = fn, replays
 
 
@@ -279,8 +279,8 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     if isinstance(heads, NDArray):
         heads = [heads]
     replays = _replays[0]
-    if (head_grads is None and len(heads) == 1 and replays is not None and replays[0] is not None
-            and _segment_backward[0] is not None and _replayed(replays[0], heads[0], retain_graph, train_mode)):
+    if (head_grads is None and len(heads) == 1 and replays and _segment_backward[0] is not None
+            and _replayed(replays, heads[0], retain_graph, train_mode)):
         return
     result = run_backward(heads, head_grads, retain_graph, False, train_mode, store=True)
     while result:

@@ -66,8 +66,7 @@ MAX_SEEN = 1024             # structures seen once (forgotten all at once past i
 _programs = {}              # key -> _Segment, or None: its gradient cannot be traced
 _seen = set()               # keys seen once: a structure compiles when it comes again (one-offs never do)
 _latest = [None]
-_replay = [None]            # the _Replays of the last whole backward()s that can be replayed (None before any)
-MAX_REPLAYS = 4             # kept: a loop alternating nets (a GAN's two steps) replays each of them
+MAX_REPLAYS = 4             # whole backward()s kept to replay: a loop alternating nets (a GAN's two steps) replays each
 _lock = threading.Lock()
 
 
@@ -113,9 +112,7 @@ def run_segment(order, node_grads, buffers=None):
             if start == 1 and written:      # the whole tape, gradients into buffers (backward()): replayable?
                 replay = _Replay.of(segment, call, nodes, externals, heads, grads, written)
                 if replay is not None:
-                    if _replay[0] is None:
-                        _replay[0] = _Replays()
-                    _replay[0].keep(replay)
+                    _replays.keep(replay)
             return start - 1, grads
         if _programs.get(joined_key, False) is not None:
             return None       # seen once (or no room): op by op
@@ -518,6 +515,9 @@ class _Replays:
     def __init__(self):
         self.replays = []
 
+    def __len__(self):
+        return len(self.replays)
+
     def keep(self, replay):
         """Keep ``replay`` first, in place of any of its segment's."""
         others = [r for r in self.replays if r.segment is not replay.segment]
@@ -535,4 +535,5 @@ class _Replays:
         return None
 
 
-register_segment_backward(run_segment, _replay)
+_replays = _Replays()
+register_segment_backward(run_segment, _replays)
