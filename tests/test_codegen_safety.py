@@ -60,6 +60,20 @@ def canary(tmp_path, monkeypatch):
     assert not (tmp_path / "pwned").exists(), "a payload in a node name ran a shell command"
 
 
+def same_with_hostile_names(run):
+    """``run(name)`` returns ``(arrays, *rest)``: it runs with plain and with hostile names, the arrays must be
+    equal (float32 rounding); returns the hostile run's result."""
+    clean, got = run(lambda n: n), run(hostile)
+    for g, c in zip(got[0], clean[0]):
+        np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)
+    return got
+
+
+def training_sources(op):
+    """The train forward, the backward and the (first) predict program of the cached op ``op``."""
+    return [op.source(kind="train_forward"), op.source(kind="backward"), op.source(next(iter(op.signatures)))]
+
+
 def assert_inert(source):
     """Every line is a comment, the def line or an indented statement; payloads appear only in
     comments; the text has no line break but '\\n' and compiles."""
@@ -602,12 +616,9 @@ def test_training_programs_of_stop31_keep_hostile_names_out_of_generated_code(ca
         grads = [p.grad().asnumpy() for p in params if p.grad_req != "null"]
         return [out.asnumpy(), predicted] + grads, net
 
-    clean, _ = run(lambda n: n)
-    got, net = run(hostile)
-    for g, c in zip(got, clean):
-        np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)
+    _, net = same_with_hostile_names(run)
     op = net.cached_op
-    sources = [op.source(kind=kind) for kind in ("train_forward", "backward")] + [op.source(next(iter(op.signatures)))]
+    sources = training_sources(op)
     for source in sources:
         assert_inert(source)
     train_forward, backward, predict = sources
@@ -659,10 +670,7 @@ def test_training_step_programs_of_stop33_keep_hostile_names_out_of_generated_co
             trainer.step(5)
         return [p.data().asnumpy() for p in net.collect_params().values()], net
 
-    clean, _ = run(lambda n: n)
-    got, net = run(hostile)
-    for g, c in zip(got, clean):
-        np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)
+    _, net = same_with_hostile_names(run)
     # the block's backward joined the loss's: one program, writing into the gradient buffers
     imperative = tape_backward.last_program().source
     assert "out=into" in imperative and "_backward_Custom(" in imperative
@@ -729,10 +737,7 @@ def test_stop38_one_row_buffer_rows_keep_hostile_names_out_of_generated_code(can
         source = net.cached_op.source()
         return [first, net(x4).asnumpy(), net(x1).asnumpy()], source
 
-    clean, _ = run(lambda n: n)
-    got, source = run(hostile)
-    for g, c in zip(got, clean):
-        np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)
+    _, source = same_with_hostile_names(run)
     assert_inert(source)
     assert source.count("_row)") >= 3 and any(CANARY in line for line in source.split("\n"))
 
@@ -769,10 +774,7 @@ def test_stop39_bias_sums_over_many_rows_keep_hostile_names_out_of_generated_cod
             y.backward(head)
         return [p.grad().asnumpy() for p in params], net.cached_op.source(kind="backward")
 
-    clean, _ = run(lambda n: n)
-    got, source = run(hostile)
-    for g, c in zip(got, clean):
-        np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)
+    _, source = same_with_hostile_names(run)
     assert_inert(source)
     assert source.count("sum_rows(") == 2 and any(CANARY in line for line in source.split("\n"))
 
@@ -847,12 +849,9 @@ def test_stop42_conv_variants_by_device_keep_hostile_names_out_of_generated_code
             predicted = net(data).asnumpy()
         return [out.asnumpy(), predicted] + [p.grad().asnumpy() for p in net.collect_params().values()], net
 
-    clean, _ = run(lambda n: n)
-    got, net = run(hostile)
-    for g, c in zip(got, clean):
-        np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)
+    _, net = same_with_hostile_names(run)
     op = net.cached_op
-    sources = [op.source(kind=kind) for kind in ("train_forward", "backward")] + [op.source(next(iter(op.signatures)))]
+    sources = training_sources(op)
     for source in sources:
         assert_inert(source)
     assert ("_Convolution_columns(" in sources[0]) == (path == "numpy")
